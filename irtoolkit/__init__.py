@@ -1,0 +1,57 @@
+"""irtoolkit: an MLIR-like multi-level compiler toolkit on xDSL.
+
+The public API (SPEC §9). Submodules are imported on first use so that
+``import irtoolkit`` and the command-line tools start fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from irtoolkit.diagnostics import DiagnosticError
+
+if TYPE_CHECKING:
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import ModuleOp
+
+__version__ = "0.1.0"
+
+__all__ = ["DiagnosticError", "context", "parse", "run_pipeline", "compile", "interpret"]
+
+
+def context() -> Context:
+    """An xDSL Context with every dialect irtoolkit knows."""
+    from irtoolkit.context import context as make_context
+
+    return make_context()
+
+
+def parse(text: str, filename: str = "<string>") -> ModuleOp:
+    """Parse and verify ``text``; a DiagnosticError carries the located error."""
+    from irtoolkit.parsing import parse_module
+
+    return parse_module(text, filename)
+
+
+def run_pipeline(module: ModuleOp, pipeline: str) -> ModuleOp:
+    """Run a pass pipeline on ``module`` in place (verifying after each pass)."""
+    from irtoolkit.pipeline import run_pipeline as run
+
+    return run(module, pipeline)
+
+
+def compile(module: ModuleOp, pipeline: str | None = None) -> Any:
+    """Lower ``module`` (default pipeline ``ad,lower-to-llvm``) and JIT-compile it.
+
+    Returns an executable: ``exe["main"](*arrays)``. The module is left unchanged.
+    """
+    from irtoolkit.runtime import compile_module
+
+    return compile_module(module, pipeline)
+
+
+def interpret(module: ModuleOp, name: str, *args: Any) -> Any:
+    """Run function ``name`` of ``module`` on the reference interpreter."""
+    from irtoolkit.interpreter import interpret_function
+
+    return interpret_function(module, name, *args)

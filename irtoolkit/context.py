@@ -1,0 +1,116 @@
+"""The one registry of irtoolkit: dialects, passes and named pipelines.
+
+Everything is registered by name with a lazy factory (``"module:attribute"``),
+so that importing irtoolkit stays cheap and a tool only pays for what it uses.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xdsl.context import Context
+    from xdsl.ir import Dialect
+    from xdsl.passes import ModulePass
+
+
+def _load(path: str) -> Any:
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`.
+DIALECTS: dict[str, str] = {
+    "builtin": "xdsl.dialects.builtin:Builtin",
+    "func": "xdsl.dialects.func:Func",
+    "arith": "xdsl.dialects.arith:Arith",
+    "math": "xdsl.dialects.math:Math",
+    "memref": "xdsl.dialects.memref:MemRef",
+    "cf": "xdsl.dialects.cf:Cf",
+    "scf": "xdsl.dialects.scf:Scf",
+    "llvm": "xdsl.dialects.llvm:LLVM",
+    "tensor": "irtoolkit.dialects.tensor:Tensor",
+    "loop": "irtoolkit.dialects.loop:Loop",
+    "autodiff": "irtoolkit.dialects.autodiff:Autodiff",
+}
+
+# Dialects that are ours (published to xdsl-opt through the universe plugin,
+# except `tensor`, whose name xDSL already owns).
+OWN_DIALECTS = ("loop", "autodiff")
+
+# Passes by pipeline name: (factory path, one-line description).
+PASSES: dict[str, tuple[str, str]] = {
+    "ad": ("irtoolkit.passes.ad:AutodiffPass",
+           "differentiate: replace autodiff ops by calls to generated derivative functions"),
+    "canonicalize": ("xdsl.transforms.canonicalize:CanonicalizePass",
+                     "fold constants and apply canonicalization patterns"),
+    "cse": ("xdsl.transforms.common_subexpression_elimination:CommonSubexpressionElimination",
+            "eliminate common subexpressions"),
+    "dce": ("xdsl.transforms.dead_code_elimination:DeadCodeElimination",
+            "remove operations whose results are unused and that have no side effects"),
+    "symbol-dce": ("irtoolkit.passes.transforms.symbol_dce:SymbolDCEPass",
+                   "remove private functions that nothing references (attribute references count)"),
+    "inline": ("irtoolkit.passes.transforms.inline:InlinePass",
+               "inline calls to functions defined in the module"),
+    "convert-loop-to-scf": ("irtoolkit.passes.transforms.scf_interop:ConvertLoopToScfPass",
+                            "translate loop ops to upstream scf ops"),
+    "convert-scf-to-loop": ("irtoolkit.passes.transforms.scf_interop:ConvertScfToLoopPass",
+                            "translate upstream scf ops to loop ops"),
+    "tensor-fuse": ("irtoolkit.passes.transforms.fusion:TensorFusePass",
+                    "fuse chains of elementwise and reduction ops into one loop nest"),
+    "lower-tensor-to-loop": ("irtoolkit.passes.lowering.tensor_to_loop:LowerTensorToLoopPass",
+                             "bufferize: tensors to memrefs, tensor ops to loop nests"),
+    "lower-loop-to-cf": ("irtoolkit.passes.lowering.loop_to_cf:LowerLoopToCfPass",
+                         "structured loop ops to blocks and branches"),
+    "convert-func-to-llvm": ("irtoolkit.passes.lowering.to_llvm.func:ConvertFuncToLLVMPass",
+                             "func ops to the llvm dialect"),
+    "convert-arith-to-llvm": ("irtoolkit.passes.lowering.to_llvm.arith:ConvertArithToLLVMPass",
+                              "arith ops (and index) to the llvm dialect"),
+    "convert-math-to-llvm": ("irtoolkit.passes.lowering.to_llvm.math:ConvertMathToLLVMPass",
+                             "math ops to llvm intrinsics and libm calls"),
+    "convert-cf-to-llvm": ("irtoolkit.passes.lowering.to_llvm.cf:ConvertCfToLLVMPass",
+                           "cf branches to the llvm dialect"),
+    "convert-memref-to-llvm": ("irtoolkit.passes.lowering.to_llvm.memref:ConvertMemrefToLLVMPass",
+                               "memrefs to descriptors, malloc/free, GEP, load/store"),
+    "convert-to-llvm": ("irtoolkit.passes.lowering.to_llvm:ConvertToLLVMPass",
+                        "func, arith, math, cf and memref to the llvm dialect"),
+    "reconcile-unrealized-casts": ("xdsl.transforms.reconcile_unrealized_casts:ReconcileUnrealizedCastsPass",
+                                   "remove pairs of unrealized conversion casts that cancel"),
+}
+
+# Named pipelines expand to pass pipelines.
+PIPELINES: dict[str, tuple[str, str]] = {
+    "lower-to-llvm": ("lower-tensor-to-loop,lower-loop-to-cf,convert-to-llvm",
+                      "everything from the tensor level to the llvm dialect"),
+}
+
+DEFAULT_COMPILE_PIPELINE = "ad,lower-to-llvm"
+
+
+def dialect_factory(name: str) -> Callable[[], Dialect]:
+    path = DIALECTS[name]
+    return lambda: _load(path)
+
+
+def pass_class(name: str) -> type[ModulePass]:
+    """The pass class registered under ``name`` (KeyError if unknown)."""
+    return _load(PASSES[name][0])
+
+
+def available_passes() -> dict[str, str]:
+    """Pass and pipeline names with their descriptions, for --list-passes."""
+    table = {name: desc for name, (_, desc) in PASSES.items()}
+    table.update({name: desc for name, (_, desc) in PIPELINES.items()})
+    return dict(sorted(table.items()))
+
+
+def context() -> Context:
+    """An xDSL Context with every dialect irtoolkit knows, loaded lazily."""
+    from xdsl.context import Context
+
+    ctx = Context()
+    for name in DIALECTS:
+        ctx.register_dialect(name, dialect_factory(name))
+    return ctx

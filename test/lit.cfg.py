@@ -1,0 +1,23 @@
+# lit configuration: FileCheck tests for every dialect, pass and command.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "irtoolkit"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(os.path.dirname(__file__)), ".lit-out")
+config.excludes = ["Inputs", "Output", "__pycache__"]
+
+# Tools come from the environment irtoolkit is installed in.
+config.environment["PATH"] = os.environ.get("PATH", "")
+for var in ("HOME", "PYTHONPATH", "VIRTUAL_ENV", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+filecheck = shutil.which("filecheck") or "filecheck"
+config.substitutions.append(("FileCheck", filecheck))
+config.substitutions.append(("%python", shutil.which("python3") or "python3"))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

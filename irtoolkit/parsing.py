@@ -40,6 +40,10 @@ class LocatedParser(Parser):
         return super().resolve_operand(operand, type)
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+        if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+            return ModuleOp([])  # an empty input (or chunk) is an empty module, as in MLIR
         try:
             return super().parse_module(allow_implicit_module)
         except ParseError as err:

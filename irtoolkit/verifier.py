@@ -44,6 +44,10 @@ def verify_op(op: Operation) -> None:
     """Verify ``op`` alone (not its nested ops); raise a located DiagnosticError."""
     try:
         op.verify(verify_nested_ops=False)
+        if op.name == "func.func" and any(k.startswith("autodiff.custom_") for k in op.attributes):
+            from irtoolkit.dialects.autodiff import verify_function_attributes
+
+            verify_function_attributes(op)
     except (VerifyException, DiagnosticException, ValueError) as err:
         msg = str(err.args[0]) if err.args else str(err)
         msg = msg.removeprefix("Operation does not verify: ")

@@ -1,0 +1,85 @@
+"""JIT runtime: lowering to LLVM IR, llvmlite MCJIT, and the numpy calling convention.
+
+API
+---
+``llvm_ir(module, pipeline=None) -> str``
+    LLVM IR text (checked by LLVM's parser and verifier). ``module`` may be in
+    the llvm dialect already or at any higher level (it is lowered on a clone).
+``compile_module(module, pipeline=None) -> Executable``
+    (``irtoolkit.compile``) captures the public functions' signatures, lowers a
+    clone (default ``ad,lower-to-llvm``; passes that do not exist are skipped
+    when the module has no op that needs them; with an explicit pipeline, the
+    rest of the default lowering runs afterwards if the result is not yet in the
+    llvm dialect), optimizes at O3 for the host CPU and JITs with MCJIT.
+    Compiling the same module text with the same pipeline again returns the
+    cached Executable.
+``exe["main"](*args)`` / ``exe.main(*args)``
+    numpy arrays and Python/numpy scalars in, numpy out (a tuple when there are
+    several results, ``None`` when none; scalar results are numpy scalars,
+    0-d tensors 0-d arrays). Arguments are checked before native code runs
+    (count, rank, static dims, dtype, scalar kinds and ranges): a mismatch
+    raises ``ArgumentError`` (a ``DiagnosticError`` and a ``TypeError``).
+    Non-contiguous arrays are copied. ``exe.llvm_ir`` is the IR that was
+    compiled (before LLVM's optimizations; ``exe.optimized_llvm_ir`` after).
+
+Calling convention
+------------------
+Inside compiled code (as MLIR's llvm lowering):
+
+* ``index`` is ``i64``; scalars are passed by value.
+* A ranked memref (tensors are bufferized to memrefs with the identity layout)
+  is passed *by value* as its descriptor struct
+  ``{ptr allocated, ptr aligned, i64 offset, [R x i64] sizes, [R x i64] strides}``
+  (``{ptr, ptr, i64}`` for rank 0); sizes and strides count elements.
+* A function with several results returns one ``!llvm.struct`` of them.
+
+At the Python boundary every public ``func.func`` ``@f`` gets an entry point
+``void @_irt_call_f(ptr frame)``. The frame is an array of 8-byte words: one
+slot per argument, then one per result, in order. A scalar takes one word (its
+value in the first bytes, ``i1`` as one byte 0/1); a rank-R memref takes
+``3 + 2R`` words holding its descriptor. The wrapper loads the arguments,
+calls ``@f`` and stores the results into their slots. Dynamic dimensions need
+nothing more: sizes travel in the descriptors, in and out.
+
+Ownership: arguments stay owned by the caller (numpy); compiled code must not
+free or keep them. Result buffers are ``malloc``'ed by the callee
+(``memref.alloc``): each becomes a numpy array that owns it and ``free``s it
+when garbage collected (no copy). A result whose allocated pointer is an input
+buffer or the global marker ``0xdeadbeef`` (``memref.get_global``) is copied
+instead; results sharing one buffer share one owner.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+
+__all__ = ["llvm_ir", "compile_module", "clear_cache", "Executable", "Function", "ArgumentError"]
+
+
+def llvm_ir(module: ModuleOp, pipeline: str | None = None) -> str:
+    from irtoolkit.runtime.translate import llvm_ir as _llvm_ir
+
+    return _llvm_ir(module, pipeline)
+
+
+def compile_module(module: ModuleOp, pipeline: str | None = None, opt: int = 3) -> Any:
+    from irtoolkit.runtime.jit import compile_module as _compile
+
+    return _compile(module, pipeline, opt)
+
+
+def clear_cache() -> None:
+    from irtoolkit.runtime.jit import clear_cache as _clear
+
+    _clear()
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Executable", "Function", "ArgumentError"):
+        from irtoolkit.runtime import jit
+
+        return getattr(jit, name)
+    raise AttributeError(name)

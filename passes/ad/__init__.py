@@ -1,0 +1,46 @@
+"""The `ad` pass: source-to-source differentiation on the IR.
+
+Design (see the module docstrings for details):
+
+- ``rules.py`` — rule tables keyed by op class: a JVP and a VJP rule per
+  differentiable op (``rules_arith.py``, ``rules_math.py``,
+  ``rules_tensor.py``; elementwise ops described once by their partials),
+  the non-differentiable ops marked explicitly, structural ops listed.
+- ``activity.py`` — varied/useful analysis: only active values get
+  derivative code; zeros are symbolic (None) until a value must exist.
+- ``forward.py`` — forward mode (``autodiff.jvp``).
+- ``reverse.py`` — reverse mode (``grad``, ``value_and_grad``, ``vjp``):
+  forward sweep with tapes for loops, reverse sweep with loop recomputation.
+- ``control_flow.py`` — ``loop.while`` to counted ``loop.for``;
+  ``checkpoint.py`` — strip-mining for O(sqrt n) checkpointing.
+- ``driver.py`` — naming, caching, callee-first ordering, custom rules,
+  ``stop_gradient`` erasure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+__all__ = ["AutodiffPass"]
+
+
+@dataclass(frozen=True)
+class AutodiffPass(ModulePass):
+    """Replace autodiff ops by calls to generated derivative functions.
+
+    ``checkpoint``: "sqrt" (or a segment length) checkpoints every active
+    ``loop.for``, as the ``autodiff.checkpoint`` attribute does for one loop.
+    """
+
+    name = "ad"
+
+    checkpoint: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from irtoolkit.passes.ad.driver import Driver
+
+        Driver(op, None if self.checkpoint is None else str(self.checkpoint)).run()

@@ -1,0 +1,289 @@
+"""``irt-run``: run a function of an MLIR file on numpy inputs.
+
+Compiles (default pipeline ``ad,lower-to-llvm``) and calls the entry
+function, or with ``--interpret`` runs it on the reference interpreter.
+Inputs are ``.npy`` files, checked against the entry function's signature
+before anything runs; results are printed and, with ``-o``, saved as
+``result0``, ``result1``, ... in an ``.npz`` written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from irtoolkit.cli.common import (
+    EXIT_OK,
+    atomic_write,
+    error,
+    read_text,
+    rewrite_single_dash,
+    run_guarded,
+)
+from irtoolkit.diagnostics import Diagnostic, DiagnosticError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.dialects.func import FuncOp
+    from xdsl.ir import Attribute
+
+PROG = "irt-run"
+
+
+@dataclass
+class Options:
+    input_file: str
+    entry: str = "main"
+    inputs: tuple[str, ...] = ()
+    output: str | None = None
+    pipeline: str | None = None
+    interpret: bool = False
+    debug: bool = False
+
+
+# ---------------------------------------------------------------------------
+# signature checks
+
+_SCALAR_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool",
+                  "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "index": "int64"}
+
+
+def element_dtype(t: Attribute) -> np.dtype[Any] | None:
+    """The numpy dtype of a scalar MLIR type (None if it has none)."""
+    import numpy as np
+
+    name = str(t)
+    if name in _SCALAR_DTYPES:
+        return np.dtype(_SCALAR_DTYPES[name])
+    return None
+
+
+def _type_text(t: Attribute) -> str:
+    from xdsl.printer import Printer
+    import io
+
+    buf = io.StringIO()
+    Printer(stream=buf).print_attribute(t)
+    return buf.getvalue()
+
+
+def _describe(value: np.ndarray) -> str:
+    if value.ndim == 0:
+        return f"a 0-d {value.dtype} array"
+    return f"a {value.dtype} array of shape {tuple(value.shape)}"
+
+
+def convert_input(index: int, path: str, value: np.ndarray, t: Attribute) -> Any:
+    """Check one input against its argument type; the value to pass (or a diagnostic)."""
+    import numpy as np
+    from xdsl.dialects.builtin import MemRefType, TensorType
+
+    where = f"input {index} ('{path}')"
+    expected = _type_text(t)
+    if isinstance(t, (TensorType, MemRefType)):
+        dtype = element_dtype(t.element_type)
+        if dtype is None:
+            raise error(f"{where}: argument type {expected} has no numpy equivalent")
+        shape = t.get_shape()
+        dims_ok = value.ndim == len(shape) and all(d < 0 or d == s for d, s in zip(shape, value.shape))
+        if not dims_ok or value.dtype != dtype:
+            dims = ", ".join("?" if d < 0 else str(d) for d in shape)
+            dims = f"({dims},)" if len(shape) == 1 else f"({dims})"
+            raise error(f"{where}: expected {expected} ({dtype} array of shape {dims}), "
+                        f"got {_describe(value)}")
+        return np.ascontiguousarray(value)
+    dtype = element_dtype(t)
+    if dtype is None:
+        raise error(f"{where}: argument type {expected} cannot be given from a .npy file")
+    if value.ndim != 0:
+        raise error(f"{where}: expected a scalar {expected} (a 0-d array), got {_describe(value)}")
+    kind_ok = (
+        (dtype.kind == "f" and value.dtype.kind in "fiu")
+        or (dtype.kind in "iu" and value.dtype.kind in "iu")
+        or (dtype.kind == "b" and value.dtype.kind == "b")
+    )
+    if not kind_ok:
+        raise error(f"{where}: expected a scalar {expected}, got {_describe(value)}")
+    return dtype.type(value.item())
+
+
+def load_inputs(paths: Sequence[str]) -> list[np.ndarray]:
+    import numpy as np
+
+    arrays = []
+    for index, path in enumerate(paths):
+        try:
+            with open(path, "rb") as fh:
+                magic = fh.read(6)
+            if magic != b"\x93NUMPY":
+                if magic[:2] == b"PK":
+                    raise error(f"cannot read input {index} '{path}': expected an .npy array, got an .npz archive")
+                raise error(f"cannot read input {index} '{path}': not an .npy file")
+            value = np.load(path, allow_pickle=False)
+        except FileNotFoundError:
+            raise error(f"cannot read input {index} '{path}': no such file") from None
+        except IsADirectoryError:
+            raise error(f"cannot read input {index} '{path}': is a directory") from None
+        except PermissionError:
+            raise error(f"cannot read input {index} '{path}': permission denied") from None
+        except (OSError, ValueError, EOFError) as err:
+            detail = str(err).split(". ")[0]
+            raise error(f"cannot read input {index} '{path}': not a valid .npy file ({detail})") from None
+        if not isinstance(value, np.ndarray):  # an .npz archive
+            value.close()
+            raise error(f"cannot read input {index} '{path}': expected an .npy array, got an .npz archive")
+        arrays.append(value)
+    return arrays
+
+
+def find_entry(module: ModuleOp, entry: str, filename: str) -> FuncOp:
+    from xdsl.dialects.func import FuncOp
+
+    funcs = [op for op in module.body.block.ops if isinstance(op, FuncOp)]
+    for f in funcs:
+        if f.sym_name.data == entry:
+            if f.is_declaration:
+                raise error(f"entry function '@{entry}' is a declaration without a body")
+            return f
+    names = ", ".join("@" + f.sym_name.data for f in funcs if not f.is_declaration) or "none"
+    raise error(f"no function '@{entry}' in '{filename}' (functions: {names}); choose one with -e")
+
+
+def check_inputs(f: FuncOp, paths: Sequence[str], arrays: Sequence[np.ndarray]) -> list[Any]:
+    arg_types = list(f.function_type.inputs.data)
+    name = f.sym_name.data
+    if len(arrays) != len(arg_types):
+        sig = ", ".join(_type_text(t) for t in arg_types)
+        raise error(f"'@{name}' takes {len(arg_types)} argument(s) ({sig}), "
+                    f"{len(arrays)} input(s) given with -i")
+    problems: list[Diagnostic] = []
+    values: list[Any] = []
+    for index, (path, value, t) in enumerate(zip(paths, arrays, arg_types)):
+        try:
+            values.append(convert_input(index, path, value, t))
+        except DiagnosticError as err:
+            problems.extend(err.diagnostics)
+    if problems:
+        raise DiagnosticError(problems)
+    return values
+
+
+# ---------------------------------------------------------------------------
+# running
+
+
+def as_results(value: Any, count: int) -> list[Any]:
+    if count == 0 and value is None:
+        return []
+    if isinstance(value, (tuple, list)):
+        return list(value)
+    return [value]
+
+
+def format_result(index: int, value: Any) -> str:
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        text = np.array_repr(value)
+    elif isinstance(value, np.generic):
+        text = f"{value.item()!r} ({value.dtype})"
+    else:
+        text = repr(value)
+    return f"result{index} = {text}"
+
+
+def execute(module: ModuleOp, opts: Options, values: list[Any]) -> Any:
+    import irtoolkit
+
+    if opts.interpret:
+        if opts.pipeline:
+            from irtoolkit.pipeline import run_pipeline
+
+            run_pipeline(module, opts.pipeline)
+        try:
+            from irtoolkit.interpreter import interpret_function  # noqa: F401
+        except ImportError as err:
+            raise error(f"the interpreter is unavailable: {err}") from None
+        return irtoolkit.interpret(module, opts.entry, *values)
+    try:
+        from irtoolkit.runtime import compile_module  # noqa: F401
+    except ImportError as err:
+        raise error(f"the JIT compiler is unavailable: {err}") from None
+    exe = irtoolkit.compile(module, opts.pipeline)
+    return exe[opts.entry](*values)
+
+
+def run(opts: Options) -> int:
+    from irtoolkit.parsing import parse_module
+
+    if opts.pipeline is not None:
+        from irtoolkit.pipeline import build_passes
+
+        build_passes(opts.pipeline)  # unknown passes fail before anything runs
+    text, filename = read_text(opts.input_file)
+    module = parse_module(text, filename)
+    f = find_entry(module, opts.entry, filename)
+    result_count = len(f.function_type.outputs.data)
+    values = check_inputs(f, opts.inputs, load_inputs(opts.inputs))
+    results = as_results(execute(module, opts, values), result_count)
+    for index, value in enumerate(results):
+        sys.stdout.write(format_result(index, value) + "\n")
+    sys.stdout.flush()
+    if opts.output is not None:
+        import numpy as np
+
+        arrays = {f"result{i}": np.asarray(v) for i, v in enumerate(results)}
+        atomic_write(opts.output, lambda stream: np.savez(stream, **arrays), binary=True)
+    return EXIT_OK
+
+
+@click.command(
+    name=PROG,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    help="Run function ENTRY of FILE on numpy inputs.\n\n"
+    "Compiles FILE (default pipeline 'ad,lower-to-llvm') and calls ENTRY with the "
+    "-i inputs in order, or with --interpret runs it on the reference interpreter "
+    "(after the -p passes, if any). Prints each result; -o saves them as result0, "
+    "result1, ... in an .npz file.",
+)
+@click.argument("input_file", metavar="FILE")
+@click.option("-e", "--entry", default="main", show_default=True, help="Function to call.")
+@click.option("-i", "--input", "inputs", multiple=True, metavar="INPUT.npy",
+              help="An argument, as an .npy file (repeat, in argument order; 0-d for scalars).")
+@click.option("-o", "--output", default=None, metavar="OUT.npz", help="Save the results to an .npz file.")
+@click.option("-p", "--pass-pipeline", "pipeline", default=None, metavar="PIPELINE",
+              help="Pipeline to compile with (default 'ad,lower-to-llvm'); with --interpret, "
+                   "passes to run before interpreting.")
+@click.option("--interpret", is_flag=True, help="Run on the reference interpreter, without compiling.")
+@click.option("--debug", is_flag=True, help="Show Python tracebacks for errors.")
+def command(**kwargs: Any) -> int:
+    kwargs["inputs"] = tuple(kwargs["inputs"])
+    return run(Options(**kwargs))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of ``irt-run``; exits with 0 on success, 1 on any error."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+
+    def body() -> int:
+        long_options = {o for p in command.params for o in p.opts if o.startswith("--")}
+        rv = command.main(args=rewrite_single_dash(args, long_options), prog_name=PROG,
+                          standalone_mode=False)
+        return rv if isinstance(rv, int) else EXIT_OK
+
+    code = run_guarded(body, debug, PROG)
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError, OSError):
+        pass
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

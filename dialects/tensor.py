@@ -1,0 +1,1789 @@
+"""The `tensor` dialect of irtoolkit: value-semantic tensor algebra (SPEC §3).
+
+A superset of upstream MLIR's `tensor` dialect as xDSL defines it. The
+compute ops (elementwise arithmetic and math, compare, select, matmul,
+transpose, broadcast, reductions, convert) are ours; every op of
+`xdsl.dialects.tensor` is re-exported, subclassed where xDSL's verification
+or printing falls short of MLIR's (so that xDSL's patterns still match).
+
+Every op verifies what is static: dynamic dims (`?`) are compatible with
+anything, and the runtime checks the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar, cast
+
+from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
+from xdsl.dialects import tensor as _xt
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    i1,
+    i64,
+)
+from xdsl.dialects.utils.reshape_ops_utils import verify_reshape_like_types
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.printer import Printer
+from xdsl.traits import ConstantLike, HasCanonicalizationPatternsTrait, HasFolder, NoMemoryEffect, Pure
+from xdsl.interfaces import HasFolderInterface
+from xdsl.utils.exceptions import VerifyException
+
+DYN = DYNAMIC_INDEX
+
+# --------------------------------------------------------------------------
+# Upstream ops, reused as they are.
+# --------------------------------------------------------------------------
+CastOp = _xt.CastOp
+ConcatOp = _xt.ConcatOp
+PadOp = _xt.PadOp
+YieldOp = _xt.YieldOp
+
+# --------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------
+
+
+def _shape_str(shape: Sequence[int]) -> str:
+    return "x".join("?" if d == DYN else str(d) for d in shape) if shape else "scalar"
+
+
+def _dim_str(d: int) -> str:
+    return "?" if d == DYN else str(d)
+
+
+def _dims_compatible(a: int, b: int) -> bool:
+    return a == b or a == DYN or b == DYN
+
+
+def _shapes_compatible(a: Sequence[int], b: Sequence[int]) -> bool:
+    return len(a) == len(b) and all(x == y or x == DYN or y == DYN for x, y in zip(a, b))
+
+
+def _merge_shapes(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """The most static shape compatible with both (assumed compatible)."""
+    return tuple(y if x == DYN else x for x, y in zip(a, b))
+
+
+def is_float_type(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def is_integer_type(t: Attribute) -> bool:
+    """Signless integers (including i1) and index."""
+    return isinstance(t, IntegerType | IndexType)
+
+
+def _tensor_type(value: SSAValue | Operation) -> TensorType:
+    t = SSAValue.get(value).type
+    if not isinstance(t, TensorType):
+        raise ValueError(f"expected a tensor value, got {t}")
+    return t
+
+
+def _int_list(values: Sequence[int] | DenseArrayBase) -> DenseArrayBase:
+    if isinstance(values, DenseArrayBase):
+        return values
+    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+
+
+def _parse_int_list(parser: Parser) -> list[int]:
+    return parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, parser.parse_integer)
+
+
+def _print_int_list(printer: Printer, values: Sequence[int]) -> None:
+    printer.print_string("[" + ", ".join(str(v) for v in values) + "]")
+
+
+def _print_functional(printer: Printer, inputs: Sequence[Attribute], output: Attribute) -> None:
+    printer.print_string("(")
+    printer.print_list(inputs, printer.print_attribute)
+    printer.print_string(") -> ")
+    printer.print_attribute(output)
+
+
+def _parse_functional(parser: Parser) -> tuple[list[Attribute], Attribute]:
+    """Parse `(t1, t2, ...) -> t` (the opening paren already consumed)."""
+    inputs = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    parser.parse_punctuation("->")
+    return inputs, parser.parse_type()
+
+
+def _verify_dims_list(dims: Sequence[int], rank: int, what: str) -> None:
+    """Dims must be unique, strictly increasing and within [0, rank)."""
+    for i, d in enumerate(dims):
+        if d < 0 or d >= rank:
+            raise VerifyException(f"dimension {d} is out of range for {what} of rank {rank}")
+        if i and d <= dims[i - 1]:
+            raise VerifyException(
+                f"dimensions must be unique and increasing, got [{', '.join(map(str, dims))}]"
+            )
+
+
+def _constant_value(value: SSAValue) -> DenseIntOrFPElementsAttr | None:
+    attr = ConstantLike.get_constant_value(value)
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        return attr
+    return None
+
+
+# Constants larger than this are not folded (folding costs memory and time).
+FOLD_LIMIT = 1 << 16
+
+
+def _to_numpy(attr: DenseIntOrFPElementsAttr):
+    """The values of ``attr`` as a numpy array (bool for i1), or None if unsupported/too big."""
+    import numpy as np
+
+    et = attr.get_element_type()
+    shape = attr.get_shape()
+    n = 1
+    for d in shape:
+        n *= d
+    if n > FOLD_LIMIT or _numpy_dtype(et) is None:
+        return None
+    raw = np.frombuffer(attr.data.data, dtype=np.dtype(et.format))
+    if raw.size != n:
+        if raw.size != 1:
+            return None
+        raw = np.full(n, raw[0], dtype=raw.dtype)
+    if isinstance(et, IntegerType) and et.width.data == 1:
+        raw = raw != 0
+    return raw.reshape(shape)
+
+
+def _numpy_dtype(et: Attribute):
+    import numpy as np
+
+    from xdsl.dialects.builtin import Float32Type, Float64Type
+
+    if isinstance(et, Float32Type):
+        return np.float32
+    if isinstance(et, Float64Type):
+        return np.float64
+    if isinstance(et, IndexType):
+        return np.int64
+    if isinstance(et, IntegerType):
+        return {1: np.bool_, 8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}.get(et.width.data)
+    return None
+
+
+def _from_numpy(array, result_type: Attribute) -> DenseIntOrFPElementsAttr | None:
+    """A dense attribute of ``result_type`` (which must be static) holding ``array``."""
+    import numpy as np
+
+    from xdsl.dialects.builtin import BytesAttr
+
+    if not isinstance(result_type, TensorType) or DYN in result_type.get_shape():
+        return None
+    et = result_type.get_element_type()
+    dtype = _numpy_dtype(et)
+    if dtype is None:
+        return None
+    array = np.asarray(array)
+    if dtype is np.bool_:
+        array = np.where(array != 0, -1, 0)
+    array = np.ascontiguousarray(array.astype(np.dtype(et.format), copy=False).reshape(-1))
+    return DenseIntOrFPElementsAttr(result_type, BytesAttr(array.tobytes()))
+
+
+def _splat_value(value: SSAValue) -> float | int | None:
+    """The value of a splat constant tensor operand, else None."""
+    attr = _constant_value(value)
+    if attr is None:
+        return None
+    a = _to_numpy(attr)
+    if a is None or a.size == 0:
+        return None
+    flat = a.reshape(-1)
+    first = flat[0]
+    if not (flat == first).all():
+        return None
+    if a.dtype.kind == "f":
+        import math
+
+        f = float(first)
+        if f == 0.0 and math.copysign(1.0, f) < 0:
+            return -0.0
+        return f
+    return int(first)
+
+
+# --------------------------------------------------------------------------
+class _TransposeCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (ComposeTransposes(),)
+
+
+class _BroadcastCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (ComposeBroadcasts(),)
+
+
+# --------------------------------------------------------------------------
+# Elementwise binary ops
+# --------------------------------------------------------------------------
+
+
+class _ElementwiseBinaryOp(IRDLOperation, HasFolderInterface):
+    """`%r = tensor.<op> %a, %b : tensor<...>` (types differ: `: (T, T) -> T`)."""
+
+    ALLOW_INTEGER: ClassVar[bool] = False
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        if result_type is None:
+            lt, rt = _tensor_type(lhs), _tensor_type(rhs)
+            shape = lt.get_shape()
+            if lt != rt and _shapes_compatible(shape, rt.get_shape()):
+                shape = _merge_shapes(shape, rt.get_shape())
+            result_type = TensorType(lt.get_element_type(), shape)
+        super().__init__(operands=(lhs, rhs), result_types=(result_type,), attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        if parser.parse_optional_punctuation("("):
+            inputs, out = _parse_functional(parser)
+        else:
+            out = parser.parse_type()
+            inputs = [out, out]
+        operands = parser.resolve_operands([lhs, rhs], inputs, pos)
+        return cls(operands[0], operands[1], out, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.lhs)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.rhs)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        rt = self.result.type
+        if self.lhs.type == rt and self.rhs.type == rt:
+            printer.print_attribute(rt)
+        else:
+            _print_functional(printer, (self.lhs.type, self.rhs.type), rt)
+
+    def verify_(self) -> None:
+        lt = cast(TensorType, self.lhs.type)
+        rt = cast(TensorType, self.rhs.type)
+        ot = cast(TensorType, self.result.type)
+        _verify_elementwise_types(self, (lt, rt), ot)
+        et = ot.get_element_type()
+        if not is_float_type(et) and not (self.ALLOW_INTEGER and is_integer_type(et)):
+            kind = "float or integer" if self.ALLOW_INTEGER else "float"
+            raise VerifyException(f"requires {kind} element type, got {et}")
+
+    def fold(self):
+        lhs = _constant_value(self.lhs)
+        rhs = _constant_value(self.rhs)
+        if lhs is None or rhs is None:
+            if lhs is None and rhs is not None:
+                return self._fold_identity()
+            return None
+        a, b = _to_numpy(lhs), _to_numpy(rhs)
+        if a is None or b is None:
+            return None
+        import numpy as np
+
+        with np.errstate(all="ignore"):
+            r = _BINARY_NUMPY[type(self)](a, b)
+        attr = _from_numpy(r, self.result.type)
+        return None if attr is None else (attr,)
+
+    def _fold_identity(self):
+        """x + 0, x - 0, x * 1, x / 1, x ** 1 -> x (when the types agree).
+
+        For floats the neutral addend is -0.0 (x + 0.0 changes -0.0), as MLIR folds it;
+        x - 0.0 is exact.
+        """
+        if self.lhs.type != self.result.type:
+            return None
+        c = _splat_value(self.rhs)
+        if c is None:
+            return None
+        import math
+
+        is_float = isinstance(c, float)
+        if isinstance(self, AddOp):
+            ok = (c == 0 and math.copysign(1.0, c) < 0) if is_float else c == 0
+        elif isinstance(self, SubOp):
+            ok = c == 0 and (not is_float or math.copysign(1.0, c) > 0)
+        elif isinstance(self, MulOp | DivOp | PowOp):
+            ok = c == 1
+        else:
+            ok = False
+        return (self.lhs,) if ok else None
+
+
+def _verify_elementwise_types(op: Operation, inputs: Sequence[TensorType], out: TensorType) -> None:
+    shape = out.get_shape()
+    et = out.get_element_type()
+    for t in inputs:
+        if t.get_element_type() != et:
+            raise VerifyException(
+                "requires the same element type for all operands and result, got "
+                + ", ".join(str(t) for t in inputs) + f" -> {out}"
+            )
+        if t.get_shape() != shape and not _shapes_compatible(t.get_shape(), shape):
+            raise VerifyException(
+                "requires the same shape for all operands and result, got "
+                + ", ".join(str(t) for t in inputs) + f" -> {out}"
+            )
+    if len(inputs) == 2 and not _shapes_compatible(inputs[0].get_shape(), inputs[1].get_shape()):
+        raise VerifyException(
+            "requires the same shape for all operands and result, got "
+            + ", ".join(str(t) for t in inputs) + f" -> {out}"
+        )
+
+
+@irdl_op_definition
+class AddOp(_ElementwiseBinaryOp):
+    """Elementwise addition (float or integer)."""
+
+    name = "tensor.add"
+    ALLOW_INTEGER: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class SubOp(_ElementwiseBinaryOp):
+    """Elementwise subtraction (float or integer)."""
+
+    name = "tensor.sub"
+    ALLOW_INTEGER: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class MulOp(_ElementwiseBinaryOp):
+    """Elementwise multiplication (float or integer)."""
+
+    name = "tensor.mul"
+    ALLOW_INTEGER: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class DivOp(_ElementwiseBinaryOp):
+    """Elementwise float division."""
+
+    name = "tensor.div"
+
+
+@irdl_op_definition
+class MaxOp(_ElementwiseBinaryOp):
+    """Elementwise maximum; NaN propagates (numpy.maximum)."""
+
+    name = "tensor.max"
+    ALLOW_INTEGER: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class MinOp(_ElementwiseBinaryOp):
+    """Elementwise minimum; NaN propagates (numpy.minimum)."""
+
+    name = "tensor.min"
+    ALLOW_INTEGER: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class PowOp(_ElementwiseBinaryOp):
+    """Elementwise float power (numpy.power)."""
+
+    name = "tensor.pow"
+
+
+# --------------------------------------------------------------------------
+# Elementwise unary ops
+# --------------------------------------------------------------------------
+
+
+class _ElementwiseUnaryOp(IRDLOperation, HasFolderInterface):
+    """`%r = tensor.<op> %a : tensor<...>` (types differ: `: T -> T`)."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        if result_type is None:
+            result_type = _tensor_type(input)
+        super().__init__(operands=(input,), result_types=(result_type,), attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        operand = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        in_type = parser.parse_type()
+        out_type = parser.parse_type() if parser.parse_optional_punctuation("->") else in_type
+        (value,) = parser.resolve_operands([operand], [in_type], pos)
+        return cls(value, out_type, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.input)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        if self.result.type != self.input.type:
+            printer.print_string(" -> ")
+            printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        it = cast(TensorType, self.input.type)
+        ot = cast(TensorType, self.result.type)
+        _verify_elementwise_types(self, (it,), ot)
+        et = ot.get_element_type()
+        if not is_float_type(et):
+            raise VerifyException(f"requires float element type, got {et}")
+
+    def fold(self):
+        value = _constant_value(self.input)
+        if value is None:
+            return None
+        a = _to_numpy(value)
+        if a is None:
+            return None
+        import numpy as np
+
+        with np.errstate(all="ignore"):
+            r = _UNARY_NUMPY[type(self)](a)
+        attr = _from_numpy(r, self.result.type)
+        return None if attr is None else (attr,)
+
+
+@irdl_op_definition
+class NegOp(_ElementwiseUnaryOp):
+    name = "tensor.neg"
+
+
+@irdl_op_definition
+class ExpOp(_ElementwiseUnaryOp):
+    name = "tensor.exp"
+
+
+@irdl_op_definition
+class LogOp(_ElementwiseUnaryOp):
+    name = "tensor.log"
+
+
+@irdl_op_definition
+class SqrtOp(_ElementwiseUnaryOp):
+    name = "tensor.sqrt"
+
+
+@irdl_op_definition
+class TanhOp(_ElementwiseUnaryOp):
+    name = "tensor.tanh"
+
+
+@irdl_op_definition
+class SinOp(_ElementwiseUnaryOp):
+    name = "tensor.sin"
+
+
+@irdl_op_definition
+class CosOp(_ElementwiseUnaryOp):
+    name = "tensor.cos"
+
+
+@irdl_op_definition
+class AbsOp(_ElementwiseUnaryOp):
+    name = "tensor.abs"
+
+
+@irdl_op_definition
+class LogisticOp(_ElementwiseUnaryOp):
+    """The logistic sigmoid 1 / (1 + exp(-x))."""
+
+    name = "tensor.logistic"
+
+
+# --------------------------------------------------------------------------
+# cmp, select
+# --------------------------------------------------------------------------
+
+CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+@irdl_op_definition
+class CmpOp(IRDLOperation, HasFolderInterface):
+    """`%m = tensor.cmp gt, %a, %b : tensor<4xf32>` gives `tensor<4xi1>`.
+
+    Float compares are ordered (false on NaN) except `ne`; integer ones are signed.
+    """
+
+    name = "tensor.cmp"
+
+    predicate = prop_def(StringAttr)
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        predicate: str | StringAttr,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        if isinstance(predicate, str):
+            predicate = StringAttr(predicate)
+        if result_type is None:
+            lt, rt = _tensor_type(lhs), _tensor_type(rhs)
+            shape = lt.get_shape()
+            if _shapes_compatible(shape, rt.get_shape()):
+                shape = _merge_shapes(shape, rt.get_shape())
+            result_type = TensorType(i1, shape)
+        super().__init__(
+            operands=(lhs, rhs),
+            result_types=(result_type,),
+            properties={"predicate": predicate},
+            attributes=attributes,
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        pred = parser.parse_identifier()
+        if pred not in CMP_PREDICATES:
+            parser.raise_error(f"expected a predicate of {', '.join(CMP_PREDICATES)}, got '{pred}'")
+        parser.parse_punctuation(",")
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        if parser.parse_optional_punctuation("("):
+            inputs, out = _parse_functional(parser)
+        else:
+            t = parser.parse_type()
+            inputs = [t, t]
+            if not isinstance(t, TensorType):
+                parser.raise_error(f"expected a tensor type, got {t}")
+            out = TensorType(i1, t.get_shape())
+        operands = parser.resolve_operands([lhs, rhs], inputs, pos)
+        return cls(pred, operands[0], operands[1], out, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" " + self.predicate.data + ", ")
+        printer.print_ssa_value(self.lhs)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.rhs)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        lt = self.lhs.type
+        rt = self.result.type
+        if (
+            lt == self.rhs.type
+            and isinstance(lt, TensorType)
+            and isinstance(rt, TensorType)
+            and rt.get_element_type() == i1
+            and rt.get_shape() == lt.get_shape()
+        ):
+            printer.print_attribute(lt)
+        else:
+            _print_functional(printer, (lt, self.rhs.type), rt)
+
+    @property
+    def predicate_name(self) -> str:
+        return self.predicate.data
+
+    def verify_(self) -> None:
+        if self.predicate.data not in CMP_PREDICATES:
+            raise VerifyException(
+                f"unknown predicate '{self.predicate.data}', expected one of {', '.join(CMP_PREDICATES)}"
+            )
+        lt = cast(TensorType, self.lhs.type)
+        rt = cast(TensorType, self.rhs.type)
+        ot = cast(TensorType, self.result.type)
+        et = lt.get_element_type()
+        if rt.get_element_type() != et:
+            raise VerifyException(f"requires the same element type for both operands, got {lt}, {rt}")
+        if not (is_float_type(et) or is_integer_type(et)):
+            raise VerifyException(f"requires float or integer element type, got {et}")
+        if ot.get_element_type() != i1:
+            raise VerifyException(f"result must be a tensor of i1, got {ot}")
+        if not _shapes_compatible(lt.get_shape(), rt.get_shape()) or not _shapes_compatible(
+            lt.get_shape(), ot.get_shape()
+        ) or not _shapes_compatible(rt.get_shape(), ot.get_shape()):
+            raise VerifyException(
+                f"requires the same shape for all operands and result, got {lt}, {rt} -> {ot}"
+            )
+
+    def fold(self):
+        lhs = _constant_value(self.lhs)
+        rhs = _constant_value(self.rhs)
+        if lhs is None or rhs is None:
+            return None
+        a, b = _to_numpy(lhs), _to_numpy(rhs)
+        if a is None or b is None:
+            return None
+        import numpy as np
+
+        fn = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+              "gt": np.greater, "ge": np.greater_equal}[self.predicate.data]
+        with np.errstate(all="ignore"):
+            r = fn(a, b)
+        attr = _from_numpy(r, self.result.type)
+        return None if attr is None else (attr,)
+
+
+@irdl_op_definition
+class SelectOp(IRDLOperation, HasFolderInterface):
+    """`%r = tensor.select %m, %a, %b : tensor<4xi1>, tensor<4xf32>`: where %m, %a, else %b."""
+
+    name = "tensor.select"
+
+    cond = operand_def(TensorType)
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        if result_type is None:
+            lt, rt, ct = _tensor_type(lhs), _tensor_type(rhs), _tensor_type(cond)
+            shape = lt.get_shape()
+            for other in (rt.get_shape(), ct.get_shape()):
+                if _shapes_compatible(shape, other):
+                    shape = _merge_shapes(shape, other)
+            result_type = TensorType(lt.get_element_type(), shape)
+        super().__init__(operands=(cond, lhs, rhs), result_types=(result_type,), attributes=attributes)
+
+    @property
+    def true_value(self) -> SSAValue:
+        return self.lhs
+
+    @property
+    def false_value(self) -> SSAValue:
+        return self.rhs
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        cond = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        if parser.parse_optional_punctuation("("):
+            inputs, out = _parse_functional(parser)
+        else:
+            ct = parser.parse_type()
+            parser.parse_punctuation(",")
+            out = parser.parse_type()
+            inputs = [ct, out, out]
+        operands = parser.resolve_operands([cond, lhs, rhs], inputs, pos)
+        return cls(operands[0], operands[1], operands[2], out, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_list((self.cond, self.lhs, self.rhs), printer.print_ssa_value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        rt = self.result.type
+        if self.lhs.type == rt and self.rhs.type == rt:
+            printer.print_attribute(self.cond.type)
+            printer.print_string(", ")
+            printer.print_attribute(rt)
+        else:
+            _print_functional(printer, (self.cond.type, self.lhs.type, self.rhs.type), rt)
+
+    def verify_(self) -> None:
+        ct = cast(TensorType, self.cond.type)
+        lt = cast(TensorType, self.lhs.type)
+        rt = cast(TensorType, self.rhs.type)
+        ot = cast(TensorType, self.result.type)
+        if ct.get_element_type() != i1:
+            raise VerifyException(f"condition must be a tensor of i1, got {ct}")
+        _verify_elementwise_types(self, (lt, rt), ot)
+        if not _shapes_compatible(ct.get_shape(), ot.get_shape()):
+            raise VerifyException(
+                f"condition shape must match the result shape, got {ct} and {ot}"
+            )
+
+    def fold(self):
+        if self.lhs == self.rhs and self.lhs.type == self.result.type:
+            return (self.lhs,)
+        cond = _constant_value(self.cond)
+        if cond is None:
+            return None
+        c = _to_numpy(cond)
+        if c is None or c.size == 0:
+            return None
+        if c.all() and self.lhs.type == self.result.type:
+            return (self.lhs,)
+        if not c.any() and self.rhs.type == self.result.type:
+            return (self.rhs,)
+        lhs = _constant_value(self.lhs)
+        rhs = _constant_value(self.rhs)
+        if lhs is None or rhs is None:
+            return None
+        a, b = _to_numpy(lhs), _to_numpy(rhs)
+        if a is None or b is None:
+            return None
+        import numpy as np
+
+        attr = _from_numpy(np.where(c, a, b), self.result.type)
+        return None if attr is None else (attr,)
+
+
+# --------------------------------------------------------------------------
+# matmul
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MatmulOp(IRDLOperation, HasFolderInterface):
+    """`%c = tensor.matmul %a, %b : (tensor<MxKxf32>, tensor<KxNxf32>) -> tensor<MxNxf32>`."""
+
+    name = "tensor.matmul"
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        if result_type is None:
+            lt, rt = _tensor_type(lhs), _tensor_type(rhs)
+            if lt.get_num_dims() != 2 or rt.get_num_dims() != 2:
+                raise ValueError(f"matmul needs 2-d operands, got {lt} and {rt}")
+            result_type = TensorType(lt.get_element_type(), (lt.get_shape()[0], rt.get_shape()[1]))
+        super().__init__(operands=(lhs, rhs), result_types=(result_type,), attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_punctuation("(")
+        inputs, out = _parse_functional(parser)
+        if len(inputs) != 2:
+            parser.raise_error(f"expected 2 operand types, got {len(inputs)}")
+        operands = parser.resolve_operands([lhs, rhs], inputs, pos)
+        return cls(operands[0], operands[1], out, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.lhs)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.rhs)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        _print_functional(printer, (self.lhs.type, self.rhs.type), self.result.type)
+
+    def verify_(self) -> None:
+        lt = cast(TensorType, self.lhs.type)
+        rt = cast(TensorType, self.rhs.type)
+        ot = cast(TensorType, self.result.type)
+        for what, t in (("lhs", lt), ("rhs", rt), ("result", ot)):
+            if t.get_num_dims() != 2:
+                raise VerifyException(f"{what} must be a 2-d tensor, got {t}")
+        et = lt.get_element_type()
+        if rt.get_element_type() != et or ot.get_element_type() != et:
+            raise VerifyException(
+                f"requires the same element type for operands and result, got ({lt}, {rt}) -> {ot}"
+            )
+        if not is_float_type(et):
+            raise VerifyException(f"requires float element type, got {et}")
+        (m, k1), (k2, n) = lt.get_shape(), rt.get_shape()
+        if not _dims_compatible(k1, k2):
+            raise VerifyException(f"contracting dimensions differ: {k1} vs {k2}")
+        om, on = ot.get_shape()
+        if not _dims_compatible(m, om) or not _dims_compatible(n, on):
+            raise VerifyException(
+                f"result shape {_shape_str((om, on))} does not match the operands' "
+                f"{_shape_str((m, n))}"
+            )
+
+    def fold(self):
+        lhs = _constant_value(self.lhs)
+        rhs = _constant_value(self.rhs)
+        if lhs is None or rhs is None:
+            return None
+        a, b = _to_numpy(lhs), _to_numpy(rhs)
+        if a is None or b is None:
+            return None
+        attr = _from_numpy(a @ b, self.result.type)
+        return None if attr is None else (attr,)
+
+
+# --------------------------------------------------------------------------
+# transpose, broadcast, reductions
+# --------------------------------------------------------------------------
+
+
+class _DimsOp(IRDLOperation):
+    """Shared syntax: `%r = tensor.<op> %a [d0, d1] : T -> T`."""
+
+    DIMS_NAME: ClassVar[str] = "dimensions"
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def _dims(self) -> tuple[int, ...]:
+        return cast(DenseArrayBase, self.properties[self.DIMS_NAME]).get_values()
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        operand = parser.parse_unresolved_operand()
+        dims = _parse_int_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        in_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        out_type = parser.parse_type()
+        (value,) = parser.resolve_operands([operand], [in_type], pos)
+        return cls(value, dims, out_type, attributes=attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.input)
+        printer.print_string(" ")
+        _print_int_list(printer, self._dims())
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def _verify_element_type(self) -> tuple[TensorType, TensorType]:
+        it = cast(TensorType, self.input.type)
+        ot = cast(TensorType, self.result.type)
+        if it.get_element_type() != ot.get_element_type():
+            raise VerifyException(
+                f"result element type {ot.get_element_type()} differs from the operand's "
+                f"{it.get_element_type()}"
+            )
+        return it, ot
+
+
+@irdl_op_definition
+class TransposeOp(_DimsOp, HasFolderInterface):
+    """`%t = tensor.transpose %a [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>`.
+
+    Result dim i is operand dim permutation[i] (numpy.transpose).
+    """
+
+    name = "tensor.transpose"
+    DIMS_NAME: ClassVar[str] = "permutation"
+
+    permutation = prop_def(DenseArrayBase.constr(i64))
+
+    traits = traits_def(Pure(), _TransposeCanonicalization())
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        permutation: Sequence[int] | DenseArrayBase,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        permutation = _int_list(permutation)
+        if result_type is None:
+            it = _tensor_type(input)
+            shape = it.get_shape()
+            result_type = TensorType(it.get_element_type(), [shape[p] for p in permutation.get_values()])
+        super().__init__(
+            operands=(input,),
+            result_types=(result_type,),
+            properties={"permutation": permutation},
+            attributes=attributes,
+        )
+
+    def verify_(self) -> None:
+        it, ot = self._verify_element_type()
+        perm = self.permutation.get_values()
+        rank = it.get_num_dims()
+        if len(perm) != rank:
+            raise VerifyException(
+                f"permutation has {len(perm)} entries but the operand has rank {rank}"
+            )
+        if sorted(perm) != list(range(rank)):
+            raise VerifyException(
+                f"[{', '.join(map(str, perm))}] is not a permutation of the {rank} operand dimensions"
+            )
+        if ot.get_num_dims() != rank:
+            raise VerifyException(f"result rank {ot.get_num_dims()} differs from the operand rank {rank}")
+        ishape, oshape = it.get_shape(), ot.get_shape()
+        for i, p in enumerate(perm):
+            if not _dims_compatible(oshape[i], ishape[p]):
+                raise VerifyException(
+                    f"result dimension {i} has size {_dim_str(oshape[i])} but operand dimension "
+                    f"{p} has size {_dim_str(ishape[p])}"
+                )
+
+    def fold(self):
+        perm = self.permutation.get_values()
+        if perm == tuple(range(len(perm))) and self.input.type == self.result.type:
+            return (self.input,)
+        inner = self.input.owner
+        if isinstance(inner, TransposeOp):
+            inner_perm = inner.permutation.get_values()
+            # result dim i = input dim perm[i] = inner input dim inner_perm[perm[i]]
+            composed = [inner_perm[p] for p in perm]
+            if composed == list(range(len(composed))) and inner.input.type == self.result.type:
+                return (inner.input,)
+        value = _constant_value(self.input)
+        if value is None:
+            return None
+        a = _to_numpy(value)
+        if a is None:
+            return None
+        attr = _from_numpy(a.transpose(perm), self.result.type)
+        return None if attr is None else (attr,)
+
+
+@irdl_op_definition
+class BroadcastOp(_DimsOp, HasFolderInterface):
+    """`%b = tensor.broadcast %a [1] : tensor<3xf32> -> tensor<2x3xf32>`.
+
+    StableHLO's broadcast_in_dim: operand dim i goes to result dim dimensions[i];
+    dimensions are unique and increasing; an operand dim of size 1 may expand.
+    """
+
+    name = "tensor.broadcast"
+
+    dimensions = prop_def(DenseArrayBase.constr(i64))
+
+    traits = traits_def(Pure(), _BroadcastCanonicalization())
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        dimensions: Sequence[int] | DenseArrayBase,
+        result_type: Attribute,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            operands=(input,),
+            result_types=(result_type,),
+            properties={"dimensions": _int_list(dimensions)},
+            attributes=attributes,
+        )
+
+    def verify_(self) -> None:
+        it, ot = self._verify_element_type()
+        dims = self.dimensions.get_values()
+        rank = it.get_num_dims()
+        if len(dims) != rank:
+            raise VerifyException(
+                f"dimensions has {len(dims)} entries but the operand has rank {rank}"
+            )
+        _verify_dims_list(dims, ot.get_num_dims(), "the result")
+        ishape, oshape = it.get_shape(), ot.get_shape()
+        for i, d in enumerate(dims):
+            s, t = ishape[i], oshape[d]
+            if s != 1 and not _dims_compatible(s, t):
+                raise VerifyException(
+                    f"operand dimension {i} of size {_dim_str(s)} cannot be broadcast to result "
+                    f"dimension {d} of size {_dim_str(t)}"
+                )
+
+    def fold(self):
+        dims = self.dimensions.get_values()
+        if self.input.type == self.result.type and dims == tuple(range(len(dims))):
+            return (self.input,)
+        value = _constant_value(self.input)
+        if value is None:
+            return None
+        rt = cast(TensorType, self.result.type)
+        if DYN in rt.get_shape():
+            return None
+        a = _to_numpy(value)
+        if a is None:
+            return None
+        import numpy as np
+
+        shape = [1] * rt.get_num_dims()
+        for i, d in enumerate(dims):
+            shape[d] = a.shape[i]
+        n = 1
+        for d in rt.get_shape():
+            n *= d
+        if n > FOLD_LIMIT:
+            return None
+        attr = _from_numpy(np.broadcast_to(a.reshape(shape), rt.get_shape()), rt)
+        return None if attr is None else (attr,)
+
+
+class _ReduceOp(_DimsOp, HasFolderInterface):
+    dimensions = prop_def(DenseArrayBase.constr(i64))
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        dimensions: Sequence[int] | DenseArrayBase,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        dimensions = _int_list(dimensions)
+        if result_type is None:
+            it = _tensor_type(input)
+            dims = set(dimensions.get_values())
+            shape = [s for i, s in enumerate(it.get_shape()) if i not in dims]
+            result_type = TensorType(it.get_element_type(), shape)
+        super().__init__(
+            operands=(input,),
+            result_types=(result_type,),
+            properties={"dimensions": dimensions},
+            attributes=attributes,
+        )
+
+    def verify_(self) -> None:
+        it, ot = self._verify_element_type()
+        et = it.get_element_type()
+        if not (is_float_type(et) or is_integer_type(et)):
+            raise VerifyException(f"requires float or integer element type, got {et}")
+        dims = self.dimensions.get_values()
+        _verify_dims_list(dims, it.get_num_dims(), "the operand")
+        kept = [s for i, s in enumerate(it.get_shape()) if i not in dims]
+        if not _shapes_compatible(kept, ot.get_shape()):
+            raise VerifyException(
+                f"result type {ot} does not match the operand with dimensions "
+                f"[{', '.join(map(str, dims))}] reduced, expected shape {_shape_str(kept)}"
+            )
+
+    def fold(self):
+        dims = self.dimensions.get_values()
+        if not dims and self.input.type == self.result.type:
+            return (self.input,)
+        value = _constant_value(self.input)
+        if value is None:
+            return None
+        a = _to_numpy(value)
+        if a is None:
+            return None
+        import numpy as np
+
+        if isinstance(self, ReduceMaxOp):
+            if a.size == 0 or any(a.shape[d] == 0 for d in dims):
+                return None
+            r = np.max(a, axis=tuple(dims))
+        else:
+            r = np.sum(a, axis=tuple(dims), dtype=a.dtype)
+        attr = _from_numpy(r, self.result.type)
+        return None if attr is None else (attr,)
+
+
+@irdl_op_definition
+class ReduceSumOp(_ReduceOp):
+    """`%s = tensor.reduce_sum %a [0, 1] : tensor<2x3xf32> -> tensor<f32>` (empty sum is 0)."""
+
+    name = "tensor.reduce_sum"
+
+
+@irdl_op_definition
+class ReduceMaxOp(_ReduceOp):
+    """`%s = tensor.reduce_max %a [1] : tensor<2x3xf32> -> tensor<2xf32>` (empty max is -inf)."""
+
+    name = "tensor.reduce_max"
+
+
+# --------------------------------------------------------------------------
+# convert
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ConvertOp(IRDLOperation, HasFolderInterface):
+    """`%d = tensor.convert %a : tensor<4xf32> -> tensor<4xf64>`.
+
+    Float to integer truncates toward zero; integers are signed; i1 is 0/1.
+    """
+
+    name = "tensor.convert"
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        element_type: Attribute,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        """``element_type`` is the result's element type, or the whole result tensor type."""
+        if isinstance(element_type, TensorType):
+            result_type = element_type
+        else:
+            result_type = TensorType(element_type, _tensor_type(input).get_shape())
+        super().__init__(operands=(input,), result_types=(result_type,), attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        operand = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        in_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        out_type = parser.parse_type()
+        (value,) = parser.resolve_operands([operand], [in_type], pos)
+        return cls(value, out_type, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.input)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        it = cast(TensorType, self.input.type)
+        ot = cast(TensorType, self.result.type)
+        if not _shapes_compatible(it.get_shape(), ot.get_shape()):
+            raise VerifyException(f"requires the same shape for operand and result, got {it} -> {ot}")
+        for t in (it, ot):
+            et = t.get_element_type()
+            if not (is_float_type(et) or is_integer_type(et)):
+                raise VerifyException(f"requires float or integer element types, got {et}")
+
+    def fold(self):
+        if self.input.type == self.result.type:
+            return (self.input,)
+        value = _constant_value(self.input)
+        if value is None:
+            return None
+        a = _to_numpy(value)
+        if a is None:
+            return None
+        import numpy as np
+
+        rt = cast(TensorType, self.result.type)
+        et = rt.get_element_type()
+        if isinstance(et, IntegerType) and et.width.data == 1:
+            return None  # conversions to i1 are left to the runtime's rule
+        if is_integer_type(et) and a.dtype.kind == "f":
+            width = 64 if isinstance(et, IndexType) else cast(IntegerType, et).width.data
+            if not np.all(np.isfinite(a)) or np.any(np.abs(a) >= 2.0 ** (width - 1)):
+                return None
+            a = np.trunc(a)
+        attr = _from_numpy(a, rt)
+        return None if attr is None else (attr,)
+
+
+# --------------------------------------------------------------------------
+# Upstream ops whose xDSL definition needs stricter verification or MLIR's printing.
+# They subclass xDSL's classes (without re-running irdl_op_definition, which does
+# not support subclassing a defined op) so that xDSL's patterns still match.
+# --------------------------------------------------------------------------
+
+
+def _print_reassociation(printer: Printer, reassociation: ArrayAttr) -> None:
+    groups = ", ".join(
+        "[" + ", ".join(str(cast(IntegerAttr, e).value.data) for e in group) + "]"
+        for group in cast(ArrayAttr, reassociation).data
+    )
+    printer.print_string("[" + groups + "]")
+
+
+def _reassociation_attr(reassociation: ArrayAttr | Sequence[Sequence[int]]) -> ArrayAttr:
+    if isinstance(reassociation, ArrayAttr):
+        return reassociation
+    return ArrayAttr([ArrayAttr([IntegerAttr(int(d), i64) for d in g]) for g in reassociation])
+
+
+def _verify_reassociation(collapsed: TensorType, expanded: TensorType, reassociation: ArrayAttr) -> None:
+    if collapsed.get_element_type() != expanded.get_element_type():
+        raise VerifyException(
+            f"source and result element types differ: {collapsed.get_element_type()} vs "
+            f"{expanded.get_element_type()}"
+        )
+    groups = [[cast(IntegerAttr, e).value.data for e in g] for g in reassociation.data]
+    flat = [d for g in groups for d in g]
+    if flat != list(range(len(flat))):
+        raise VerifyException(
+            f"reassociation indices must be contiguous, increasing and start at 0, got {groups}"
+        )
+    if expanded.get_num_dims() != 0 and any(not g for g in groups):
+        raise VerifyException("reassociation groups must not be empty")
+    verify_reshape_like_types(collapsed_type=collapsed, expanded_type=expanded, reassociation=reassociation)
+
+
+class _MethodFolder(HasFolder):
+    """Folding for the upstream subclasses: calls the op's ``fold`` method."""
+
+    @classmethod
+    def fold(cls, op: Operation):
+        return op.fold()  # pyright: ignore[reportAttributeAccessIssue]
+
+
+class CollapseShapeOp(_xt.CollapseShapeOp):
+    """`%f = tensor.collapse_shape %a [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>`."""
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        reassociation: ArrayAttr | Sequence[Sequence[int]],
+        result_type: Attribute,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            operands=(src,),
+            result_types=(result_type,),
+            properties={"reassociation": _reassociation_attr(reassociation)},
+            attributes=attributes,
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        src = parser.parse_unresolved_operand()
+        reassociation = parser.parse_attribute()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        src_type = parser.parse_type()
+        parser.parse_keyword("into")
+        result_type = parser.parse_type()
+        (value,) = parser.resolve_operands([src], [src_type], pos)
+        return cls(value, cast(ArrayAttr, reassociation), result_type, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.src)
+        printer.print_string(" ")
+        _print_reassociation(printer, self.reassociation)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.src.type)
+        printer.print_string(" into ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        super().verify_()
+        _verify_reassociation(
+            cast(TensorType, self.result.type), cast(TensorType, self.src.type), self.reassociation
+        )
+
+
+class ExpandShapeOp(_xt.ExpandShapeOp):
+    """`%e = tensor.expand_shape %f [[0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>`."""
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        dynamic_output_shape: Sequence[SSAValue],
+        reassociation: ArrayAttr | Sequence[Sequence[int]],
+        static_output_shape: Sequence[int] | DenseArrayBase,
+        result_type: TensorType,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            src, dynamic_output_shape, _reassociation_attr(reassociation), static_output_shape,
+            result_type, dict(attributes) if attributes else None,
+        )
+
+    def print(self, printer: Printer):
+        from xdsl.dialects.utils import print_dynamic_index_list
+
+        printer.print_string(" ")
+        printer.print_ssa_value(self.src)
+        printer.print_string(" ")
+        _print_reassociation(printer, self.reassociation)
+        printer.print_string(" output_shape ")
+        print_dynamic_index_list(
+            printer, DYN, self.dynamic_output_shape, self.static_output_shape.get_values()
+        )
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.src.type)
+        printer.print_string(" into ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        static = self.static_output_shape.get_values()
+        rt = cast(TensorType, self.result.type)
+        n_dyn = sum(1 for s in static if s == DYN)
+        if n_dyn != len(self.dynamic_output_shape):
+            raise VerifyException(
+                f"expected {n_dyn} dynamic output sizes, got {len(self.dynamic_output_shape)}"
+            )
+        if len(static) == rt.get_num_dims():
+            for i, (s, r) in enumerate(zip(static, rt.get_shape())):
+                if s != DYN and r != DYN and s != r:
+                    raise VerifyException(
+                        f"output_shape dimension {i} is {s} but the result type has {r}"
+                    )
+        super().verify_()
+        _verify_reassociation(cast(TensorType, self.src.type), rt, self.reassociation)
+
+
+def _rank_reduced_match(sizes: list[int], actual: list[int]) -> bool:
+    """Whether ``actual`` is ``sizes`` with zero or more dims of size 1 dropped."""
+    if len(actual) > len(sizes):
+        return False
+    memo: dict[tuple[int, int], bool] = {}
+
+    def go(i: int, j: int) -> bool:
+        if j == len(actual):
+            return all(s == 1 for s in sizes[i:])
+        if i == len(sizes):
+            return False
+        key = (i, j)
+        if key in memo:
+            return memo[key]
+        ok = sizes[i] == actual[j] and go(i + 1, j + 1)
+        if not ok and sizes[i] == 1:
+            ok = go(i + 1, j)
+        memo[key] = ok
+        return ok
+
+    return go(0, 0)
+
+
+def _verify_slice(
+    full: TensorType,
+    slice_type: TensorType,
+    static_offsets: Sequence[int],
+    static_sizes: Sequence[int],
+    static_strides: Sequence[int],
+    slice_role: str,
+) -> None:
+    rank = full.get_num_dims()
+    for what, values in (("offsets", static_offsets), ("sizes", static_sizes), ("strides", static_strides)):
+        if len(values) != rank:
+            raise VerifyException(f"expected {rank} {what} for {full}, got {len(values)}")
+    if full.get_element_type() != slice_type.get_element_type():
+        raise VerifyException(
+            f"{slice_role} element type {slice_type.get_element_type()} differs from "
+            f"{full.get_element_type()}"
+        )
+    # The slice type is the sizes, with some unit dims possibly dropped (rank-reducing).
+    expected = list(static_sizes)
+    if not _rank_reduced_match(expected, list(slice_type.get_shape())):
+        raise VerifyException(
+            f"expected {slice_role} type to be {TensorType(full.get_element_type(), expected)} or a "
+            f"rank-reduced version of it (sizes {_shape_str(expected)}), got {slice_type}"
+        )
+    shape = full.get_shape()
+    for d in range(rank):
+        off, size, stride = static_offsets[d], static_sizes[d], static_strides[d]
+        dim = shape[d]
+        if dim == DYN:
+            continue
+        if off != DYN and off >= dim and not (size == 0 and off == dim):
+            raise VerifyException(f"offset {d} is out-of-bounds: {off} >= {dim}")
+        if off != DYN and size != DYN and stride != DYN and size > 0:
+            last = off + (size - 1) * stride
+            if last >= dim:
+                raise VerifyException(f"slice along dimension {d} runs out-of-bounds: {last} >= {dim}")
+
+
+class ExtractSliceOp(_xt.ExtractSliceOp):
+    """`%s = tensor.extract_slice %t[%i, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>`."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        _verify_slice(
+            cast(TensorType, self.source.type),
+            cast(TensorType, self.result.type),
+            self.static_offsets.get_values(),
+            self.static_sizes.get_values(),
+            self.static_strides.get_values(),
+            "result",
+        )
+
+
+class InsertSliceOp(_xt.InsertSliceOp):
+    """`%u = tensor.insert_slice %s into %t[%i, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<8x4xf32>`."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        _verify_slice(
+            cast(TensorType, self.dest.type),
+            cast(TensorType, self.source.type),
+            self.static_offsets.get_values(),
+            self.static_sizes.get_values(),
+            self.static_strides.get_values(),
+            "source",
+        )
+
+
+class ExtractOp(_xt.ExtractOp):
+    """`%e = tensor.extract %t[%i] : tensor<4xf32>`; folds on constant tensors and indices."""
+
+    traits = traits_def(Pure(), _MethodFolder())
+
+    def fold(self):
+        value = _constant_value(self.tensor)
+        if value is None:
+            return None
+        indices = []
+        for index in self.indices:
+            attr = ConstantLike.get_constant_value(index)
+            if not isinstance(attr, IntegerAttr):
+                return None
+            indices.append(attr.value.data)
+        shape = value.get_shape()
+        if len(indices) != len(shape) or any(not 0 <= i < d for i, d in zip(indices, shape)):
+            return None
+        flat = 0
+        for i, d in zip(indices, shape):
+            flat = flat * d + i
+        a = _to_numpy(value)
+        if a is None:
+            return None
+        v = a.reshape(-1)[flat] if a.size else None
+        if v is None:
+            return None
+        et = value.get_element_type()
+        if is_float_type(et):
+            from xdsl.dialects.builtin import FloatAttr
+
+            return (FloatAttr(float(v), cast(AnyFloat, et)),)
+        if isinstance(et, IntegerType) and et.width.data == 1:
+            return (IntegerAttr(1 if v else 0, et),)
+        return (IntegerAttr(int(v), cast(IntegerType, et)),)
+
+    def __init__(
+        self,
+        tensor: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation] | SSAValue | Operation,
+        result_type: Attribute | None = None,
+    ):
+        """The result type defaults to the tensor's element type."""
+        if isinstance(indices, SSAValue | Operation):
+            indices = [indices]
+        if result_type is None:
+            result_type = _tensor_type(tensor).get_element_type()
+        IRDLOperation.__init__(self, operands=[tensor, indices], result_types=[result_type])
+
+    def verify_(self) -> None:
+        super().verify_()
+        t = cast(TensorType, self.tensor.type)
+        if len(self.indices) != t.get_num_dims():
+            raise VerifyException(
+                f"incorrect number of indices: expected {t.get_num_dims()} for {t}, got {len(self.indices)}"
+            )
+
+
+class InsertOp(_xt.InsertOp):
+    """`%u = tensor.insert %e into %t[%i] : tensor<4xf32>`."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        t = cast(TensorType, self.dest.type)
+        if len(self.indices) != t.get_num_dims():
+            raise VerifyException(
+                f"incorrect number of indices: expected {t.get_num_dims()} for {t}, got {len(self.indices)}"
+            )
+
+
+class FromElementsOp(_xt.FromElementsOp):
+    """`%t = tensor.from_elements %a, %b : tensor<2xf32>`; folds when every element is constant."""
+
+    traits = traits_def(Pure(), _MethodFolder())
+
+    def fold(self):
+        rt = self.result.type
+        if not isinstance(rt, TensorType) or len(self.elements) > FOLD_LIMIT:
+            return None
+        if _numpy_dtype(rt.get_element_type()) is None:
+            return None
+        values = []
+        for e in self.elements:
+            attr = ConstantLike.get_constant_value(e)
+            if not hasattr(attr, "value") or not hasattr(attr.value, "data"):
+                return None
+            values.append(attr.value.data)
+        if not values or DYN in rt.get_shape():
+            return None
+        return (DenseIntOrFPElementsAttr.from_list(rt, values),)
+
+    def verify_(self) -> None:
+        super().verify_()
+        t = cast(TensorType, self.result.type)
+        shape = t.get_shape()
+        if DYN in shape:
+            raise VerifyException(f"result type must have a static shape, got {t}")
+        n = 1
+        for d in shape:
+            n *= d
+        if n != len(self.elements):
+            raise VerifyException(f"expected {n} elements for {t}, got {len(self.elements)}")
+
+
+class EmptyOp(_xt.EmptyOp):
+    """`%t = tensor.empty(%n) : tensor<?x4xf32>`: one index operand per dynamic dim."""
+
+    def verify_(self) -> None:
+        super().verify_()
+        t = cast(TensorType, self.tensor.type)
+        n_dyn = sum(1 for d in t.get_shape() if d == DYN)
+        if n_dyn != len(self.dynamic_sizes):
+            raise VerifyException(
+                f"expected {n_dyn} dynamic size operands for {t}, got {len(self.dynamic_sizes)}"
+            )
+
+
+class ReshapeOp(_xt.ReshapeOp):
+    """`%r = tensor.reshape %a(%shape) : (tensor<2x3xf32>, tensor<1xi32>) -> tensor<6xf32>`.
+
+    xDSL's verifier multiplies dynamic dims; this one checks element counts only when static.
+    """
+
+    def verify_(self) -> None:
+        _xt.ReshapeOp.get_irdl_definition().verify(self)
+        st = cast(TensorType, self.source.type)
+        sh = cast(TensorType, self.shape.type)
+        rt = cast(TensorType, self.result.type)
+        if st.get_element_type() != rt.get_element_type():
+            raise VerifyException("element types of source and result tensor types should be the same")
+        if sh.get_num_dims() != 1:
+            raise VerifyException("shape tensor must have a rank one")
+        if DYN not in st.get_shape() and DYN not in rt.get_shape():
+            n_src = n_res = 1
+            for d in st.get_shape():
+                n_src *= d
+            for d in rt.get_shape():
+                n_res *= d
+            if n_src != n_res:
+                raise VerifyException(
+                    f"source and result tensor should have the same number of elements, got "
+                    f"{n_src} and {n_res}"
+                )
+        n = sh.get_shape()[0]
+        if n != DYN and n != rt.get_num_dims():
+            raise VerifyException("length of shape operand differs from the result's tensor rank")
+
+
+class SplatOp(_xt.SplatOp):
+    """`%t = tensor.splat %s : tensor<4xf32>` (`tensor.splat %s[%n] : tensor<?xf32>`).
+
+    Folds to a dense splat constant when the scalar is constant and the shape static.
+    """
+
+    traits = traits_def(Pure(), _MethodFolder())
+
+    def fold(self):
+        attr = ConstantLike.get_constant_value(self.input)
+        rt = self.result.type
+        if attr is None or not isinstance(rt, TensorType) or DYN in rt.get_shape():
+            return None
+        n = 1
+        for d in rt.get_shape():
+            n *= d
+        if n > FOLD_LIMIT:
+            return None
+        from xdsl.dialects.builtin import FloatAttr
+
+        if isinstance(attr, FloatAttr | IntegerAttr) and _numpy_dtype(rt.get_element_type()) is not None:
+            v = attr.value.data
+            return (DenseIntOrFPElementsAttr.from_list(rt, [v]),)
+        return None
+
+
+class DimOp(_xt.DimOp):
+    """`%d = tensor.dim %t, %c0 : tensor<?x4xf32>`; folds to a constant when the dim is static."""
+
+    traits = traits_def(NoMemoryEffect(), _MethodFolder())
+
+    def verify_(self) -> None:
+        super().verify_()
+        t = self.source.type
+        index = ConstantLike.get_constant_value(self.index)
+        if isinstance(t, TensorType) and isinstance(index, IntegerAttr):
+            i = index.value.data
+            if i < 0 or i >= t.get_num_dims():
+                raise VerifyException(f"index {i} is out of range for {t}")
+
+    def fold(self):
+        t = self.source.type
+        index = ConstantLike.get_constant_value(self.index)
+        if isinstance(t, TensorType) and isinstance(index, IntegerAttr):
+            i = index.value.data
+            if 0 <= i < t.get_num_dims() and t.get_shape()[i] != DYN:
+                return (IntegerAttr(t.get_shape()[i], IndexType()),)
+        return None
+
+
+# --------------------------------------------------------------------------
+# Canonicalization patterns (beyond folding)
+# --------------------------------------------------------------------------
+
+
+class ComposeTransposes(RewritePattern):
+    """transpose(transpose(x, p), q) -> transpose(x, [p[q[i]]])."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, TransposeOp) or not isinstance(inner := op.input.owner, TransposeOp):
+            return
+        perm = op.permutation.get_values()
+        inner_perm = inner.permutation.get_values()
+        composed = [inner_perm[p] for p in perm]
+        new = TransposeOp(inner.input, composed, op.result.type)
+        new.location = op.location
+        rewriter.replace(op, [new])
+
+
+class ComposeBroadcasts(RewritePattern):
+    """broadcast(broadcast(x, d1), d2) -> broadcast(x, [d2[d1[i]]])."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, BroadcastOp) or not isinstance(inner := op.input.owner, BroadcastOp):
+            return
+        outer = op.dimensions.get_values()
+        dims = [outer[d] for d in inner.dimensions.get_values()]
+        new = BroadcastOp(inner.input, dims, op.result.type)
+        new.location = op.location
+        rewriter.replace(op, [new])
+
+
+# --------------------------------------------------------------------------
+# The dialect
+# --------------------------------------------------------------------------
+
+
+class TensorConstantMaterialization(ConstantMaterializationInterface):
+    """Folded values become `arith.constant` ops."""
+
+    def materialize_constant(self, value: Attribute, type: Attribute) -> Operation | None:
+        from xdsl.dialects.arith import ConstantOp
+
+        return ConstantOp.build(properties={"value": value}, result_types=(type,))
+
+
+BINARY_OPS: tuple[type[_ElementwiseBinaryOp], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)
+UNARY_OPS: tuple[type[_ElementwiseUnaryOp], ...] = (
+    NegOp, ExpOp, LogOp, SqrtOp, TanhOp, SinOp, CosOp, AbsOp, LogisticOp,
+)
+ELEMENTWISE_OPS: tuple[type[IRDLOperation], ...] = (*BINARY_OPS, *UNARY_OPS, CmpOp, SelectOp, ConvertOp)
+COMPUTE_OPS: tuple[type[IRDLOperation], ...] = (
+    *ELEMENTWISE_OPS, MatmulOp, TransposeOp, BroadcastOp, ReduceSumOp, ReduceMaxOp,
+)
+UPSTREAM_OPS: tuple[type[IRDLOperation], ...] = (
+    CastOp, CollapseShapeOp, ConcatOp, DimOp, EmptyOp, ExpandShapeOp, ExtractOp, ExtractSliceOp,
+    FromElementsOp, InsertOp, InsertSliceOp, ReshapeOp, SplatOp, PadOp, YieldOp,
+)
+
+
+def _numpy_tables():
+    import numpy as np
+
+    def logistic(x):
+        return (1 / (1 + np.exp(-x))).astype(x.dtype)
+
+    binary = {
+        AddOp: np.add, SubOp: np.subtract, MulOp: np.multiply, DivOp: np.divide,
+        MaxOp: np.maximum, MinOp: np.minimum, PowOp: np.power,
+    }
+    unary = {
+        NegOp: np.negative, ExpOp: np.exp, LogOp: np.log, SqrtOp: np.sqrt, TanhOp: np.tanh,
+        SinOp: np.sin, CosOp: np.cos, AbsOp: np.abs, LogisticOp: logistic,
+    }
+    return binary, unary
+
+
+class _LazyTable(dict):
+    def __init__(self, index: int):
+        super().__init__()
+        self._index = index
+
+    def __missing__(self, key):
+        if not dict.__len__(self):
+            self.update(_numpy_tables()[self._index])
+            return self[key]
+        raise KeyError(key)
+
+
+# Used by the folders; numpy is imported on first fold.
+_BINARY_NUMPY: dict = _LazyTable(0)
+_UNARY_NUMPY: dict = _LazyTable(1)
+
+
+Tensor = Dialect(
+    "tensor",
+    [*COMPUTE_OPS, *UPSTREAM_OPS],
+    [],
+    [TensorConstantMaterialization()],
+)
+
+__all__ = [
+    "Tensor", "BINARY_OPS", "UNARY_OPS", "ELEMENTWISE_OPS", "COMPUTE_OPS", "UPSTREAM_OPS",
+    "CMP_PREDICATES",
+    "AddOp", "SubOp", "MulOp", "DivOp", "MaxOp", "MinOp", "PowOp",
+    "NegOp", "ExpOp", "LogOp", "SqrtOp", "TanhOp", "SinOp", "CosOp", "AbsOp", "LogisticOp",
+    "CmpOp", "SelectOp", "MatmulOp", "TransposeOp", "BroadcastOp", "ReduceSumOp", "ReduceMaxOp",
+    "ConvertOp",
+    "CastOp", "CollapseShapeOp", "ConcatOp", "DimOp", "EmptyOp", "ExpandShapeOp", "ExtractOp",
+    "ExtractSliceOp", "FromElementsOp", "InsertOp", "InsertSliceOp", "ReshapeOp", "SplatOp",
+    "PadOp", "YieldOp",
+    "is_float_type", "is_integer_type",
+]

@@ -1,0 +1,108 @@
+"""Function signatures at the tensor/memref level, captured before lowering.
+
+The JIT wrapper needs shapes and dtypes that the llvm dialect no longer
+carries (a descriptor knows its rank, not its static sizes or element type).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    Signedness,
+    TensorType,
+)
+from xdsl.ir import Attribute
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """One argument or result: a scalar, or an array of a given rank."""
+
+    type_text: str
+    dtype: np.dtype
+    shape: tuple[int | None, ...] | None  # None: scalar; None entries: dynamic dims
+
+    @property
+    def is_array(self) -> bool:
+        return self.shape is not None
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape) if self.shape is not None else 0
+
+    def describe(self) -> str:
+        return self.type_text
+
+
+@dataclass(frozen=True)
+class Signature:
+    name: str
+    inputs: tuple[ValueSpec, ...]
+    outputs: tuple[ValueSpec, ...]
+    unsupported: str | None = None  # why the function cannot be called from Python
+
+
+def scalar_dtype(t: Attribute) -> np.dtype | None:
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    if isinstance(t, Float32Type):
+        return np.dtype(np.float32)
+    if isinstance(t, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, IntegerType):
+        w = t.width.data
+        unsigned = t.signedness.data == Signedness.UNSIGNED
+        if w == 1:
+            return np.dtype(np.bool_)
+        if w in (8, 16, 32, 64):
+            return np.dtype(f"{'u' if unsigned else 'i'}{w // 8}")
+    return None
+
+
+def value_spec(t: Attribute) -> ValueSpec | None:
+    if isinstance(t, (TensorType, MemRefType)):
+        dtype = scalar_dtype(t.element_type)
+        if dtype is None:
+            return None
+        shape = tuple(None if d == DYNAMIC_INDEX or d < 0 else d for d in t.get_shape())
+        return ValueSpec(str(t), dtype, shape)
+    dtype = scalar_dtype(t)
+    if dtype is None:
+        return None
+    return ValueSpec(str(t), dtype, None)
+
+
+def capture_signatures(module: ModuleOp) -> dict[str, Signature]:
+    """Signatures of the public functions with a body (func.func)."""
+    from xdsl.dialects import func
+
+    sigs: dict[str, Signature] = {}
+    for op in module.ops:
+        if not isinstance(op, func.FuncOp) or not op.body.blocks:
+            continue
+        if op.sym_visibility is not None and op.sym_visibility.data == "private":
+            continue
+        name = op.sym_name.data
+        ins, outs, why = [], [], None
+        for kind, types, acc in (("argument", op.function_type.inputs.data, ins),
+                                 ("result", op.function_type.outputs.data, outs)):
+            for i, t in enumerate(types):
+                spec = value_spec(t)
+                if spec is None:
+                    why = why or f"{kind} #{i} of type {t} cannot cross the Python boundary"
+                    spec = ValueSpec(str(t), np.dtype(np.int8), None)
+                acc.append(spec)
+        sigs[name] = Signature(name, tuple(ins), tuple(outs), why)
+    return sigs

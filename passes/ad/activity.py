@@ -1,0 +1,164 @@
+"""Activity analysis: which values carry derivatives.
+
+*Varied* values depend on a differentiated input (forward propagation);
+*useful* values reach a differentiated output (backward propagation, for
+reverse mode). A value is *active* when it is both: only active values get
+tangent or adjoint code. Only float scalars and float tensors can be active.
+Loops are handled by fixpoints over their carried values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from xdsl.dialects import func
+from xdsl.ir import Block, Operation, SSAValue
+
+from irtoolkit.diagnostics import op_error
+from irtoolkit.passes.ad.emit import is_float_like
+from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, vjp_rule
+
+
+def _loop():
+    from irtoolkit.dialects import loop
+
+    return loop
+
+
+def body_ops(block: Block) -> list[Operation]:
+    """The ops of ``block`` without its terminator."""
+    from xdsl.traits import IsTerminator
+
+    ops = list(block.ops)
+    if ops and ops[-1].has_trait(IsTerminator):
+        return ops[:-1]
+    return ops
+
+
+class Activity:
+    """Varied (and, after :meth:`backward`, useful) values of one function body."""
+
+    def __init__(self, block: Block, seeds: Iterable[SSAValue], mode: str):
+        self.mode = mode  # "forward" (jvp) or "reverse" (vjp)
+        self.varied: set[SSAValue] = {s for s in seeds if is_float_like(s.type)}
+        self.useful: set[SSAValue] = set()
+        # loop.for -> carried positions whose adjoint is nonzero (reverse mode)
+        self.carried: dict[Operation, list[int]] = {}
+        self._forward_block(block)
+
+    # -- varied ------------------------------------------------------------
+    def _mark(self, values: Iterable[SSAValue]) -> bool:
+        changed = False
+        for v in values:
+            if v not in self.varied and is_float_like(v.type):
+                self.varied.add(v)
+                changed = True
+        return changed
+
+    def _forward_block(self, block: Block) -> None:
+        for op in block.ops:
+            self._forward_op(op)
+
+    def _forward_op(self, op: Operation) -> None:
+        loop = _loop()
+        if isinstance(op, loop.ForOp):
+            block = op.body.block
+            carried = list(block.args[1:])
+            yields = op.yield_op.operands
+            self._mark(a for a, init in zip(carried, op.iter_args) if init in self.varied)
+            while True:
+                self._forward_block(block)
+                if not self._mark(a for a, y in zip(carried, yields) if y in self.varied):
+                    break
+            self._mark(r for r, a in zip(op.res, carried) if a in self.varied)
+            return
+        if isinstance(op, loop.IfOp):
+            for region in op.regions:
+                for block in region.blocks:
+                    self._forward_block(block)
+                    term = block.last_op
+                    if isinstance(term, loop.YieldOp):
+                        self._mark(r for r, y in zip(op.output, term.operands) if y in self.varied)
+            return
+        if isinstance(op, loop.WhileOp):
+            before, after = op.before_region.block, op.after_region.block
+            self._mark(a for a, init in zip(before.args, op.inits) if init in self.varied)
+            while True:
+                self._forward_block(before)
+                cond = op.condition_op
+                self._mark(a for a, v in zip(after.args, cond.args) if v in self.varied)
+                self._forward_block(after)
+                if not self._mark(a for a, y in zip(before.args, op.yield_op.operands) if y in self.varied):
+                    break
+            self._mark(r for r, v in zip(op.res, op.condition_op.args) if v in self.varied)
+            return
+        if op.regions and not isinstance(op, func.FuncOp):
+            for region in op.regions:
+                for block in region.blocks:
+                    self._forward_block(block)
+        if not any(o in self.varied for o in op.operands):
+            return
+        if is_nondiff(op):
+            return
+        if isinstance(op, func.CallOp):
+            self._mark(op.results)
+            return
+        if is_structural(op):
+            return
+        rule = jvp_rule(op) if self.mode == "forward" else vjp_rule(op)
+        if rule is None:
+            raise op_error(op, "cannot be differentiated (no derivative rule for this op)")
+        self._mark(op.results)
+
+    # -- useful (reverse mode) ------------------------------------------------
+    def backward(self, block: Block, outputs: Iterable[SSAValue]) -> None:
+        self._use(outputs)
+        self._backward_block(block)
+
+    def _use(self, values: Iterable[SSAValue]) -> bool:
+        changed = False
+        for v in values:
+            if v in self.varied and v not in self.useful:
+                self.useful.add(v)
+                changed = True
+        return changed
+
+    def _backward_block(self, block: Block) -> None:
+        for op in reversed(list(block.ops)):
+            self._backward_op(op)
+
+    def _backward_op(self, op: Operation) -> None:
+        loop = _loop()
+        if isinstance(op, loop.ForOp):
+            block = op.body.block
+            carried = list(block.args[1:])
+            yields = op.yield_op.operands
+            active = {k for k, r in enumerate(op.res) if r in self.useful}
+            while True:
+                self._use(yields[k] for k in active)
+                self._backward_block(block)
+                new = {k for k, a in enumerate(carried) if a in self.useful} - active
+                if not new:
+                    break
+                active |= new
+            self.carried[op] = sorted(active)
+            self._use(op.iter_args[k] for k in active)
+            return
+        if isinstance(op, loop.IfOp):
+            for region in op.regions:
+                for block in region.blocks:
+                    term = block.last_op
+                    if isinstance(term, loop.YieldOp):
+                        self._use(y for y, r in zip(term.operands, op.output) if r in self.useful)
+                    self._backward_block(block)
+            return
+        if not any(r in self.useful for r in op.results):
+            return
+        if isinstance(op, loop.WhileOp):
+            raise op_error(op, "internal: while loops are rewritten before reverse differentiation")
+        if is_nondiff(op):
+            return
+        self._use(op.operands)
+
+    def is_active(self, v: SSAValue) -> bool:
+        return v in self.varied and v in self.useful

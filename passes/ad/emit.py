@@ -1,0 +1,361 @@
+"""Emitting IR from derivative rules: an insertion point plus polymorphic helpers.
+
+Rules are written once for scalars and tensors: ``E.mul(a, b)`` emits
+``arith.mulf`` on scalars and ``tensor.mul`` on tensors, ``E.const(1.0, like)``
+an ``arith.constant`` of the right type (a dense splat for static tensors, a
+``tensor.splat`` for dynamic ones). Every op emitted takes the location of the
+op being differentiated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.hints import isa
+
+DYN = -(2**63)  # xDSL DYNAMIC_INDEX, as the parser produces for `?`
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def is_float_like(t: Attribute) -> bool:
+    """f32/f64 scalars and tensors of them: the types that carry derivatives."""
+    if isinstance(t, TensorType):
+        return isinstance(t.get_element_type(), AnyFloat)
+    return isinstance(t, AnyFloat)
+
+
+def is_tensor(t: Attribute) -> bool:
+    return isinstance(t, TensorType)
+
+
+def elem_type(t: Attribute) -> Attribute:
+    return t.get_element_type() if isinstance(t, TensorType) else t
+
+
+def const_int(v: SSAValue) -> int | None:
+    """The value of an integer/index ``arith.constant``, else None."""
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def is_splat_const(v: SSAValue, value: float) -> bool:
+    """Is ``v`` an ``arith.constant`` equal to ``value`` everywhere (float)?"""
+    owner = v.owner
+    if not isinstance(owner, arith.ConstantOp):
+        return False
+    attr = owner.value
+    if isinstance(attr, FloatAttr):
+        return attr.value.data == value
+    if isinstance(attr, DenseIntOrFPElementsAttr) and is_float(elem_type(attr.get_type())):
+        vals = attr.get_values()
+        return len(vals) > 0 and all(x == value for x in vals)
+    return False
+
+
+def _tensor():
+    from irtoolkit.dialects import tensor
+
+    return tensor
+
+
+_SCALAR_CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+
+
+class Emitter:
+    """Inserts ops at the end of ``block`` (or before ``before``), located at ``loc``."""
+
+    def __init__(self, block: Block, before: Operation | None = None, loc=None):
+        self.block = block
+        self.before = before
+        self.loc = loc
+
+    def at(self, block: Block, before: Operation | None = None) -> Emitter:
+        return Emitter(block, before, self.loc)
+
+    def located(self, loc) -> Emitter:
+        return Emitter(self.block, self.before, loc)
+
+    # -- insertion -----------------------------------------------------------
+    def op(self, op: Operation) -> Operation:
+        if self.loc is not None:
+            for nested in op.walk():
+                nested.location = self.loc
+        if self.before is None:
+            self.block.add_op(op)
+        else:
+            self.block.insert_op_before(op, self.before)
+        return op
+
+    def raw(self, op: Operation) -> Operation:
+        """Insert ``op`` keeping its own location (clones of primal ops)."""
+        if self.before is None:
+            self.block.add_op(op)
+        else:
+            self.block.insert_op_before(op, self.before)
+        return op
+
+    def v(self, op: Operation) -> SSAValue:
+        return self.op(op).results[0]
+
+    # -- constants -----------------------------------------------------------
+    def index(self, n: int) -> SSAValue:
+        return self.v(arith.ConstantOp(IntegerAttr(n, IndexType())))
+
+    def int_const(self, n: int, t: Attribute) -> SSAValue:
+        return self.v(arith.ConstantOp(IntegerAttr(n, t)))
+
+    def const(self, value: float, like: SSAValue | Attribute) -> SSAValue:
+        """A constant of ``value`` with the type of ``like`` (a value, or a static type)."""
+        t = like if isinstance(like, Attribute) else like.type
+        if isinstance(t, TensorType):
+            et = t.get_element_type()
+            if DYN not in t.get_shape():
+                return self.v(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value])))
+            assert not isinstance(like, Attribute), "dynamic shape needs a value"
+            scalar = self.const(value, et)
+            sizes = [self.dim(like, i) for i, d in enumerate(t.get_shape()) if d == DYN]
+            return self.v(_tensor().SplatOp(scalar, sizes, t))
+        if isinstance(t, (IntegerType, IndexType)):
+            return self.v(arith.ConstantOp(IntegerAttr(int(value), t)))
+        return self.v(arith.ConstantOp(FloatAttr(value, t)))
+
+    def zeros(self, like: SSAValue | Attribute) -> SSAValue:
+        return self.const(0.0, like)
+
+    def dim(self, v: SSAValue, i: int) -> SSAValue:
+        t = v.type
+        assert isinstance(t, TensorType)
+        if t.get_shape()[i] != DYN:
+            return self.index(t.get_shape()[i])
+        return self.v(_tensor().DimOp(v, self.index(i)))
+
+    def empty(self, t: TensorType, dyn_sizes: Sequence[SSAValue] = ()) -> SSAValue:
+        return self.v(_tensor().EmptyOp(list(dyn_sizes), t))
+
+    # -- arithmetic (scalar or tensor) ---------------------------------------
+    def _bin(self, scalar_cls, tensor_name: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        if is_tensor(a.type):
+            return self.v(getattr(_tensor(), tensor_name)(a, b))
+        return self.v(scalar_cls(a, b))
+
+    def add(self, a, b):
+        if is_splat_const(a, 0.0):
+            return b
+        if is_splat_const(b, 0.0):
+            return a
+        return self._bin(arith.AddfOp, "AddOp", a, b)
+
+    def sub(self, a, b):
+        return self._bin(arith.SubfOp, "SubOp", a, b)
+
+    def mul(self, a, b):
+        if is_splat_const(a, 1.0):
+            return b
+        if is_splat_const(b, 1.0):
+            return a
+        return self._bin(arith.MulfOp, "MulOp", a, b)
+
+    def div(self, a, b):
+        return self._bin(arith.DivfOp, "DivOp", a, b)
+
+    def maximum(self, a, b):
+        return self._bin(arith.MaximumfOp, "MaxOp", a, b)
+
+    def pow(self, a, b):
+        return self._bin(math.PowFOp, "PowOp", a, b)
+
+    def _un(self, scalar_cls, tensor_name: str | None, a: SSAValue) -> SSAValue:
+        if is_tensor(a.type):
+            if tensor_name is None:
+                raise NotImplementedError(f"no tensor op for {scalar_cls.name}")
+            return self.v(getattr(_tensor(), tensor_name)(a))
+        return self.v(scalar_cls(a))
+
+    def neg(self, a):
+        return self._un(arith.NegfOp, "NegOp", a)
+
+    def exp(self, a):
+        return self._un(math.ExpOp, "ExpOp", a)
+
+    def log(self, a):
+        return self._un(math.LogOp, "LogOp", a)
+
+    def sqrt(self, a):
+        return self._un(math.SqrtOp, "SqrtOp", a)
+
+    def tanh(self, a):
+        return self._un(math.TanhOp, "TanhOp", a)
+
+    def sin(self, a):
+        return self._un(math.SinOp, "SinOp", a)
+
+    def cos(self, a):
+        return self._un(math.CosOp, "CosOp", a)
+
+    def cosh(self, a):
+        return self._un(math.CoshOp, None, a)
+
+    def sinh(self, a):
+        return self._un(math.SinhOp, None, a)
+
+    def cmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        """pred in eq ne lt le gt ge (ordered, except ne)."""
+        if is_tensor(a.type):
+            return self.v(_tensor().CmpOp(pred, a, b))
+        return self.v(arith.CmpfOp(a, b, _SCALAR_CMP[pred]))
+
+    def select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        if is_tensor(a.type):
+            return self.v(_tensor().SelectOp(c, a, b))
+        return self.v(arith.SelectOp(c, a, b))
+
+    def square(self, a):
+        return self.mul(a, a)
+
+    def recip(self, a):
+        return self.div(self.const(1.0, a), a)
+
+    def sign(self, a):
+        """-1, 0 or 1 (0 at 0, as numpy/JAX)."""
+        zero, one = self.zeros(a), self.const(1.0, a)
+        neg_one = self.const(-1.0, a)
+        pos = self.select(self.cmp("gt", a, zero), one, zero)
+        return self.select(self.cmp("lt", a, zero), neg_one, pos)
+
+    def scale(self, a: SSAValue, c: float) -> SSAValue:
+        return self.mul(a, self.const(c, a))
+
+    def accumulate(self, a: SSAValue | None, b: SSAValue | None) -> SSAValue | None:
+        """a + b where None is a symbolic zero."""
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return self.add(a, b)
+
+    # -- index arithmetic -----------------------------------------------------
+    def iadd(self, a, b):
+        return self.v(arith.AddiOp(a, b))
+
+    def isub(self, a, b):
+        return self.v(arith.SubiOp(a, b))
+
+    def imul(self, a, b):
+        return self.v(arith.MuliOp(a, b))
+
+    def idiv(self, a, b):
+        return self.v(arith.DivSIOp(a, b))
+
+    def imax(self, a, b):
+        return self.v(arith.MaxSIOp(a, b))
+
+    def imin(self, a, b):
+        return self.v(arith.MinSIOp(a, b))
+
+    def to_index(self, v: SSAValue) -> SSAValue:
+        if isinstance(v.type, IndexType):
+            return v
+        return self.v(arith.IndexCastOp(v, IndexType()))
+
+    def from_index(self, v: SSAValue, t: Attribute) -> SSAValue:
+        if isinstance(t, IndexType):
+            return v
+        return self.v(arith.IndexCastOp(v, t))
+
+    # -- tensor structure -----------------------------------------------------
+    def broadcast(self, a: SSAValue, dims: Sequence[int], t: TensorType) -> SSAValue:
+        return self.v(_tensor().BroadcastOp(a, list(dims), t))
+
+    def reduce_sum(self, a: SSAValue, dims: Sequence[int]) -> SSAValue:
+        return self.v(_tensor().ReduceSumOp(a, list(dims)))
+
+    def transpose(self, a: SSAValue, perm: Sequence[int]) -> SSAValue:
+        return self.v(_tensor().TransposeOp(a, list(perm)))
+
+    def matmul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.v(_tensor().MatmulOp(a, b))
+
+    def extract(self, t: SSAValue, idx: Sequence[SSAValue]) -> SSAValue:
+        tt = t.type
+        assert isinstance(tt, TensorType)
+        return self.v(_tensor().ExtractOp(t, list(idx), tt.get_element_type()))
+
+    def insert(self, s: SSAValue, t: SSAValue, idx: Sequence[SSAValue]) -> SSAValue:
+        return self.v(_tensor().InsertOp(s, t, list(idx)))
+
+    def extract_slice(self, src: SSAValue, offsets, sizes, strides, result_type) -> SSAValue:
+        return self.v(_tensor().ExtractSliceOp(src, list(offsets), list(sizes), list(strides), result_type))
+
+    def insert_slice(self, src: SSAValue, dest: SSAValue, offsets, sizes, strides) -> SSAValue:
+        t = _tensor()
+        return self.v(_slice_op(t.InsertSliceOp, [src, dest], offsets, sizes, strides, dest.type))
+
+    def full_reduce_to_scalar(self, a: SSAValue) -> SSAValue:
+        """Sum of all elements of tensor ``a`` as a scalar."""
+        t = a.type
+        assert isinstance(t, TensorType)
+        s = self.reduce_sum(a, list(range(t.get_num_dims()))) if t.get_num_dims() else a
+        return self.extract(s, [])
+
+
+def _slice_op(cls, leading: list[SSAValue], offsets, sizes, strides, result_type) -> Operation:
+    """Build extract/insert_slice from mixed static ints / SSA values."""
+    from xdsl.dialects.builtin import DenseArrayBase, i64
+
+    def split(xs):
+        static, dyn = [], []
+        for x in xs:
+            if isinstance(x, int):
+                static.append(x)
+            else:
+                static.append(-(2**63))
+                dyn.append(x)
+        return static, dyn
+
+    so, do = split(offsets)
+    sz, ds = split(sizes)
+    st, dt = split(strides)
+    return cls.build(
+        operands=[*leading, do, ds, dt],
+        result_types=[result_type],
+        properties={
+            "static_offsets": DenseArrayBase.from_list(i64, so),
+            "static_sizes": DenseArrayBase.from_list(i64, sz),
+            "static_strides": DenseArrayBase.from_list(i64, st),
+        },
+    )
+
+
+def slice_params(op) -> tuple[list, list, list]:
+    """Mixed (int | SSAValue) offsets, sizes, strides of an extract/insert_slice."""
+    dyn = -(2**63)
+
+    def merge(static, dyn_vals):
+        it = iter(dyn_vals)
+        return [next(it) if s == dyn else s for s in static]
+
+    return (
+        merge(op.static_offsets.get_values(), op.offsets),
+        merge(op.static_sizes.get_values(), op.sizes),
+        merge(op.static_strides.get_values(), op.strides),
+    )
+
+
+def isa_float_tensor(t: Attribute) -> bool:
+    return isa(t, TensorType) and is_float(t.get_element_type())

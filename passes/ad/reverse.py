@@ -1,0 +1,390 @@
+"""Reverse mode: the generated function runs a forward sweep, then a reverse sweep.
+
+The forward sweep clones the primal ops. Every value computed at the top
+level stays in scope for the reverse sweep, so nothing is stored for
+straight-line code. A ``loop.for`` that reaches a differentiated output is
+cloned with *tapes*: one tensor per loop-carried value the body reads
+(``tensor<N x T>``, filled with ``tensor.insert``/``insert_slice`` at the
+iteration index). Loop invariants (weights read in the body) and function
+inputs are never stored. The reverse sweep of the loop is a ``loop.for``
+running the iterations backwards: it reads the carried values of the
+iteration from the tapes, recomputes the body (whose own loops are taped in
+turn, one iteration at a time) and propagates adjoints through it, carrying
+the adjoints of the carried values and accumulating those of the invariants.
+``loop.if`` is reversed branch-wise on the same condition, each branch
+recomputing its forward part. ``loop.while`` is first rewritten into a
+counting while plus a ``loop.for`` (control_flow.py); checkpointed loops are
+strip-mined first (checkpoint.py), so that only segment starts are stored.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from irtoolkit.diagnostics import op_error
+from irtoolkit.passes.ad.activity import Activity, body_ops
+from irtoolkit.passes.ad.emit import DYN, Emitter, const_int
+from irtoolkit.passes.ad.rules import Contribution, is_nondiff, vjp_rule
+
+MAX_TRIP_ATTR = "autodiff.max_trip"  # internal hint on strip-mined inner loops
+
+
+def _loop():
+    from irtoolkit.dialects import loop
+
+    return loop
+
+
+def defined_inside(v: SSAValue, op: Operation) -> bool:
+    owner = v.owner
+    cur = owner.parent_op() if isinstance(owner, Block) else owner
+    while cur is not None:
+        if cur is op:
+            return True
+        cur = cur.parent_op()
+    return False
+
+
+class AdjointMap:
+    """Old value -> adjoint in the generated code; missing means a symbolic zero.
+
+    Sparse contributions (of ``extract``/``extract_slice``) stay pending until
+    the adjoint is read, then are scattered into zeros, or added in place into
+    a dense adjoint or a loop accumulator.
+    """
+
+    def __init__(self, vmap: dict[SSAValue, SSAValue]):
+        self.vmap = vmap
+        self.dense: dict[SSAValue, SSAValue] = {}
+        self.pending: dict[SSAValue, list[Contribution]] = {}
+        self.order: list[SSAValue] = []
+
+    def _note(self, v):
+        if v not in self.dense and v not in self.pending:
+            self.order.append(v)
+
+    def add(self, E: Emitter, v: SSAValue, c) -> None:
+        if c is None:
+            return
+        self._note(v)
+        if isinstance(c, Contribution):
+            if v in self.dense:
+                self.dense[v] = c.add_into(E, self.dense[v])
+            else:
+                self.pending.setdefault(v, []).append(c)
+            return
+        if v in self.dense:
+            self.dense[v] = E.add(self.dense[v], c)
+        else:
+            for p in self.pending.pop(v, []):
+                c = p.add_into(E, c)
+            self.dense[v] = c
+
+    def get(self, E: Emitter, v: SSAValue) -> SSAValue | None:
+        if v in self.pending:
+            cs = self.pending.pop(v)
+            d = cs[0].materialize(E, E.zeros(self.vmap[v]))
+            for c in cs[1:]:
+                d = c.add_into(E, d)
+            self.dense[v] = d
+        return self.dense.get(v)
+
+    def get_or_zero(self, E: Emitter, v: SSAValue) -> SSAValue:
+        a = self.get(E, v)
+        return a if a is not None else E.zeros(self.vmap[v])
+
+    def add_into(self, E: Emitter, v: SSAValue, acc: SSAValue) -> SSAValue:
+        """acc + adjoint(v), using in-place updates for pending sparse parts."""
+        if v in self.dense:
+            acc = E.add(acc, self.dense[v])
+        for c in self.pending.get(v, []):
+            acc = c.add_into(E, acc)
+        return acc
+
+    def take(self, E: Emitter, v: SSAValue) -> SSAValue | None:
+        """Remove and return the (materialized) adjoint of v."""
+        a = self.get(E, v)
+        self.dense.pop(v, None)
+        if v in self.order:
+            self.order.remove(v)
+        return a
+
+    def keys(self) -> list[SSAValue]:
+        return [v for v in self.order if v in self.dense or v in self.pending]
+
+
+class TapeInfo:
+    def __init__(self, n, stored, tapes, lb, step):
+        self.n = n  # SSAValue (index) of the trip count
+        self.stored = stored  # carried positions stored
+        self.tapes = tapes  # position -> tape tensor value (forward loop result)
+        self.lb, self.step = lb, step
+
+
+def tape_type(t, n: int) -> TensorType:
+    if isinstance(t, TensorType):
+        return TensorType(t.get_element_type(), [n, *t.get_shape()])
+    return TensorType(t, [n])
+
+
+class ReverseGen:
+    def __init__(self, driver, fn: func.FuncOp, act: Activity):
+        self.driver = driver
+        self.fn = fn
+        self.act = act
+
+    # -- whole function ----------------------------------------------------------
+    def build(self, mode: str, name: str, wrt: list[int]) -> func.FuncOp:
+        fn = self.fn
+        old_block = fn.body.block
+        in_types = list(fn.function_type.inputs.data)
+        out_types = list(fn.function_type.outputs.data)
+        if mode == "vjp":
+            new_inputs = in_types + out_types
+            new_outputs = out_types + [in_types[i] for i in wrt]
+        elif mode == "grad":
+            new_inputs, new_outputs = in_types, [in_types[i] for i in wrt]
+        else:  # value_and_grad
+            new_inputs, new_outputs = in_types, out_types + [in_types[i] for i in wrt]
+        block = Block(arg_types=new_inputs)
+        E = Emitter(block, loc=fn.location)
+        vmap: dict[SSAValue, SSAValue] = dict(zip(old_block.args, block.args))
+        ops = body_ops(old_block)
+        ret = old_block.last_op
+        tapes = self.forward(E, ops, vmap)
+        results = [vmap[v] for v in ret.operands]
+        amap = AdjointMap(vmap)
+        Er = E.located(ret.location)
+        if mode == "vjp":
+            seeds = block.args[len(in_types):]
+        else:
+            seeds = [Er.const(1.0, results[0])]
+        for v, s in zip(ret.operands, seeds):
+            if v in self.act.useful:
+                amap.add(Er, v, s)
+        self.reverse(E, ops, vmap, amap, tapes)
+        grads = [amap.get_or_zero(E, old_block.args[i]) for i in wrt]
+        outs = grads if mode == "grad" else results + grads
+        E.op(func.ReturnOp(*outs))
+        for o in block.walk():
+            o.attributes.pop(MAX_TRIP_ATTR, None)
+        new = func.FuncOp(name, (new_inputs, new_outputs), Region(block), visibility="private")
+        new.location = fn.location
+        return new
+
+    # -- forward sweep -----------------------------------------------------------
+    def loop_active(self, op: Operation) -> bool:
+        return any(r in self.act.useful for r in op.results)
+
+    def forward(self, E: Emitter, ops: list[Operation], vmap) -> dict[Operation, TapeInfo]:
+        loop = _loop()
+        tapes: dict[Operation, TapeInfo] = {}
+        for op in ops:
+            if isinstance(op, loop.ForOp) and self.loop_active(op):
+                tapes[op] = self.forward_for(E.located(op.location), op, vmap)
+            else:
+                E.raw(op.clone(value_mapper=vmap))
+        return tapes
+
+    def trip_count(self, E: Emitter, op, vmap) -> tuple[SSAValue, int | None]:
+        lb, ub, step = const_int(op.lb), const_int(op.ub), const_int(op.step)
+        if lb is not None and ub is not None and step is not None and step > 0:
+            n = max(0, -(-(ub - lb) // step))
+            return E.index(n), n
+        lbv, ubv, stepv = vmap[op.lb], vmap[op.ub], vmap[op.step]
+        one = E.int_const(1, op.lb.type)
+        zero = E.int_const(0, op.lb.type)
+        span = E.isub(E.iadd(E.isub(ubv, lbv), stepv), one)
+        n = E.imax(E.idiv(span, stepv), zero)
+        return E.to_index(n), None
+
+    def forward_for(self, E: Emitter, op, vmap) -> TapeInfo:
+        loop = _loop()
+        body = op.body.block
+        carried = list(body.args[1:])
+        n_val, n_static = self.trip_count(E, op, vmap)
+        cap = n_static
+        if cap is None and MAX_TRIP_ATTR in op.attributes:
+            hint = op.attributes[MAX_TRIP_ATTR].value.data
+            cap = hint if hint > 0 else None
+        stored = [k for k, a in enumerate(carried) if a.uses]
+        tape_inits, tape_types = [], []
+        for k in stored:
+            t = carried[k].type
+            if isinstance(t, TensorType) and DYN in t.get_shape():
+                raise op_error(op, "cannot store the dynamically shaped loop-carried value "
+                               f"#{k} for the reverse sweep")
+            tt = tape_type(t, cap if cap is not None else DYN)
+            tape_types.append(tt)
+            tape_inits.append(E.empty(tt, [] if cap is not None else [n_val]))
+        lb, step = vmap[op.lb], vmap[op.step]
+        block = Block(arg_types=[op.lb.type, *(a.type for a in carried), *tape_types])
+        EB = E.at(block)
+        bmap = dict(vmap)
+        bmap[body.args[0]] = block.args[0]
+        for a, na in zip(carried, block.args[1:]):
+            bmap[a] = na
+        idx = self.iteration_index(EB, op, block.args[0], lb, step)
+        new_tapes = []
+        for j, k in enumerate(stored):
+            new_tapes.append(self.store(EB, bmap[carried[k]], block.args[1 + len(carried) + j], idx))
+        for o in body_ops(body):
+            EB.raw(o.clone(value_mapper=bmap))
+        yields = [bmap[y] for y in op.yield_op.operands]
+        EB.op(loop.YieldOp(*yields, *new_tapes))
+        inits = [vmap[i] for i in op.iter_args] + tape_inits
+        new = loop.ForOp(vmap[op.lb], vmap[op.ub], step, inits, block)
+        E.op(new)
+        for r, nr in zip(op.res, new.res):
+            vmap[r] = nr
+        tapes = {k: new.res[len(carried) + j] for j, k in enumerate(stored)}
+        return TapeInfo(n_val, stored, tapes, lb, step)
+
+    def iteration_index(self, E: Emitter, op, iv, lb, step) -> SSAValue:
+        if const_int(op.lb) == 0 and const_int(op.step) == 1:
+            return E.to_index(iv)
+        return E.to_index(E.idiv(E.isub(iv, lb), step))
+
+    def store(self, E: Emitter, x, tape, idx) -> SSAValue:
+        t = x.type
+        if isinstance(t, TensorType):
+            rank = t.get_num_dims()
+            return E.insert_slice(x, tape, [idx] + [0] * rank, [1, *t.get_shape()], [1] * (rank + 1))
+        return E.insert(x, tape, [idx])
+
+    def load(self, E: Emitter, tape, idx, t) -> SSAValue:
+        if isinstance(t, TensorType):
+            rank = t.get_num_dims()
+            return E.extract_slice(tape, [idx] + [0] * rank, [1, *t.get_shape()], [1] * (rank + 1), t)
+        return E.extract(tape, [idx])
+
+    # -- reverse sweep -----------------------------------------------------------
+    def reverse(self, E: Emitter, ops: list[Operation], vmap, amap: AdjointMap, tapes) -> None:
+        loop = _loop()
+        useful = self.act.useful
+        for op in reversed(ops):
+            if not any(r in useful for r in op.results):
+                continue
+            if not any(r in amap.dense or r in amap.pending for r in op.results):
+                continue
+            El = E.located(op.location)
+            if isinstance(op, loop.ForOp):
+                self.reverse_for(El, op, vmap, amap, tapes[op])
+            elif isinstance(op, loop.IfOp):
+                self.reverse_if(El, op, vmap, amap)
+            elif isinstance(op, func.CallOp):
+                self.reverse_call(El, op, vmap, amap)
+            elif is_nondiff(op):
+                continue
+            else:
+                rule = vjp_rule(op)
+                if rule is None:
+                    raise op_error(op, "cannot be differentiated (no derivative rule for this op)")
+                need = [o in useful for o in op.operands]
+                if not any(need):
+                    continue
+                ins = [vmap[o] for o in op.operands]
+                outs = [vmap[r] for r in op.results]
+                adjs = [amap.get(El, r) for r in op.results]
+                contribs = rule(El, op, ins, outs, adjs, need)
+                for o, c, n in zip(op.operands, contribs, need):
+                    if n:
+                        amap.add(El, o, c)
+
+    def reverse_for(self, E: Emitter, op, vmap, amap: AdjointMap, info: TapeInfo) -> None:
+        loop = _loop()
+        useful = self.act.useful
+        body = op.body.block
+        carried = list(body.args[1:])
+        yields = list(op.yield_op.operands)
+        C = self.act.carried.get(op, [])
+        inits = []
+        for k in C:
+            a = amap.take(E, op.res[k])
+            inits.append(a if a is not None else E.zeros(vmap[op.res[k]]))
+        c0, c1 = E.index(0), E.index(1)
+        nm1 = E.isub(info.n, c1)
+        block = Block(arg_types=[IndexType(), *(carried[k].type for k in C)])
+        EB = E.at(block)
+        idx = EB.isub(nm1, block.args[0])
+        if const_int(op.lb) == 0 and const_int(op.step) == 1:
+            iv = EB.from_index(idx, op.lb.type)
+        else:
+            iv = EB.iadd(EB.imul(EB.from_index(idx, op.lb.type), info.step), info.lb)
+        bmap = dict(vmap)
+        bmap[body.args[0]] = iv
+        for k in info.stored:
+            bmap[carried[k]] = self.load(EB, info.tapes[k], idx, carried[k].type)
+        ops = body_ops(body)
+        inner_tapes = self.forward(EB, ops, bmap)
+        local = AdjointMap(bmap)
+        for j, k in enumerate(C):
+            if yields[k] in useful:
+                local.add(EB, yields[k], block.args[1 + j])
+        self.reverse(EB, ops, bmap, local, inner_tapes)
+        outs = [local.get_or_zero(EB, carried[k]) for k in C]
+        free = [v for v in local.keys() if not defined_inside(v, op)]
+        acc_inits = []
+        for v in free:
+            arg = block.insert_arg(v.type, len(block.args))
+            outs.append(local.add_into(EB, v, arg))
+            a = amap.take(E, v)
+            acc_inits.append(a if a is not None else E.zeros(vmap[v]))
+        EB.op(loop.YieldOp(*outs))
+        rev = loop.ForOp(c0, info.n, c1, [*inits, *acc_inits], block)
+        E.op(rev)
+        for j, k in enumerate(C):
+            if op.iter_args[k] in useful:
+                amap.add(E, op.iter_args[k], rev.res[j])
+        for i, v in enumerate(free):
+            amap.add(E, v, rev.res[len(C) + i])
+
+    def reverse_if(self, E: Emitter, op, vmap, amap: AdjointMap) -> None:
+        loop = _loop()
+        useful = self.act.useful
+        adjs = [amap.get(E, r) if r in useful else None for r in op.output]
+        branches = []
+        for region in (op.true_region, op.false_region):
+            block = Block()
+            EB = E.at(block)
+            bmap = dict(vmap)
+            local = AdjointMap(bmap)
+            if region.blocks:
+                old = region.block
+                ops = body_ops(old)
+                tapes = self.forward(EB, ops, bmap)
+                for y, a in zip(old.last_op.operands, adjs):
+                    if a is not None and y in useful:
+                        local.add(EB, y, a)
+                self.reverse(EB, ops, bmap, local, tapes)
+            branches.append((block, EB, local))
+        free: list[SSAValue] = []
+        for _, _, local in branches:
+            for v in local.keys():
+                if not defined_inside(v, op) and v not in free:
+                    free.append(v)
+        for block, EB, local in branches:
+            EB.op(loop.YieldOp(*(local.get_or_zero(EB, v) for v in free)))
+        new = loop.IfOp(vmap[op.cond], [v.type for v in free], branches[0][0], branches[1][0])
+        E.op(new)
+        for v, r in zip(free, new.output):
+            amap.add(E, v, r)
+
+    def reverse_call(self, E: Emitter, op, vmap, amap: AdjointMap) -> None:
+        useful = self.act.useful
+        wrt = [i for i, o in enumerate(op.operands) if o in useful]
+        if not wrt:
+            return
+        cts = [amap.get(E, r) for r in op.results]
+        cts = [c if c is not None else E.zeros(vmap[r]) for c, r in zip(cts, op.results)]
+        callee = op.callee.string_value()
+        name, dfn = self.driver.derivative(callee, "vjp", wrt, op)
+        out_types = list(dfn.function_type.outputs.data)
+        call = func.CallOp(name, [*(vmap[o] for o in op.operands), *cts], out_types)
+        E.op(call)
+        grads = call.results[len(op.results):]
+        for i, g in zip(wrt, grads):
+            amap.add(E, op.operands[i], g)
+

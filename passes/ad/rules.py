@@ -1,0 +1,186 @@
+"""Rule tables of the `ad` pass, keyed by op class.
+
+Each differentiable op class has a JVP rule and a VJP rule; each
+non-differentiable one is listed in ``NONDIFF`` (its results carry no
+derivative: compares, integer and index ops, ``tensor.empty``, ...). Ops with
+regions (``loop.*``) and calls are handled by the driver, and listed in
+``STRUCTURAL``. A test enumerates the loaded dialects and fails when an op is
+in none of these tables.
+
+Signatures (``None`` is a symbolic zero everywhere):
+
+``jvp(E, op, ins, outs, tangents) -> [tangent | None per result]``
+    ``ins``/``outs`` are the primal operands/results in the generated code,
+    ``tangents`` one per operand.
+``vjp(E, op, ins, outs, adjoints, need) -> [adjoint | Contribution | None per operand]``
+    ``adjoints`` one per result, ``need[i]`` tells whether operand i wants
+    its adjoint (it is active); a rule may return a :class:`Contribution`,
+    a sparse update that the adjoint map adds into an accumulator in place.
+
+Elementwise ops are described once by their partial derivatives
+(``partials(E, ins, outs) -> [∂out/∂in_i | ONE | NEG_ONE | None]``), for the
+scalar ``arith``/``math`` op and the ``tensor`` op alike; both rules are
+generated from that description.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from xdsl.ir import Operation, SSAValue
+
+JVP: dict[type, Callable[..., list]] = {}
+VJP: dict[type, Callable[..., list]] = {}
+NONDIFF: set[type] = set()  # results never carry derivatives
+STRUCTURAL: set[type] = set()  # handled by the driver (regions, calls, terminators)
+UNSUPPORTED: dict[type, str] = {}  # known, not differentiable: a located error when active
+PARTIALS: dict[type, Callable] = {}  # elementwise description
+
+ONE = "one"
+NEG_ONE = "neg_one"
+
+
+class Contribution:
+    """A sparse adjoint contribution: ``materialize`` into zeros, or ``add_into`` an accumulator."""
+
+    def materialize(self, E, zeros: SSAValue) -> SSAValue:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def add_into(self, E, acc: SSAValue) -> SSAValue:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class ElementContribution(Contribution):
+    """``adjoint[idx] += value`` (the adjoint of ``tensor.extract``)."""
+
+    def __init__(self, value: SSAValue, indices: list[SSAValue]):
+        self.value, self.indices = value, indices
+
+    def materialize(self, E, zeros):
+        return E.insert(self.value, zeros, self.indices)
+
+    def add_into(self, E, acc):
+        old = E.extract(acc, self.indices)
+        return E.insert(E.add(old, self.value), acc, self.indices)
+
+
+class SliceContribution(Contribution):
+    """``adjoint[slice] += value`` (the adjoint of ``tensor.extract_slice``)."""
+
+    def __init__(self, value: SSAValue, offsets, sizes, strides):
+        self.value, self.offsets, self.sizes, self.strides = value, offsets, sizes, strides
+
+    def materialize(self, E, zeros):
+        return E.insert_slice(self.value, zeros, self.offsets, self.sizes, self.strides)
+
+    def add_into(self, E, acc):
+        old = E.extract_slice(acc, self.offsets, self.sizes, self.strides, self.value.type)
+        return E.insert_slice(E.add(old, self.value), acc, self.offsets, self.sizes, self.strides)
+
+
+def register(cls: type, jvp: Callable, vjp: Callable) -> None:
+    JVP[cls] = jvp
+    VJP[cls] = vjp
+
+
+def nondiff(*classes: type) -> None:
+    NONDIFF.update(classes)
+
+
+def unsupported(cls: type, reason: str) -> None:
+    UNSUPPORTED[cls] = reason
+
+
+def structural(*classes: type) -> None:
+    STRUCTURAL.update(classes)
+
+
+def _apply_partial(E, p, v: SSAValue) -> SSAValue:
+    if p is ONE:
+        return v
+    if p is NEG_ONE:
+        return E.neg(v)
+    return E.mul(v, p)
+
+
+def elementwise(cls: type, partials: Callable) -> None:
+    """Register ``cls`` from its partial derivatives ``partials(E, ins, outs, need)``."""
+
+    def jvp(E, op, ins, outs, tangents):
+        need = [t is not None for t in tangents]
+        ps = partials(E, ins, outs, need)
+        total = None
+        for p, t in zip(ps, tangents):
+            if t is None or p is None:
+                continue
+            total = E.accumulate(total, _apply_partial(E, p, t))
+        return [total]
+
+    def vjp(E, op, ins, outs, adjoints, need):
+        (a,) = adjoints
+        ps = partials(E, ins, outs, need)
+        return [
+            _apply_partial(E, p, a) if (n and p is not None) else None
+            for p, n in zip(ps, need)
+        ]
+
+    PARTIALS[cls] = partials
+    register(cls, jvp, vjp)
+
+
+def linear_unary(cls: type, apply: Callable, transpose: Callable) -> None:
+    """A linear op of one differentiated operand: ``apply(E, op, t)``, ``transpose(E, op, a, ins)``."""
+
+    def jvp(E, op, ins, outs, tangents):
+        t = tangents[0]
+        return [None if t is None else apply(E, op, t, ins, outs)] + [None] * (len(outs) - 1)
+
+    def vjp(E, op, ins, outs, adjoints, need):
+        a = adjoints[0]
+        res: list[Any] = [None] * len(ins)
+        if a is not None and need[0]:
+            res[0] = transpose(E, op, a, ins, outs)
+        return res
+
+    register(cls, jvp, vjp)
+
+
+_LOADED = False
+
+
+def load_rules() -> None:
+    """Import every rule module (once)."""
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    from irtoolkit.passes.ad import rules_arith, rules_func, rules_math  # noqa: F401
+
+    try:
+        from irtoolkit.passes.ad import rules_tensor  # noqa: F401
+    except ImportError:  # the tensor dialect is not importable (being written)
+        pass
+
+
+def _lookup(table, op: Operation):
+    for cls in type(op).__mro__:
+        if cls in table:
+            return table[cls]
+    return None
+
+
+def jvp_rule(op: Operation):
+    return _lookup(JVP, op)
+
+
+def vjp_rule(op: Operation):
+    return _lookup(VJP, op)
+
+
+def is_nondiff(op: Operation) -> bool:
+    return any(cls in NONDIFF for cls in type(op).__mro__)
+
+
+def is_structural(op: Operation) -> bool:
+    return any(cls in STRUCTURAL for cls in type(op).__mro__)

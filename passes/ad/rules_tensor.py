@@ -1,0 +1,423 @@
+"""Derivative rules of the `tensor` dialect.
+
+Elementwise ops reuse the partials of their scalar counterparts
+(rules_arith.py); structural ops are linear: their JVP applies the op to the
+tangent, their VJP is the transposed op (extract <-> insert, broadcast <->
+reduce_sum, collapse <-> expand, ...).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, TensorType
+
+from irtoolkit.dialects import tensor as T
+from irtoolkit.passes.ad.emit import DYN, is_float, slice_params
+from irtoolkit.passes.ad.rules import (
+    ElementContribution,
+    SliceContribution,
+    elementwise,
+    linear_unary,
+    nondiff,
+    register,
+    structural,
+)
+from irtoolkit.passes.ad.rules_arith import (
+    _select_jvp,
+    _select_vjp,
+    p_abs,
+    p_add,
+    p_cos,
+    p_div,
+    p_exp,
+    p_log,
+    p_logistic,
+    p_max,
+    p_min,
+    p_mul,
+    p_neg,
+    p_pow,
+    p_sin,
+    p_sqrt,
+    p_sub,
+    p_tanh,
+)
+
+# -- elementwise: the same description as the scalar ops ------------------------
+for _cls, _p in (
+    (T.AddOp, p_add), (T.SubOp, p_sub), (T.MulOp, p_mul), (T.DivOp, p_div),
+    (T.MaxOp, p_max), (T.MinOp, p_min), (T.PowOp, p_pow),
+    (T.NegOp, p_neg), (T.ExpOp, p_exp), (T.LogOp, p_log), (T.SqrtOp, p_sqrt),
+    (T.TanhOp, p_tanh), (T.SinOp, p_sin), (T.CosOp, p_cos), (T.AbsOp, p_abs),
+    (T.LogisticOp, p_logistic),
+):
+    elementwise(_cls, _p)
+
+register(T.SelectOp, _select_jvp, _select_vjp)
+nondiff(T.CmpOp, T.EmptyOp, T.DimOp)
+structural(T.YieldOp)
+
+
+def _with_operand(E, op, ins, index: int, value):
+    """``op`` cloned into the generated code with operand ``index`` replaced by ``value``."""
+    mapper = {old: new for old, new in zip(op.operands, ins)}
+    new = op.clone(value_mapper=mapper)
+    new.operands[index] = value
+    return E.v(new)
+
+
+def _same_op(E, op, t, ins, outs):
+    return _with_operand(E, op, ins, 0, t)
+
+
+# -- convert -------------------------------------------------------------------
+def _convert_jvp(E, op, ins, outs, tangents):
+    t = tangents[0]
+    if t is None or not is_float(outs[0].type.get_element_type()):
+        return [None]
+    return [E.v(T.ConvertOp(t, outs[0].type))]
+
+
+def _convert_vjp(E, op, ins, outs, adjoints, need):
+    a = adjoints[0]
+    if a is None or not need[0]:
+        return [None]
+    return [E.v(T.ConvertOp(a, ins[0].type))]
+
+
+register(T.ConvertOp, _convert_jvp, _convert_vjp)
+
+
+# -- matmul --------------------------------------------------------------------
+def _matmul_jvp(E, op, ins, outs, tangents):
+    a, b = ins
+    ta, tb = tangents
+    total = None
+    if ta is not None:
+        total = E.matmul(ta, b)
+    if tb is not None:
+        total = E.accumulate(total, E.matmul(a, tb))
+    return [total]
+
+
+def _matmul_vjp(E, op, ins, outs, adjoints, need):
+    a, b = ins
+    (g,) = adjoints
+    da = E.matmul(g, E.transpose(b, [1, 0])) if need[0] else None
+    db = E.matmul(E.transpose(a, [1, 0]), g) if need[1] else None
+    return [da, db]
+
+
+register(T.MatmulOp, _matmul_jvp, _matmul_vjp)
+
+
+# -- transpose, broadcast, reductions ---------------------------------------------
+def _inverse(perm):
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return inv
+
+
+linear_unary(
+    T.TransposeOp,
+    _same_op,
+    lambda E, op, a, ins, outs: E.transpose(a, _inverse(op.permutation.get_values())),
+)
+
+
+def _broadcast_transpose(E, op, a, ins, outs):
+    in_t: TensorType = ins[0].type
+    out_t: TensorType = outs[0].type
+    dims = list(op.dimensions.get_values())
+    in_shape, out_shape = in_t.get_shape(), out_t.get_shape()
+    expanded = [i for i, d in enumerate(dims) if in_shape[i] == 1 and out_shape[d] != 1]
+    reduce_dims = sorted({d for d in range(len(out_shape)) if d not in dims} | {dims[i] for i in expanded})
+    s = E.reduce_sum(a, reduce_dims) if reduce_dims else a
+    if expanded:
+        kept = [i for i in range(len(in_shape)) if i not in expanded]
+        s = E.broadcast(s, kept, in_t)
+    return s
+
+
+linear_unary(T.BroadcastOp, _same_op, _broadcast_transpose)
+
+
+def _kept_dims(rank, dims):
+    return [i for i in range(rank) if i not in set(dims)]
+
+
+linear_unary(
+    T.ReduceSumOp,
+    _same_op,
+    lambda E, op, a, ins, outs: E.broadcast(
+        a, _kept_dims(ins[0].type.get_num_dims(), op.dimensions.get_values()), ins[0].type
+    ),
+)
+
+
+def _max_weights(E, op, x, y):
+    """Where x attains the max (ties share equally): mask / count."""
+    dims = list(op.dimensions.get_values())
+    kept = _kept_dims(x.type.get_num_dims(), dims)
+    yb = E.broadcast(y, kept, x.type)
+    maskf = E.select(E.cmp("eq", x, yb), E.const(1.0, x), E.zeros(x))
+    count = E.reduce_sum(maskf, dims)
+    return E.div(maskf, E.broadcast(count, kept, x.type)), kept
+
+
+def _reduce_max_jvp(E, op, ins, outs, tangents):
+    t = tangents[0]
+    if t is None:
+        return [None]
+    w, _ = _max_weights(E, op, ins[0], outs[0])
+    return [E.reduce_sum(E.mul(t, w), list(op.dimensions.get_values()))]
+
+
+def _reduce_max_vjp(E, op, ins, outs, adjoints, need):
+    a = adjoints[0]
+    if a is None or not need[0]:
+        return [None]
+    w, kept = _max_weights(E, op, ins[0], outs[0])
+    return [E.mul(E.broadcast(a, kept, ins[0].type), w)]
+
+
+register(T.ReduceMaxOp, _reduce_max_jvp, _reduce_max_vjp)
+
+
+# -- element access ---------------------------------------------------------------
+def _extract_jvp(E, op, ins, outs, tangents):
+    t = tangents[0]
+    return [None if t is None else E.extract(t, ins[1:])]
+
+
+def _extract_vjp(E, op, ins, outs, adjoints, need):
+    a = adjoints[0]
+    res = [None] * len(ins)
+    if a is not None and need[0]:
+        res[0] = ElementContribution(a, list(ins[1:]))
+    return res
+
+
+register(T.ExtractOp, _extract_jvp, _extract_vjp)
+
+
+def _insert_jvp(E, op, ins, outs, tangents):
+    s, d = ins[0], ins[1]
+    ts, td = tangents[0], tangents[1]
+    if ts is None and td is None:
+        return [None]
+    return [E.insert(ts if ts is not None else E.zeros(s), td if td is not None else E.zeros(d), ins[2:])]
+
+
+def _insert_vjp(E, op, ins, outs, adjoints, need):
+    a = adjoints[0]
+    res = [None] * len(ins)
+    if a is None:
+        return res
+    if need[0]:
+        res[0] = E.extract(a, ins[2:])
+    if need[1]:
+        res[1] = E.insert(E.zeros(ins[0]), a, ins[2:])
+    return res
+
+
+register(T.InsertOp, _insert_jvp, _insert_vjp)
+
+
+def _from_elements_jvp(E, op, ins, outs, tangents):
+    if all(t is None for t in tangents):
+        return [None]
+    ts = [t if t is not None else E.zeros(v) for t, v in zip(tangents, ins)]
+    return [E.v(T.FromElementsOp(*ts, result_type=outs[0].type))]
+
+
+def _unravel(i, shape):
+    idx = []
+    for d in reversed(shape):
+        idx.append(i % d)
+        i //= d
+    return list(reversed(idx))
+
+
+def _from_elements_vjp(E, op, ins, outs, adjoints, need):
+    a = adjoints[0]
+    shape = outs[0].type.get_shape()
+    res = []
+    for i, n in enumerate(need):
+        if a is None or not n:
+            res.append(None)
+        else:
+            res.append(E.extract(a, [E.index(k) for k in _unravel(i, shape)]))
+    return res
+
+
+register(T.FromElementsOp, _from_elements_jvp, _from_elements_vjp)
+
+
+def _splat_vjp(E, op, a, ins, outs):
+    return E.full_reduce_to_scalar(a)
+
+
+linear_unary(T.SplatOp, _same_op, _splat_vjp)
+
+
+# -- slices ------------------------------------------------------------------
+def _extract_slice_vjp(E, op, ins, outs, adjoints, need):
+    a = adjoints[0]
+    res = [None] * len(ins)
+    if a is not None and need[0]:
+        offsets, sizes, strides = _mapped_slice_params(op, ins, first=1)
+        res[0] = SliceContribution(a, offsets, sizes, strides)
+    return res
+
+
+def _mapped_slice_params(op, ins, first: int):
+    """Slice parameters of ``op`` with its dynamic operands mapped to ``ins``."""
+    mapper = dict(zip(op.operands, ins))
+    offsets, sizes, strides = slice_params(op)
+    m = lambda xs: [x if isinstance(x, int) else mapper[x] for x in xs]  # noqa: E731
+    return m(offsets), m(sizes), m(strides)
+
+
+def _extract_slice_jvp(E, op, ins, outs, tangents):
+    t = tangents[0]
+    return [None if t is None else _with_operand(E, op, ins, 0, t)]
+
+
+register(T.ExtractSliceOp, _extract_slice_jvp, _extract_slice_vjp)
+
+
+def _insert_slice_jvp(E, op, ins, outs, tangents):
+    ts, td = tangents[0], tangents[1]
+    if ts is None and td is None:
+        return [None]
+    offsets, sizes, strides = _mapped_slice_params(op, ins, first=2)
+    ts = ts if ts is not None else E.zeros(ins[0])
+    td = td if td is not None else E.zeros(ins[1])
+    return [E.insert_slice(ts, td, offsets, sizes, strides)]
+
+
+def _insert_slice_vjp(E, op, ins, outs, adjoints, need):
+    a = adjoints[0]
+    res = [None] * len(ins)
+    if a is None:
+        return res
+    offsets, sizes, strides = _mapped_slice_params(op, ins, first=2)
+    if need[0]:
+        res[0] = E.extract_slice(a, offsets, sizes, strides, ins[0].type)
+    if need[1]:
+        res[1] = E.insert_slice(E.zeros(ins[0]), a, offsets, sizes, strides)
+    return res
+
+
+register(T.InsertSliceOp, _insert_slice_jvp, _insert_slice_vjp)
+
+
+# -- reshapes ----------------------------------------------------------------
+def _collapse_vjp(E, op, a, ins, outs):
+    in_t: TensorType = ins[0].type
+    if DYN in in_t.get_shape():
+        from irtoolkit.diagnostics import op_error
+
+        raise op_error(op, "cannot differentiate a collapse of a dynamically shaped tensor")
+    return E.v(T.ExpandShapeOp(a, [], op.reassociation, list(in_t.get_shape()), in_t))
+
+
+def _expand_vjp(E, op, a, ins, outs):
+    return E.v(T.CollapseShapeOp(a, op.reassociation, ins[0].type))
+
+
+linear_unary(T.CollapseShapeOp, _same_op, _collapse_vjp)
+linear_unary(T.ExpandShapeOp, _same_op, _expand_vjp)
+linear_unary(T.CastOp, _same_op, lambda E, op, a, ins, outs: E.v(T.CastOp(a, ins[0].type)))
+
+
+def _reshape_vjp(E, op, a, ins, outs):
+    in_t: TensorType = ins[0].type
+    shape = list(in_t.get_shape())
+    if DYN in shape:
+        from irtoolkit.diagnostics import op_error
+
+        raise op_error(op, "cannot differentiate a reshape of a dynamically shaped tensor")
+    st = TensorType(IndexType(), [len(shape)])
+    shape_v = E.v(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(st, shape)))
+    return E.v(T.ReshapeOp(a, shape_v, in_t))
+
+
+linear_unary(T.ReshapeOp, _same_op, _reshape_vjp)
+
+
+# -- concat ------------------------------------------------------------------
+def _concat_jvp(E, op, ins, outs, tangents):
+    if all(t is None for t in tangents):
+        return [None]
+    ts = [t if t is not None else E.zeros(v) for t, v in zip(tangents, ins)]
+    return [E.v(T.ConcatOp(ts, op.dim, outs[0].type))]
+
+
+def _concat_vjp(E, op, ins, outs, adjoints, need):
+    a = adjoints[0]
+    dim = op.dim.value.data
+    res = []
+    offset = 0
+    rank = outs[0].type.get_num_dims()
+    for v, n in zip(ins, need):
+        vt: TensorType = v.type
+        size = vt.get_shape()[dim]
+        if a is not None and n:
+            if DYN in vt.get_shape():
+                from irtoolkit.diagnostics import op_error
+
+                raise op_error(op, "cannot differentiate a concat of dynamically shaped tensors")
+            offsets = [0] * rank
+            offsets[dim] = offset
+            res.append(E.extract_slice(a, offsets, list(vt.get_shape()), [1] * rank, vt))
+        else:
+            res.append(None)
+        offset += size if size != DYN else 0
+    return res
+
+
+register(T.ConcatOp, _concat_jvp, _concat_vjp)
+
+
+# -- pad (differentiable in its source; the padding value must be inactive) ------
+def _pad_jvp(E, op, ins, outs, tangents):
+    t = tangents[0]
+    if t is None:
+        return [None]
+    mapper = {old: new for old, new in zip(op.operands, ins)}
+    new = op.clone(value_mapper=mapper)
+    new.operands[0] = t
+    # the tangent of a constant padding value is zero
+    block = new.region.block
+    yield_op = block.last_op
+    zero = Emitter_zero(block, yield_op, outs[0].type.get_element_type())
+    yield_op.operands[0] = zero
+    return [E.v(new)]
+
+
+def Emitter_zero(block, before, t):
+    from irtoolkit.passes.ad.emit import Emitter
+
+    return Emitter(block, before).zeros(t)
+
+
+def _pad_vjp(E, op, ins, outs, adjoints, need):
+    a = adjoints[0]
+    res = [None] * len(ins)
+    if a is None or not need[0]:
+        return res
+    low = list(op.static_low.get_values())
+    src_t: TensorType = ins[0].type
+    if DYN in low or DYN in src_t.get_shape():
+        from irtoolkit.diagnostics import op_error
+
+        raise op_error(op, "cannot differentiate a pad with dynamic sizes")
+    res[0] = E.extract_slice(a, low, list(src_t.get_shape()), [1] * len(low), src_t)
+    return res
+
+
+register(T.PadOp, _pad_jvp, _pad_vjp)
+

@@ -1,0 +1,617 @@
+"""`lower-tensor-to-loop`: bufferization of value-semantic tensors.
+
+Every tensor value becomes a memref buffer and every `tensor` op a nest of
+`loop.for` loops of `memref.load` / `memref.store` with `arith` / `math`
+scalar code (the per-op rules are in ``tensor_to_loop_ops.py``). Scalars and
+ops without tensors pass through unchanged.
+
+Calling convention (functions taking and returning tensors)
+------------------------------------------------------------
+A `tensor<4x3xf32>` argument or result becomes a `memref<4x3xf32>`, a
+`tensor<?x784xf32>` a `memref<?x784xf32>` (row-major, identity layout; the
+dynamic sizes travel in the memref). Ownership:
+
+* arguments are *borrowed*: the callee never writes into them and never frees
+  them; the caller keeps ownership (and may pass the same buffer twice);
+* results are *owned by the caller*: each tensor result is a freshly allocated
+  buffer (`memref.alloc`), distinct from every argument and from the other
+  results, which the caller must free with `memref.dealloc` (the JIT runtime
+  does so after copying it into a numpy array);
+* scalar arguments and results are passed as they are.
+
+Ownership inside a function (the deallocation scheme)
+-----------------------------------------------------
+Each tensor SSA value maps to one buffer. A value is *owned* by the block
+that defines it when its buffer is one this function must free: results of
+tensor ops (fresh allocations), results of `func.call`, `loop.for`,
+`loop.if` and `loop.while`, and the tensor block arguments of `loop.for`
+bodies and `loop.while` regions. Function arguments, buffers of dense
+constants placed in globals, and values of an enclosing block used inside a
+nested region are *borrowed*: never written, never freed there.
+
+An owned value is deallocated right after its last use in its block (a use
+inside a nested region counts as a use by the op holding the region; a value
+without uses is freed right after its definition), unless that last use
+*consumes* it, which moves the buffer to another value:
+
+* `loop.yield`, `loop.condition` and `func.return` transfer each tensor
+  operand: an owned value whose last use this is moves; anything else (a
+  borrowed value, a value yielded twice) is copied into a fresh buffer first,
+  so every yielded/returned buffer is owned and unique;
+* `loop.for` / `loop.while` init operands are transferred the same way into
+  the loop: the body owns its iter-arg buffers, frees them after their last
+  use or yields them on; the loop's results are owned by the enclosing block;
+* `tensor.insert` / `tensor.insert_slice` update their destination in place
+  when it is owned, this is its last use (and it is not also the source):
+  carried tapes are written in place, without a copy per iteration;
+  otherwise they copy the destination first.
+
+Ops with regions that this pass does not know (e.g. `loop.parallel`) are
+rebuilt with their regions lowered, as long as no tensor crosses their
+boundary.
+
+Memref ops emitted: `memref.alloc`, `memref.dealloc`, `memref.load`,
+`memref.store`, `memref.dim`, `memref.copy` (whole-buffer copies), and
+`memref.global` (private, constant) + `memref.get_global` for non-splat
+dense constants with more than ``global_threshold`` elements (smaller ones
+are an alloc filled by stores; splats a fill loop). A get_global buffer is
+borrowed: never written, never freed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.traits import IsTerminator
+
+from irtoolkit.diagnostics import op_error
+
+# ---------------------------------------------------------------------------
+# types
+# ---------------------------------------------------------------------------
+
+
+def is_tensor(t: Attribute) -> bool:
+    return isinstance(t, TensorType)
+
+
+def memref_type_of(t: TensorType) -> MemRefType:
+    return MemRefType(t.get_element_type(), list(t.get_shape()))
+
+
+def convert_type(t: Attribute) -> Attribute:
+    """tensor<..> -> memref<..> (same shape and element type); others unchanged."""
+    if isinstance(t, TensorType):
+        return memref_type_of(t)
+    return t
+
+
+def _has_tensor_types(op: Operation) -> bool:
+    for o in op.walk():
+        if isinstance(o, func.FuncOp):
+            if any(is_tensor(t) for t in (*o.function_type.inputs, *o.function_type.outputs)):
+                return True
+        if any(is_tensor(v.type) for v in (*o.operands, *o.results)):
+            return True
+        for r in o.regions:
+            for b in r.blocks:
+                if any(is_tensor(a.type) for a in b.args):
+                    return True
+    return False
+
+
+# Ops whose tensor block arguments are owned by their blocks, and whose tensor
+# operands at these positions are transferred into the regions (loop inits).
+_LOOPS_CARRYING = {"loop.for", "loop.while"}
+_KNOWN_REGION_OPS = {"loop.for", "loop.while", "loop.if"}
+_TRANSFERRING_TERMINATORS = {"loop.yield", "loop.condition", "func.return"}
+
+
+# ---------------------------------------------------------------------------
+# per-block ownership state
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Scope:
+    """Ownership state of one block being lowered (values are the ORIGINAL ones)."""
+
+    block: Block
+    last_use: dict[SSAValue, int] = field(default_factory=dict)
+    dies_at: dict[int, list[SSAValue]] = field(default_factory=dict)
+    owned: dict[SSAValue, None] = field(default_factory=dict)  # ordered set
+    index: int = -1
+    op: Operation | None = None
+    # tensor values used inside the regions of the current op
+    _region_uses: set[SSAValue] | None = None
+
+    def analyse(self) -> None:
+        for i, op in enumerate(self.block.ops):
+            for v in op.operands:
+                if is_tensor(v.type):
+                    self.last_use[v] = i
+            for r in op.regions:
+                for inner in r.walk():
+                    for v in inner.operands:
+                        if is_tensor(v.type):
+                            self.last_use[v] = i
+        for v, i in self.last_use.items():
+            self.dies_at.setdefault(i, []).append(v)
+
+    def region_uses(self) -> set[SSAValue]:
+        if self._region_uses is None:
+            uses: set[SSAValue] = set()
+            assert self.op is not None
+            for r in self.op.regions:
+                for inner in r.walk():
+                    uses.update(v for v in inner.operands if is_tensor(v.type))
+            self._region_uses = uses
+        return self._region_uses
+
+
+class LoweringError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# the lowering driver
+# ---------------------------------------------------------------------------
+
+
+class TensorLowering:
+    """Lowers one function body; the rules in tensor_to_loop_ops call back into it."""
+
+    def __init__(self, module: ModuleOp, options: LowerTensorToLoopPass):
+        self.module = module
+        self.options = options
+        self.vmap: dict[SSAValue, SSAValue] = {}
+        self.block: Block | None = None
+        self.scopes: list[_Scope] = []
+        self.loc = None
+        self.consts: dict[tuple[object, Attribute], SSAValue] = {}
+        self.const_ops: list[Operation] = []
+        self.const_values: dict[SSAValue, object] = {}
+        self.globals: list[Operation] = []
+        self.global_for: dict[tuple[Attribute, Attribute], str] = {}
+        self.taken_symbols: set[str] = {
+            o.sym_name.data for o in module.body.block.ops if isinstance(getattr(o, "sym_name", None), StringAttr)
+        }
+
+    # -- emission -----------------------------------------------------------
+
+    def emit(self, op: Operation) -> Operation:
+        assert self.block is not None
+        if self.loc is not None:
+            op.location = self.loc
+        self.block.add_op(op)
+        return op
+
+    def emit1(self, op: Operation) -> SSAValue:
+        return self.emit(op).results[0]
+
+    @contextmanager
+    def at(self, block: Block):
+        saved = self.block
+        self.block = block
+        try:
+            yield block
+        finally:
+            self.block = saved
+
+    def const(self, value: int | float, t: Attribute) -> SSAValue:
+        """A scalar constant, hoisted to the function entry (one per value/type)."""
+        key = (value if not isinstance(value, float) else ("f", repr(value)), t)
+        got = self.consts.get(key)
+        if got is None:
+            if isinstance(t, (IndexType,)) or t.__class__.__name__ == "IntegerType":
+                op = arith.ConstantOp(IntegerAttr(int(value), t))
+            else:
+                from xdsl.dialects.builtin import FloatAttr
+
+                op = arith.ConstantOp(FloatAttr(float(value), t))
+            self.const_ops.append(op)
+            got = op.result
+            self.consts[key] = got
+            self.const_values[got] = value
+        return got
+
+    def index_add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """a + b on index values, folding additions of constant 0."""
+        if self.const_values.get(a) == 0:
+            return b
+        if self.const_values.get(b) == 0:
+            return a
+        return self.emit1(arith.AddiOp(a, b))
+
+    def index_mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """a * b on index values, folding multiplications by constant 1."""
+        if self.const_values.get(a) == 1:
+            return b
+        if self.const_values.get(b) == 1:
+            return a
+        return self.emit1(arith.MuliOp(a, b))
+
+    def index(self, n: int) -> SSAValue:
+        return self.const(n, IndexType())
+
+    # -- values ------------------------------------------------------------
+
+    def val(self, v: SSAValue) -> SSAValue:
+        """The lowered value of an original value (a memref for a tensor)."""
+        try:
+            return self.vmap[v]
+        except KeyError:
+            raise LoweringError(f"value {v} used before it was lowered") from None
+
+    buf = val
+
+    def set_result(self, old: SSAValue, new: SSAValue, owned: bool = True) -> None:
+        self.vmap[old] = new
+        if old.name_hint and not new.name_hint and not isinstance(new, BlockArgument):
+            new.name_hint = old.name_hint
+        if owned and is_tensor(old.type):
+            self.scope.owned[old] = None
+
+    @property
+    def scope(self) -> _Scope:
+        return self.scopes[-1]
+
+    def dims_of_buf(self, b: SSAValue) -> list[SSAValue]:
+        t = b.type
+        assert isinstance(t, MemRefType)
+        out = []
+        for i, s in enumerate(t.get_shape()):
+            if s == DYNAMIC_INDEX:
+                out.append(self.emit1(memref.DimOp(b, self.index(i))))
+            else:
+                out.append(self.index(s))
+        return out
+
+    def dims(self, v: SSAValue) -> list[SSAValue]:
+        """Index values of the sizes of an original tensor value."""
+        return self.dims_of_buf(self.buf(v))
+
+    def alloc(self, t: Attribute, dims: Sequence[SSAValue]) -> SSAValue:
+        """A fresh buffer of tensor/memref type ``t``; ``dims``: all sizes (the
+        dynamic ones are used)."""
+        mt = convert_type(t)
+        assert isinstance(mt, MemRefType)
+        shape = mt.get_shape()
+        dyn = [d for d, s in zip(dims, shape) if s == DYNAMIC_INDEX]
+        return self.emit1(memref.AllocOp(dyn, [], mt))
+
+    def dealloc(self, b: SSAValue) -> None:
+        self.emit(memref.DeallocOp.get(b))
+
+    def load(self, b: SSAValue, idx: Sequence[SSAValue]) -> SSAValue:
+        return self.emit1(memref.LoadOp.get(b, list(idx)))
+
+    def store(self, v: SSAValue, b: SSAValue, idx: Sequence[SSAValue]) -> None:
+        self.emit(memref.StoreOp.get(v, b, list(idx)))
+
+    # -- loops -------------------------------------------------------------
+
+    def for_each(self, dims: Sequence[SSAValue], body: Callable[[list[SSAValue]], None]) -> None:
+        """A nest of loop.for over [0, d) for each d in dims; body(ivs)."""
+        from irtoolkit.dialects.loop import ForOp, YieldOp
+
+        def rec(k: int, ivs: list[SSAValue]) -> None:
+            if k == len(dims):
+                body(ivs)
+                return
+            blk = Block(arg_types=[IndexType()])
+            loop = ForOp.create(
+                operands=[self.index(0), dims[k], self.index(1)], result_types=[], regions=[Region(blk)]
+            )
+            self.emit(loop)
+            with self.at(blk):
+                rec(k + 1, [*ivs, blk.args[0]])
+                self.emit(YieldOp())
+
+        rec(0, [])
+
+    def for_reduce(
+        self,
+        dims: Sequence[SSAValue],
+        inits: Sequence[SSAValue],
+        body: Callable[[list[SSAValue], list[SSAValue]], Sequence[SSAValue]],
+    ) -> list[SSAValue]:
+        """A nest of loop.for over dims carrying ``inits``; body(ivs, accs) -> new accs."""
+        from irtoolkit.dialects.loop import ForOp, YieldOp
+
+        def rec(k: int, ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+            if k == len(dims):
+                return list(body(ivs, accs))
+            blk = Block(arg_types=[IndexType(), *(a.type for a in accs)])
+            loop = ForOp.create(
+                operands=[self.index(0), dims[k], self.index(1), *accs],
+                result_types=[a.type for a in accs],
+                regions=[Region(blk)],
+            )
+            self.emit(loop)
+            with self.at(blk):
+                new = rec(k + 1, [*ivs, blk.args[0]], list(blk.args[1:]))
+                self.emit(YieldOp(*new))
+            return list(loop.results)
+
+        return rec(0, [], list(inits))
+
+    def copy(self, b: SSAValue) -> SSAValue:
+        """A fresh buffer with the contents of buffer ``b`` (memref.copy)."""
+        dims = self.dims_of_buf(b)
+        new = self.alloc(b.type, dims)
+        self.emit(memref.CopyOp(b, new))
+        return new
+
+    def global_constant(self, value: Attribute, t: TensorType) -> SSAValue:
+        """A read-only buffer holding a dense constant: a private constant
+        memref.global (shared by equal constants) read with memref.get_global."""
+        mt = memref_type_of(t)
+        key = (value, mt)
+        name = self.global_for.get(key)
+        if name is None:
+            base = "__tensor_constant"
+            k = len(self.globals)
+            name = f"{base}_{k}"
+            while name in self.taken_symbols:
+                k += 1
+                name = f"{base}_{k}"
+            self.taken_symbols.add(name)
+            g = memref.GlobalOp.get(
+                StringAttr(name), mt, value, sym_visibility=StringAttr("private"), constant=UnitAttr()
+            )
+            g.location = self.loc
+            self.globals.append(g)
+            self.global_for[key] = name
+        return self.emit1(memref.GetGlobalOp(name, mt))
+
+    # -- ownership ---------------------------------------------------------
+
+    def try_consume(self, v: SSAValue) -> bool:
+        """Take over the buffer of ``v`` if this op is its last use in the block
+        that owns it (and no region of this op uses it): v is not freed then."""
+        s = self.scope
+        if v not in s.owned or s.last_use.get(v) != s.index:
+            return False
+        if v in s.region_uses():
+            return False
+        del s.owned[v]
+        return True
+
+    def transfer(self, v: SSAValue) -> SSAValue:
+        """A buffer holding v's value that the receiver owns (v's own, or a copy)."""
+        if self.try_consume(v):
+            return self.buf(v)
+        return self.copy(self.buf(v))
+
+    def flush_deaths(self) -> None:
+        """Free the owned values whose last use is the current op (or unused results)."""
+        s = self.scope
+        for v in s.dies_at.get(s.index, ()):
+            if v in s.owned:
+                del s.owned[v]
+                self.dealloc(self.buf(v))
+        if s.op is not None:
+            for r in s.op.results:
+                if is_tensor(r.type) and r not in s.last_use and r in s.owned:
+                    del s.owned[r]
+                    self.dealloc(self.buf(r))
+
+    # -- blocks and ops -------------------------------------------------------
+
+    def lower_block(self, old: Block, new: Block, owned_args: bool) -> None:
+        """Lower the ops of ``old`` into ``new`` (whose args are already mapped)."""
+        if len(old.parent.blocks) > 1 if old.parent else False:
+            if _has_tensor_types(old.parent.parent_op()):  # type: ignore[arg-type]
+                raise LoweringError("multi-block regions carrying tensors are not supported")
+        s = _Scope(old)
+        s.analyse()
+        self.scopes.append(s)
+        try:
+            with self.at(new):
+                if owned_args:
+                    for a in old.args:
+                        if is_tensor(a.type):
+                            s.owned[a] = None
+                # block arguments that are never used die at once
+                self.loc = old.parent_op().location if old.parent_op() else None
+                for a in old.args:
+                    if a in s.owned and a not in s.last_use:
+                        del s.owned[a]
+                        self.dealloc(self.buf(a))
+                for i, op in enumerate(old.ops):
+                    s.index, s.op, s._region_uses = i, op, None
+                    self.loc = op.location
+                    self.lower_op(op)
+                    if not op.has_trait(IsTerminator):
+                        self.flush_deaths()
+                # ownership left over (none in well-formed code: the terminator frees the rest)
+        finally:
+            self.scopes.pop()
+
+    def lower_op(self, op: Operation) -> None:
+        from irtoolkit.passes.lowering.tensor_to_loop_ops import lower_tensor_op
+
+        if op.has_trait(IsTerminator) and op is op.parent_block().last_op:  # type: ignore[union-attr]
+            if op.regions:  # e.g. loop.reduce: nothing can be freed after it
+                s = self.scope
+                if any(v in s.owned for v in s.dies_at.get(s.index, ())):
+                    raise op_error(op, "a tensor whose last use is inside this terminator cannot be freed")
+                self.rebuild_region_op(op)
+                return
+            self.lower_terminator(op)
+            return
+        if lower_tensor_op(self, op):
+            return
+        if op.regions:
+            self.rebuild_region_op(op)
+            return
+        if any(is_tensor(v.type) for v in (*op.operands, *op.results)):
+            raise op_error(op, "has no lowering in 'lower-tensor-to-loop'")
+        self.clone_scalar(op)
+
+    def new_block_like(self, old: Block) -> Block:
+        blk = Block(arg_types=[convert_type(a.type) for a in old.args])
+        for a, b in zip(old.args, blk.args):
+            self.vmap[a] = b
+            if a.name_hint:
+                b.name_hint = a.name_hint
+        return blk
+
+    def rebuild_region_op(self, op: Operation) -> None:
+        """Loop ops and unknown region ops: same op, lowered regions/operands/types."""
+        name = op.name
+        known = name in _KNOWN_REGION_OPS
+        if not known:
+            for v in (*op.operands, *op.results):
+                if is_tensor(v.type):
+                    raise op_error(op, "cannot be lowered by 'lower-tensor-to-loop': it carries tensors")
+            for r in op.regions:
+                for b in r.blocks:
+                    if any(is_tensor(a.type) for a in b.args):
+                        raise op_error(op, "cannot be lowered by 'lower-tensor-to-loop': its region takes tensors")
+        # operands: loop inits are transferred into the loop
+        operands: list[SSAValue] = []
+        n_fixed = 3 if name == "loop.for" else 0
+        for i, v in enumerate(op.operands):
+            if is_tensor(v.type):
+                if name in _LOOPS_CARRYING and i >= n_fixed:
+                    operands.append(self.transfer(v))
+                else:  # pragma: no cover - loop.if has no tensor operands
+                    operands.append(self.val(v))
+            else:
+                operands.append(self.val(v))
+        regions = []
+        owned_args = name in _LOOPS_CARRYING
+        pending: list[tuple[Block, Block]] = []
+        for r in op.regions:
+            nr = Region()
+            for b in r.blocks:
+                nb = self.new_block_like(b)
+                nr.add_block(nb)
+                pending.append((b, nb))
+            regions.append(nr)
+        for b, nb in pending:
+            self.lower_block(b, nb, owned_args)
+        self.loc = op.location
+        new = type(op).create(
+            operands=operands,
+            result_types=[convert_type(r.type) for r in op.results],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+            regions=regions,
+        )
+        self.emit(new)
+        for old_r, new_r in zip(op.results, new.results):
+            if old_r.name_hint:
+                new_r.name_hint = old_r.name_hint
+            self.set_result(old_r, new_r, owned=True)
+
+    def lower_terminator(self, op: Operation) -> None:
+        operands: list[SSAValue] = []
+        transferring = op.name in _TRANSFERRING_TERMINATORS
+        for v in op.operands:
+            if is_tensor(v.type):
+                if not transferring:
+                    raise op_error(op, "cannot be lowered by 'lower-tensor-to-loop': it takes tensors")
+                operands.append(self.transfer(v))
+            else:
+                operands.append(self.val(v))
+        self.flush_deaths()
+        new = type(op).create(
+            operands=operands,
+            result_types=[convert_type(r.type) for r in op.results],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+            successors=list(op.successors),
+        )
+        self.emit(new)
+
+    def clone_scalar(self, op: Operation) -> None:
+        new = op.clone(value_mapper=dict(self._mapper_for(op)))
+        self.emit(new)
+        for o, n in zip(op.results, new.results):
+            self.vmap[o] = n
+
+    def _mapper_for(self, op: Operation):
+        for v in op.operands:
+            if v in self.vmap:
+                yield v, self.vmap[v]
+
+    # -- functions -----------------------------------------------------------
+
+    def lower_function(self, f: func.FuncOp) -> None:
+        ft = f.function_type
+        new_type = FunctionType.from_lists(
+            [convert_type(t) for t in ft.inputs], [convert_type(t) for t in ft.outputs]
+        )
+        if not f.body.blocks:
+            f.function_type = new_type
+            return
+        if len(f.body.blocks) > 1:
+            raise op_error(f, "functions with several blocks cannot be bufferized by 'lower-tensor-to-loop'")
+        old = f.body.blocks.first
+        assert old is not None
+        self.consts.clear()
+        self.const_ops = []
+        new = self.new_block_like(old)
+        self.lower_block(old, new, owned_args=False)
+        first = new.first_op
+        for c in self.const_ops:
+            c.location = f.location
+            if first is None:
+                new.add_op(c)
+            else:
+                new.insert_op_before(c, first)
+        region = Region(new)
+        old_region = f.body
+        f.detach_region(old_region)
+        f.add_region(region)
+        f.function_type = new_type
+
+
+@dataclass(frozen=True)
+class LowerTensorToLoopPass(ModulePass):
+    """Bufferize: tensors to memrefs, tensor ops to loop nests (see the module doc)."""
+
+    name = "lower-tensor-to-loop"
+
+    # non-splat dense constants with more elements than this go to a
+    # memref.global (-1: never; always alloc + stores)
+    global_threshold: int = 16
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not _has_tensor_types(op):
+            return
+        lowering = TensorLowering(op, self)
+        funcs = [f for f in op.walk() if isinstance(f, func.FuncOp)]
+        for f in funcs:
+            if not _has_tensor_types(f):
+                continue
+            try:
+                lowering.lower_function(f)
+            except LoweringError as err:
+                raise op_error(f, str(err)) from None
+        block = op.body.block
+        for g in reversed(lowering.globals):
+            if block.first_op is None:
+                block.add_op(g)
+            else:
+                block.insert_op_before(g, block.first_op)

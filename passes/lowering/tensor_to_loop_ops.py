@@ -1,0 +1,760 @@
+"""Per-op rules of `lower-tensor-to-loop`: one function per tensor op, keyed by op name.
+
+Each rule gets the :class:`TensorLowering` driver ``L`` and the original op;
+it emits memref/loop/arith/math ops through ``L`` and maps every result with
+``L.set_result`` (tensor results: fresh buffers owned by the current block,
+unless said otherwise). Elementwise ops are described once, by their scalar
+semantics (:func:`scalar_binary`, :func:`scalar_unary`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import arith, func, math
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    ArrayAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from irtoolkit.diagnostics import op_error
+
+if TYPE_CHECKING:
+    from irtoolkit.passes.lowering.tensor_to_loop import TensorLowering
+
+Rule = Callable[["TensorLowering", Operation], None]
+RULES: dict[str, Rule] = {}
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    def deco(fn: Rule) -> Rule:
+        for n in names:
+            RULES[n] = fn
+        return fn
+
+    return deco
+
+
+def lower_tensor_op(L: TensorLowering, op: Operation) -> bool:
+    """Apply the rule for ``op`` if there is one; False if ``op`` is not ours."""
+    r = RULES.get(op.name)
+    if r is None:
+        if op.name == "arith.constant" and isinstance(op.results[0].type, TensorType):
+            lower_dense_constant(L, op)
+            return True
+        return False
+    r(L, op)
+    return True
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+
+def is_float(t: Attribute) -> bool:
+    return isinstance(t, AnyFloat)
+
+
+def is_bool(t: Attribute) -> bool:
+    return isinstance(t, IntegerType) and t.width.data == 1
+
+
+def int_list(attr: Attribute | None) -> list[int]:
+    if attr is None:
+        return []
+    if isinstance(attr, DenseArrayBase):
+        return [int(v) for v in attr.get_values()]
+    if isinstance(attr, ArrayAttr):
+        out = []
+        for a in attr.data:
+            if isinstance(a, IntegerAttr):
+                out.append(a.value.data)
+            elif isinstance(a, IntAttr):
+                out.append(a.data)
+            else:
+                out.append(int_list(a))  # type: ignore[arg-type]
+        return out
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        return [int(v) for v in attr.get_values()]
+    raise TypeError(f"expected a list of integers, got {attr}")
+
+
+def prop(op: Operation, *names: str) -> Attribute | None:
+    for n in names:
+        if n in op.properties:
+            return op.properties[n]
+        if n in op.attributes:
+            return op.attributes[n]
+    return None
+
+
+def elem(v: SSAValue) -> Attribute:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return t.get_element_type()
+
+
+def shape(v: SSAValue) -> tuple[int, ...]:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def result_dims(L: TensorLowering, res: SSAValue, known: Sequence[SSAValue | None]) -> list[SSAValue]:
+    """Sizes of result ``res``: static ones from its type, dynamic ones from ``known``."""
+    out = []
+    for i, s in enumerate(shape(res)):
+        if s != DYNAMIC_INDEX:
+            out.append(L.index(s))
+        else:
+            k = known[i] if i < len(known) else None
+            if k is None:
+                raise op_error(res.owner, f"cannot determine dynamic size #{i} of the result")  # type: ignore[arg-type]
+            out.append(k)
+    return out
+
+
+def fresh(L: TensorLowering, res: SSAValue, dims: Sequence[SSAValue]) -> SSAValue:
+    b = L.alloc(res.type, dims)
+    L.set_result(res, b)
+    return b
+
+
+def unsupported(op: Operation, what: str) -> Exception:
+    return op_error(op, f"{what} is not supported by 'lower-tensor-to-loop'")
+
+
+# ---------------------------------------------------------------------------
+# scalar semantics of the elementwise ops
+# ---------------------------------------------------------------------------
+
+_FLOAT_BIN = {
+    "add": arith.AddfOp, "sub": arith.SubfOp, "mul": arith.MulfOp, "div": arith.DivfOp,
+    "max": arith.MaximumfOp, "min": arith.MinimumfOp, "pow": math.PowFOp,
+}
+_INT_BIN = {
+    "add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp, "div": arith.DivSIOp,
+    "max": arith.MaxSIOp, "min": arith.MinSIOp, "pow": math.IPowIOp,
+}
+_BOOL_BIN = {"add": arith.OrIOp, "mul": arith.AndIOp, "max": arith.OrIOp, "min": arith.AndIOp,
+             "sub": arith.XOrIOp}
+
+
+def scalar_binary(L: TensorLowering, kind: str, a: SSAValue, b: SSAValue, op: Operation) -> SSAValue:
+    t = a.type
+    if is_float(t):
+        cls = _FLOAT_BIN[kind]
+    elif is_bool(t):
+        cls = _BOOL_BIN.get(kind)
+        if cls is None:
+            raise unsupported(op, f"'{kind}' on i1 tensors")
+    else:
+        cls = _INT_BIN[kind]
+    return L.emit1(cls(a, b))
+
+
+_FLOAT_UN = {
+    "exp": math.ExpOp, "log": math.LogOp, "sqrt": math.SqrtOp, "tanh": math.TanhOp,
+    "sin": math.SinOp, "cos": math.CosOp, "abs": math.AbsFOp,
+}
+
+
+def scalar_unary(L: TensorLowering, kind: str, x: SSAValue, op: Operation) -> SSAValue:
+    t = x.type
+    if is_float(t):
+        if kind == "neg":
+            return L.emit1(arith.NegfOp(x))
+        if kind == "logistic":
+            # 1 / (1 + exp(-x))
+            e = L.emit1(math.ExpOp(L.emit1(arith.NegfOp(x))))
+            one = L.const(1.0, t)
+            return L.emit1(arith.DivfOp(one, L.emit1(arith.AddfOp(one, e))))
+        return L.emit1(_FLOAT_UN[kind](x))
+    if kind == "neg":
+        return L.emit1(arith.SubiOp(L.const(0, t), x))
+    if kind == "abs" and not is_bool(t):
+        if isinstance(t, IndexType):
+            neg = L.emit1(arith.SubiOp(L.const(0, t), x))
+            return L.emit1(arith.MaxSIOp(x, neg))
+        return L.emit1(math.AbsIOp(x))
+    raise unsupported(op, f"'{kind}' on {t} tensors")
+
+
+_CMPF = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+_CMPI = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+_CMPU = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
+
+
+def predicate_of(op: Operation) -> str:
+    p = prop(op, "predicate")
+    if isinstance(p, StringAttr):
+        return p.data
+    data = getattr(p, "data", None)
+    if isinstance(data, str):
+        return data
+    if data is not None and hasattr(data, "value"):  # an enum
+        return str(data.value)
+    if isinstance(p, IntegerAttr):
+        return ["eq", "ne", "lt", "le", "gt", "ge"][p.value.data]
+    # last resort: the printed form
+    return str(p).strip('"').split(".")[-1].strip("<>\" ")
+
+
+def scalar_cmp(L: TensorLowering, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+    t = a.type
+    if is_float(t):
+        return L.emit1(arith.CmpfOp(a, b, _CMPF[pred]))
+    table = _CMPU if is_bool(t) else _CMPI
+    return L.emit1(arith.CmpiOp(a, b, table[pred]))
+
+
+def scalar_convert(L: TensorLowering, x: SSAValue, dst: Attribute) -> SSAValue:
+    src = x.type
+    if src == dst:
+        return x
+    if is_float(src) and is_float(dst):
+        if dst.bitwidth > src.bitwidth:  # type: ignore[attr-defined]
+            return L.emit1(arith.ExtFOp(x, dst))
+        return L.emit1(arith.TruncFOp(x, dst))
+    if is_float(src):  # float -> integer: truncate toward zero (bool: x != 0)
+        if is_bool(dst):
+            return L.emit1(arith.CmpfOp(x, L.const(0.0, src), "une"))
+        if isinstance(dst, IndexType):
+            return L.emit1(arith.IndexCastOp(L.emit1(arith.FPToSIOp(x, i64)), dst))
+        return L.emit1(arith.FPToSIOp(x, dst))
+    if is_float(dst):  # integer -> float
+        if is_bool(src):
+            return L.emit1(arith.UIToFPOp(x, dst))
+        if isinstance(src, IndexType):
+            x = L.emit1(arith.IndexCastOp(x, i64))
+        return L.emit1(arith.SIToFPOp(x, dst))
+    # integer/index -> integer/index
+    if is_bool(dst):
+        return L.emit1(arith.CmpiOp(x, L.const(0, src), "ne"))
+    if isinstance(dst, IndexType) or isinstance(src, IndexType):
+        if is_bool(src):
+            x = L.emit1(arith.ExtUIOp(x, i64))
+        return L.emit1(arith.IndexCastOp(x, dst))
+    sw, dw = src.width.data, dst.width.data  # type: ignore[attr-defined]
+    if dw > sw:
+        return L.emit1((arith.ExtUIOp if sw == 1 else arith.ExtSIOp)(x, dst))
+    return L.emit1(arith.TruncIOp(x, dst))
+
+
+# ---------------------------------------------------------------------------
+# elementwise ops
+# ---------------------------------------------------------------------------
+
+_BINARY = {"tensor.add": "add", "tensor.sub": "sub", "tensor.mul": "mul", "tensor.div": "div",
+           "tensor.max": "max", "tensor.min": "min", "tensor.pow": "pow"}
+_UNARY = {"tensor.neg": "neg", "tensor.exp": "exp", "tensor.log": "log", "tensor.sqrt": "sqrt",
+          "tensor.tanh": "tanh", "tensor.sin": "sin", "tensor.cos": "cos", "tensor.abs": "abs",
+          "tensor.logistic": "logistic"}
+
+
+def _elementwise(L: TensorLowering, op: Operation, fn: Callable[[list[SSAValue]], SSAValue]) -> None:
+    """One loop nest over the result shape; fn(loaded operand scalars) -> result scalar."""
+    res = op.results[0]
+    tensors = [v for v in op.operands if isinstance(v.type, TensorType)]
+    first_dims = L.dims(tensors[0]) if any(s == DYNAMIC_INDEX for s in shape(res)) else []
+    dims = result_dims(L, res, first_dims)
+    out = fresh(L, res, dims)
+    bufs = [L.buf(v) for v in tensors]
+
+    def body(ivs: list[SSAValue]) -> None:
+        L.store(fn([L.load(b, ivs) for b in bufs]), out, ivs)
+
+    L.for_each(dims, body)
+
+
+@rule(*_BINARY)
+def lower_binary(L: TensorLowering, op: Operation) -> None:
+    kind = _BINARY[op.name]
+    _elementwise(L, op, lambda xs: scalar_binary(L, kind, xs[0], xs[1], op))
+
+
+@rule(*_UNARY)
+def lower_unary(L: TensorLowering, op: Operation) -> None:
+    kind = _UNARY[op.name]
+    _elementwise(L, op, lambda xs: scalar_unary(L, kind, xs[0], op))
+
+
+@rule("tensor.cmp")
+def lower_cmp(L: TensorLowering, op: Operation) -> None:
+    pred = predicate_of(op)
+    if pred not in _CMPF:
+        raise unsupported(op, f"predicate '{pred}'")
+    _elementwise(L, op, lambda xs: scalar_cmp(L, pred, xs[0], xs[1]))
+
+
+@rule("tensor.select")
+def lower_select(L: TensorLowering, op: Operation) -> None:
+    _elementwise(L, op, lambda xs: L.emit1(arith.SelectOp(xs[0], xs[1], xs[2])))
+
+
+@rule("tensor.convert")
+def lower_convert(L: TensorLowering, op: Operation) -> None:
+    dst = elem(op.results[0])
+    _elementwise(L, op, lambda xs: scalar_convert(L, xs[0], dst))
+
+
+# ---------------------------------------------------------------------------
+# structured ops
+# ---------------------------------------------------------------------------
+
+
+@rule("tensor.matmul")
+def lower_matmul(L: TensorLowering, op: Operation) -> None:
+    a, b = op.operands[0], op.operands[1]
+    res = op.results[0]
+    ra, rb = len(shape(a)), len(shape(b))
+    da, db = L.dims(a), L.dims(b)
+    # result dims: rows of a (if a is a matrix), columns of b (if b is a matrix)
+    known: list[SSAValue | None] = []
+    if ra == 2:
+        known.append(da[0])
+    if rb == 2:
+        known.append(db[1])
+    dims = result_dims(L, res, known)
+    out = fresh(L, res, dims)
+    K = da[-1]
+    ba, bb = L.buf(a), L.buf(b)
+    et = elem(res)
+    zero = L.const(0.0 if is_float(et) else 0, et)
+
+    def body(ivs: list[SSAValue]) -> None:
+        i = [ivs[0]] if ra == 2 else []
+        j = [ivs[-1]] if rb == 2 else []
+
+        def inner(k: list[SSAValue], acc: list[SSAValue]) -> list[SSAValue]:
+            x = L.load(ba, [*i, k[0]])
+            y = L.load(bb, [k[0], *j])
+            return [scalar_binary(L, "add", acc[0], scalar_binary(L, "mul", x, y, op), op)]
+
+        (s,) = L.for_reduce([K], [zero], inner)
+        L.store(s, out, ivs)
+
+    L.for_each(dims, body)
+
+
+@rule("tensor.transpose")
+def lower_transpose(L: TensorLowering, op: Operation) -> None:
+    src, res = op.operands[0], op.results[0]
+    perm = int_list(prop(op, "permutation"))
+    sd = L.dims(src)
+    dims = result_dims(L, res, [sd[p] for p in perm])
+    out = fresh(L, res, dims)
+    b = L.buf(src)
+
+    def body(ivs: list[SSAValue]) -> None:
+        s_idx: list[SSAValue] = [None] * len(perm)  # type: ignore[list-item]
+        for i, p in enumerate(perm):
+            s_idx[p] = ivs[i]
+        L.store(L.load(b, s_idx), out, ivs)
+
+    L.for_each(dims, body)
+
+
+@rule("tensor.broadcast")
+def lower_broadcast(L: TensorLowering, op: Operation) -> None:
+    src, res = op.operands[0], op.results[0]
+    bdims = int_list(prop(op, "dimensions", "broadcast_dimensions"))
+    sshape, rshape = shape(src), shape(res)
+    sd = L.dims(src)
+    known: list[SSAValue | None] = [None] * len(rshape)
+    for i, d in enumerate(bdims):
+        if sshape[i] != 1:
+            known[d] = sd[i]
+    # extra operands (dynamic result sizes), if the op has them
+    extra = [v for v in op.operands[1:] if isinstance(v.type, IndexType)]
+    if extra:
+        it = iter(extra)
+        for i, s in enumerate(rshape):
+            if s == DYNAMIC_INDEX:
+                known[i] = L.val(next(it))
+    dims = result_dims(L, res, known)
+    out = fresh(L, res, dims)
+    b = L.buf(src)
+
+    def body(ivs: list[SSAValue]) -> None:
+        idx = []
+        for i, d in enumerate(bdims):
+            if sshape[i] == 1:
+                idx.append(L.index(0))
+            elif sshape[i] == DYNAMIC_INDEX and rshape[d] != DYNAMIC_INDEX and False:
+                idx.append(ivs[d])
+            elif sshape[i] == DYNAMIC_INDEX:
+                # a dynamic operand dim of size 1 expands: index 0 then
+                is1 = L.emit1(arith.CmpiOp(sd[i], L.index(1), "eq"))
+                idx.append(L.emit1(arith.SelectOp(is1, L.index(0), ivs[d])))
+            else:
+                idx.append(ivs[d])
+        L.store(L.load(b, idx), out, ivs)
+
+    L.for_each(dims, body)
+
+
+def _reduce(L: TensorLowering, op: Operation, kind: str) -> None:
+    src, res = op.operands[0], op.results[0]
+    rdims = int_list(prop(op, "dimensions"))
+    sd = L.dims(src)
+    kept = [i for i in range(len(sd)) if i not in rdims]
+    dims = result_dims(L, res, [sd[i] for i in kept])
+    out = fresh(L, res, dims)
+    b = L.buf(src)
+    et = elem(res)
+    if kind == "sum":
+        init = L.const(0.0 if is_float(et) else 0, et)
+    elif is_float(et):
+        init = L.const(float("-inf"), et)
+    elif is_bool(et):
+        init = L.const(0, et)
+    else:
+        width = 64 if isinstance(et, IndexType) else et.width.data  # type: ignore[attr-defined]
+        init = L.const(-(2 ** (width - 1)), et)
+
+    def body(ivs: list[SSAValue]) -> None:
+        def inner(rivs: list[SSAValue], acc: list[SSAValue]) -> list[SSAValue]:
+            idx: list[SSAValue] = [None] * len(sd)  # type: ignore[list-item]
+            for i, v in zip(kept, ivs):
+                idx[i] = v
+            for i, v in zip(rdims, rivs):
+                idx[i] = v
+            x = L.load(b, idx)
+            return [scalar_binary(L, "add" if kind == "sum" else "max", acc[0], x, op)]
+
+        (s,) = L.for_reduce([sd[i] for i in rdims], [init], inner)
+        L.store(s, out, ivs)
+
+    L.for_each(dims, body)
+
+
+@rule("tensor.reduce_sum")
+def lower_reduce_sum(L: TensorLowering, op: Operation) -> None:
+    _reduce(L, op, "sum")
+
+
+@rule("tensor.reduce_max")
+def lower_reduce_max(L: TensorLowering, op: Operation) -> None:
+    _reduce(L, op, "max")
+
+
+# ---------------------------------------------------------------------------
+# upstream tensor ops
+# ---------------------------------------------------------------------------
+
+
+@rule("tensor.empty")
+def lower_empty(L: TensorLowering, op: Operation) -> None:
+    res = op.results[0]
+    dyn = iter([L.val(v) for v in op.operands])
+    known = [next(dyn) if s == DYNAMIC_INDEX else None for s in shape(res)]
+    fresh(L, res, result_dims(L, res, known))
+
+
+@rule("tensor.splat")
+def lower_splat(L: TensorLowering, op: Operation) -> None:
+    res = op.results[0]
+    x = L.val(op.operands[0])
+    dyn = iter([L.val(v) for v in op.operands[1:]])
+    known = [next(dyn) if s == DYNAMIC_INDEX else None for s in shape(res)]
+    dims = result_dims(L, res, known)
+    out = fresh(L, res, dims)
+    L.for_each(dims, lambda ivs: L.store(x, out, ivs))
+
+
+@rule("tensor.extract")
+def lower_extract(L: TensorLowering, op: Operation) -> None:
+    t = op.operands[0]
+    idx = [L.val(v) for v in op.operands[1:]]
+    L.set_result(op.results[0], L.load(L.buf(t), idx))
+
+
+@rule("tensor.insert")
+def lower_insert(L: TensorLowering, op: Operation) -> None:
+    scalar, dest = op.operands[0], op.operands[1]
+    idx = [L.val(v) for v in op.operands[2:]]
+    x = L.val(scalar)
+    b = L.buf(dest) if L.try_consume(dest) else L.copy(L.buf(dest))
+    L.store(x, b, idx)
+    L.set_result(op.results[0], b)
+
+
+@rule("tensor.from_elements")
+def lower_from_elements(L: TensorLowering, op: Operation) -> None:
+    res = op.results[0]
+    shp = shape(res)
+    out = fresh(L, res, result_dims(L, res, []))
+    for n, v in enumerate(op.operands):
+        idx = []
+        rem = n
+        for s in reversed(shp):
+            idx.append(rem % s)
+            rem //= s
+        L.store(L.val(v), out, [L.index(i) for i in reversed(idx)])
+
+
+def _slice_params(L: TensorLowering, op: Operation) -> tuple[list[SSAValue], list[SSAValue | int], list[SSAValue]]:
+    """(offsets, sizes, strides) of an extract/insert_slice, as index values
+    (sizes stay ints where static)."""
+
+    def mix(static: list[int], dyn: Sequence[SSAValue]) -> list[SSAValue | int]:
+        it = iter(dyn)
+        return [L.val(next(it)) if s == DYNAMIC_INDEX else s for s in static]
+
+    offs = mix(int_list(prop(op, "static_offsets")), op.offsets)  # type: ignore[attr-defined]
+    sizes = mix(int_list(prop(op, "static_sizes")), op.sizes)  # type: ignore[attr-defined]
+    strides = mix(int_list(prop(op, "static_strides")), op.strides)  # type: ignore[attr-defined]
+    as_val = lambda x: x if isinstance(x, SSAValue) else L.index(x)  # noqa: E731
+    return [as_val(o) for o in offs], sizes, [as_val(s) for s in strides]
+
+
+def _kept_dims(sizes: Sequence[SSAValue | int], small_shape: Sequence[int]) -> list[int]:
+    """Which slice dims appear in the (possibly rank-reduced) slice tensor."""
+    if len(small_shape) == len(sizes):
+        return list(range(len(sizes)))
+    kept: list[int] = []
+    j = 0
+    for i, s in enumerate(sizes):
+        if j < len(small_shape) and (s == small_shape[j] or not isinstance(s, int) or small_shape[j] == DYNAMIC_INDEX):
+            # prefer dropping unit dims when more dims remain than needed
+            remaining_sizes = len(sizes) - i
+            remaining_small = len(small_shape) - j
+            if s == 1 and remaining_sizes > remaining_small:
+                continue
+            kept.append(i)
+            j += 1
+        elif s != 1:
+            raise ValueError("slice sizes do not match the slice type")
+    return kept
+
+
+def _big_index(offs, strides, kept, ivs, L: TensorLowering) -> list[SSAValue]:
+    idx = list(offs)
+    for k, d in enumerate(kept):
+        idx[d] = L.index_add(offs[d], L.index_mul(ivs[k], strides[d]))
+    return idx
+
+
+@rule("tensor.extract_slice")
+def lower_extract_slice(L: TensorLowering, op: Operation) -> None:
+    src, res = op.operands[0], op.results[0]
+    offs, sizes, strides = _slice_params(L, op)
+    kept = _kept_dims(sizes, shape(res))
+    known = [sizes[d] if isinstance(sizes[d], SSAValue) else None for d in kept]
+    dims = result_dims(L, res, known)
+    out = fresh(L, res, dims)
+    b = L.buf(src)
+    L.for_each(dims, lambda ivs: L.store(L.load(b, _big_index(offs, strides, kept, ivs, L)), out, ivs))
+
+
+@rule("tensor.insert_slice")
+def lower_insert_slice(L: TensorLowering, op: Operation) -> None:
+    src, dest = op.operands[0], op.operands[1]
+    offs, sizes, strides = _slice_params(L, op)
+    kept = _kept_dims(sizes, shape(src))
+    sb = L.buf(src)
+    in_place = src is not dest and L.try_consume(dest)
+    b = L.buf(dest) if in_place else L.copy(L.buf(dest))
+    dims = L.dims_of_buf(sb)
+    L.for_each(dims, lambda ivs: L.store(L.load(sb, ivs), b, _big_index(offs, strides, kept, ivs, L)))
+    L.set_result(op.results[0], b)
+
+
+def _reassociation(op: Operation) -> list[list[int]]:
+    return [list(g) for g in int_list(prop(op, "reassociation"))]  # type: ignore[arg-type]
+
+
+def _reshape_copy(L: TensorLowering, op: Operation, dims: list[SSAValue],
+                  src_index: Callable[[list[SSAValue]], list[SSAValue]]) -> None:
+    res = op.results[0]
+    out = fresh(L, res, dims)
+    b = L.buf(op.operands[0])
+    L.for_each(dims, lambda ivs: L.store(L.load(b, src_index(ivs)), out, ivs))
+
+
+@rule("tensor.collapse_shape")
+def lower_collapse_shape(L: TensorLowering, op: Operation) -> None:
+    src, res = op.operands[0], op.results[0]
+    groups = _reassociation(op)
+    sd = L.dims(src)
+    known: list[SSAValue | None] = []
+    for g in groups:
+        size = sd[g[0]]
+        for d in g[1:]:
+            size = L.emit1(arith.MuliOp(size, sd[d]))
+        known.append(size)
+    dims = result_dims(L, res, known)
+
+    def src_index(ivs: list[SSAValue]) -> list[SSAValue]:
+        idx: list[SSAValue] = [None] * len(sd)  # type: ignore[list-item]
+        for g, r in zip(groups, ivs):
+            rem = r
+            for d in reversed(g[1:]):
+                idx[d] = L.emit1(arith.RemUIOp(rem, sd[d]))
+                rem = L.emit1(arith.DivUIOp(rem, sd[d]))
+            idx[g[0]] = rem
+        for d in range(len(sd)):  # unit dims not in any group (rank-0 collapse)
+            if idx[d] is None:
+                idx[d] = L.index(0)
+        return idx
+
+    _reshape_copy(L, op, dims, src_index)
+
+
+@rule("tensor.expand_shape")
+def lower_expand_shape(L: TensorLowering, op: Operation) -> None:
+    src, res = op.operands[0], op.results[0]
+    groups = _reassociation(op)
+    rshape = shape(res)
+    dyn = iter([L.val(v) for v in op.operands[1:]])
+    static = int_list(prop(op, "static_output_shape")) or list(rshape)
+    known: list[SSAValue | None] = [next(dyn, None) if s == DYNAMIC_INDEX else None for s in static]
+    sd = L.dims(src)
+    # a group with exactly one dynamic dim: it is the source size / the product of the others
+    for g, s in zip(groups, sd):
+        missing = [d for d in g if rshape[d] == DYNAMIC_INDEX and known[d] is None]
+        if len(missing) == 1:
+            prod = L.index(1)
+            for d in g:
+                if d != missing[0]:
+                    prod = L.emit1(arith.MuliOp(prod, known[d] if rshape[d] == DYNAMIC_INDEX else L.index(rshape[d])))  # type: ignore[arg-type]
+            known[missing[0]] = L.emit1(arith.DivUIOp(s, prod))
+    dims = result_dims(L, res, known)
+
+    def src_index(ivs: list[SSAValue]) -> list[SSAValue]:
+        idx = []
+        for g in groups:
+            acc = ivs[g[0]]
+            for d in g[1:]:
+                acc = L.emit1(arith.AddiOp(L.emit1(arith.MuliOp(acc, dims[d])), ivs[d]))
+            idx.append(acc)
+        return idx
+
+    _reshape_copy(L, op, dims, src_index)
+
+
+@rule("tensor.dim")
+def lower_dim(L: TensorLowering, op: Operation) -> None:
+    src, i = op.operands[0], op.operands[1]
+    from xdsl.dialects import memref
+
+    L.set_result(op.results[0], L.emit1(memref.DimOp(L.buf(src), L.val(i))))
+
+
+@rule("tensor.cast")
+def lower_cast(L: TensorLowering, op: Operation) -> None:
+    src, res = op.operands[0], op.results[0]
+    if not isinstance(res.type, TensorType):
+        raise unsupported(op, "casting to an unranked tensor")
+    sd = L.dims(src)
+    out = fresh(L, res, sd)
+    b = L.buf(src)
+    L.for_each(sd, lambda ivs: L.store(L.load(b, ivs), out, ivs))
+
+
+@rule("tensor.concat")
+def lower_concat(L: TensorLowering, op: Operation) -> None:
+    res = op.results[0]
+    axis = prop(op, "dim")
+    axis = axis.value.data if isinstance(axis, IntegerAttr) else int(axis)  # type: ignore[arg-type]
+    first = op.operands[0]
+    fd = L.dims(first)
+    total = fd[axis]
+    for v in op.operands[1:]:
+        total = L.emit1(arith.AddiOp(total, L.dims(v)[axis]))
+    known = list(fd)
+    known[axis] = total
+    dims = result_dims(L, res, known)
+    out = fresh(L, res, dims)
+    offset = L.index(0)
+    for v in op.operands:
+        b = L.buf(v)
+        vd = L.dims_of_buf(b)
+
+        def body(ivs: list[SSAValue], b=b, offset=offset) -> None:
+            idx = list(ivs)
+            idx[axis] = L.emit1(arith.AddiOp(ivs[axis], offset))
+            L.store(L.load(b, ivs), out, idx)
+
+        L.for_each(vd, body)
+        offset = L.emit1(arith.AddiOp(offset, vd[axis]))
+
+
+@rule("func.call")
+def lower_call(L: TensorLowering, op: Operation) -> None:
+    # arguments are borrowed by the callee; tensor results are fresh buffers we own
+    new = type(op).create(
+        operands=[L.val(v) for v in op.operands],
+        result_types=[L_convert(r.type) for r in op.results],
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+    L.emit(new)
+    for o, n in zip(op.results, new.results):
+        L.set_result(o, n)
+
+
+def L_convert(t: Attribute) -> Attribute:
+    from irtoolkit.passes.lowering.tensor_to_loop import convert_type
+
+    return convert_type(t)
+
+
+def lower_dense_constant(L: TensorLowering, op: Operation) -> None:
+    res = op.results[0]
+    value = op.properties.get("value") or op.attributes.get("value")
+    if not isinstance(value, DenseIntOrFPElementsAttr):
+        raise unsupported(op, f"constant {value}")
+    et = elem(res)
+    shp = shape(res)
+    n = 1
+    for s in shp:
+        n *= s
+    values = list(value.get_values())
+    if len(values) == 1 and n != 1 or value.is_splat() and len(set(values)) <= 1:
+        dims = result_dims(L, res, [])
+        out = fresh(L, res, dims)
+        x = L.const(_pyval(values[0], et), et)
+        L.for_each(dims, lambda ivs: L.store(x, out, ivs))
+        return
+    threshold = L.options.global_threshold
+    if threshold >= 0 and n > threshold:
+        L.set_result(res, L.global_constant(value, res.type), owned=False)
+        return
+    out = fresh(L, res, result_dims(L, res, []))
+    for k, v in enumerate(values):
+        idx = []
+        rem = k
+        for s in reversed(shp):
+            idx.append(rem % s)
+            rem //= s
+        L.store(L.const(_pyval(v, et), et), out, [L.index(i) for i in reversed(idx)])
+
+
+def _pyval(v: object, et: Attribute) -> int | float:
+    if is_float(et):
+        return float(v)  # type: ignore[arg-type]
+    if is_bool(et):
+        return 1 if v in (True, 1, -1) else 0
+    return int(v)  # type: ignore[call-overload]
+
+
+# Every tensor-dialect op name this pass lowers (tests check the dialect against it).
+LOWERED_OPS = frozenset(RULES)
+
+_unused = (FloatAttr, func)

@@ -1,0 +1,351 @@
+"""``convert-arith-to-llvm``: scalar arith ops (and ``index``, as ``i64``) to the llvm dialect.
+
+Semantics kept from arith: ``maximumf``/``minimumf`` propagate NaN
+(``llvm.maximum``/``llvm.minimum`` intrinsics); ``maxnumf``/``minnumf`` do not
+(``llvm.maxnum``/``llvm.minnum``); ``fptosi``/``fptoui`` truncate toward zero
+and saturate out-of-range values (NaN gives 0) through
+``llvm.fptosi.sat``/``llvm.fptoui.sat``; ``floordivsi``/``ceildivsi``/``ceildivui``
+are expanded into sdiv/srem/select sequences; ``cmpf false/true`` become constants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    VectorType,
+    i1,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from irtoolkit.diagnostics import op_error
+from irtoolkit.passes.lowering.to_llvm.common import (
+    Lowering,
+    apply_handlers,
+    convert_type,
+    intrinsic_suffix,
+)
+
+
+def _fastmath(op: Operation) -> llvm.FastMathAttr | None:
+    fm = getattr(op, "fastmath", None)
+    if fm is None or not fm.data:
+        return None
+    try:
+        return llvm.FastMathAttr(tuple(fm.data))
+    except Exception:  # noqa: BLE001 - flags llvm does not know: drop them
+        return None
+
+
+def _width(t: Attribute) -> int:
+    if isinstance(t, IndexType):
+        return 64
+    if isinstance(t, VectorType):
+        return _width(t.element_type)
+    assert isinstance(t, IntegerType)
+    return t.width.data
+
+
+# --------------------------------------------------------------------------- constants
+
+
+def lower_constant(rw: Lowering, op: arith.ConstantOp) -> None:
+    t = op.result.type
+    lt = rw.type(t)
+    value = op.value
+    if isinstance(value, IntegerAttr):
+        v = value.value.data
+        if _width(t) == 1:
+            v = 1 if v else 0
+        res = rw.const_int(v, lt)
+    elif isinstance(value, FloatAttr):
+        res = rw.const_float(value.value.data, lt)
+    elif isinstance(value, DenseIntOrFPElementsAttr) and isinstance(t, VectorType):
+        if lt != t:  # vector<..xindex>
+            value = DenseIntOrFPElementsAttr.from_list(lt, value.get_values())  # type: ignore[arg-type]
+        res = rw.emit(llvm.ConstantOp(value, lt)).results[0]
+    else:
+        raise op_error(op, f"cannot lower constant of type {t} to the llvm dialect "
+                           "(tensor constants must be bufferized first)")
+    rw.replace([res])
+
+
+# --------------------------------------------------------------------------- binary ops
+
+_INT_BINARY = {
+    arith.AddiOp: llvm.AddOp,
+    arith.SubiOp: llvm.SubOp,
+    arith.MuliOp: llvm.MulOp,
+    arith.DivSIOp: llvm.SDivOp,
+    arith.DivUIOp: llvm.UDivOp,
+    arith.RemSIOp: llvm.SRemOp,
+    arith.RemUIOp: llvm.URemOp,
+    arith.AndIOp: llvm.AndOp,
+    arith.OrIOp: llvm.OrOp,
+    arith.XOrIOp: llvm.XOrOp,
+    arith.ShLIOp: llvm.ShlOp,
+    arith.ShRSIOp: llvm.AShrOp,
+    arith.ShRUIOp: llvm.LShrOp,
+}
+
+_FLOAT_BINARY = {
+    arith.AddfOp: llvm.FAddOp,
+    arith.SubfOp: llvm.FSubOp,
+    arith.MulfOp: llvm.FMulOp,
+    arith.DivfOp: llvm.FDivOp,
+}
+
+_FLOAT_INTRINSIC = {
+    arith.MaximumfOp: "llvm.maximum",
+    arith.MinimumfOp: "llvm.minimum",
+    arith.MaxnumfOp: "llvm.maxnum",
+    arith.MinnumfOp: "llvm.minnum",
+}
+
+_MINMAX_INT = {
+    arith.MaxSIOp: "sgt",
+    arith.MinSIOp: "slt",
+    arith.MaxUIOp: "ugt",
+    arith.MinUIOp: "ult",
+}
+
+
+def _icmp(rw: Lowering, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+    flag = llvm.ICmpPredicateFlag(pred)
+    return rw.emit(llvm.ICmpOp(a, b, IntegerAttr(flag.to_int(), 64))).results[0]
+
+
+def _select(rw: Lowering, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+    return rw.emit(llvm.SelectOp(c, a, b)).results[0]
+
+
+def lower_int_binary(rw: Lowering, op: Operation) -> None:
+    a, b = rw.operands()
+    res = rw.emit(_INT_BINARY[type(op)](a, b)).results[0]
+    rw.replace([res])
+
+
+def lower_float_binary(rw: Lowering, op: Operation) -> None:
+    a, b = rw.operands()
+    res = rw.emit(_FLOAT_BINARY[type(op)](a, b, _fastmath(op))).results[0]
+    rw.replace([res])
+
+
+def lower_remf(rw: Lowering, op: Operation) -> None:
+    a, b = rw.operands()
+    rw.replace([rw.emit(llvm.FRemOp(a, b, _fastmath(op))).results[0]])
+
+
+def lower_float_intrinsic(rw: Lowering, op: Operation) -> None:
+    a, b = rw.operands()
+    name = f"{_FLOAT_INTRINSIC[type(op)]}.{intrinsic_suffix(a.type)}"
+    rw.replace([rw.intrinsic(name, [a, b], a.type)])  # type: ignore[list-item]
+
+
+def lower_minmax_int(rw: Lowering, op: Operation) -> None:
+    a, b = rw.operands()
+    c = _icmp(rw, _MINMAX_INT[type(op)], a, b)
+    rw.replace([_select(rw, c, a, b)])
+
+
+def lower_negf(rw: Lowering, op: arith.NegfOp) -> None:
+    (a,) = rw.operands()
+    rw.replace([rw.emit(llvm.FNegOp(a, _fastmath(op))).results[0]])
+
+
+def lower_floordivsi(rw: Lowering, op: Operation) -> None:
+    # q = a / b (toward zero); if r != 0 and sign(r) != sign(b): q - 1
+    a, b = rw.operands()
+    t = a.type
+    zero, one = rw.const_int(0, t), rw.const_int(1, t)
+    q = rw.emit(llvm.SDivOp(a, b)).results[0]
+    r = rw.emit(llvm.SRemOp(a, b)).results[0]
+    r_nz = _icmp(rw, "ne", r, zero)
+    r_neg = _icmp(rw, "slt", r, zero)
+    b_neg = _icmp(rw, "slt", b, zero)
+    diff = rw.emit(llvm.XOrOp(r_neg, b_neg)).results[0]
+    adjust = rw.emit(llvm.AndOp(r_nz, diff)).results[0]
+    qm1 = rw.emit(llvm.SubOp(q, one)).results[0]
+    rw.replace([_select(rw, adjust, qm1, q)])
+
+
+def lower_ceildivsi(rw: Lowering, op: Operation) -> None:
+    # q = a / b (toward zero); if r != 0 and sign(r) == sign(b): q + 1
+    a, b = rw.operands()
+    t = a.type
+    zero, one = rw.const_int(0, t), rw.const_int(1, t)
+    q = rw.emit(llvm.SDivOp(a, b)).results[0]
+    r = rw.emit(llvm.SRemOp(a, b)).results[0]
+    r_nz = _icmp(rw, "ne", r, zero)
+    r_neg = _icmp(rw, "slt", r, zero)
+    b_neg = _icmp(rw, "slt", b, zero)
+    same = _icmp(rw, "eq", r_neg, b_neg)
+    adjust = rw.emit(llvm.AndOp(r_nz, same)).results[0]
+    qp1 = rw.emit(llvm.AddOp(q, one)).results[0]
+    rw.replace([_select(rw, adjust, qp1, q)])
+
+
+def lower_ceildivui(rw: Lowering, op: Operation) -> None:
+    # a == 0 ? 0 : (a - 1) / b + 1
+    a, b = rw.operands()
+    t = a.type
+    zero, one = rw.const_int(0, t), rw.const_int(1, t)
+    am1 = rw.emit(llvm.SubOp(a, one)).results[0]
+    q = rw.emit(llvm.UDivOp(am1, b)).results[0]
+    qp1 = rw.emit(llvm.AddOp(q, one)).results[0]
+    is_zero = _icmp(rw, "eq", a, zero)
+    rw.replace([_select(rw, is_zero, zero, qp1)])
+
+
+# --------------------------------------------------------------------------- compares, select
+
+
+def lower_cmpi(rw: Lowering, op: arith.CmpiOp) -> None:
+    a, b = rw.operands()
+    pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+    rw.replace([_icmp(rw, pred, a, b)])
+
+
+def lower_cmpf(rw: Lowering, op: arith.CmpfOp) -> None:
+    a, b = rw.operands()
+    pred = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+    if pred in ("false", "true"):
+        if isinstance(a.type, VectorType):
+            raise op_error(op, f"predicate '{pred}' on vectors is not supported")
+        rw.replace([rw.const_int(1 if pred == "true" else 0, i1)])
+        return
+    flag = llvm.FCmpPredicateFlag(pred)
+    res = rw.emit(llvm.FCmpOp(a, b, IntegerAttr(flag.to_int(), 64))).results[0]
+    rw.replace([res])
+
+
+def lower_select(rw: Lowering, op: arith.SelectOp) -> None:
+    c, a, b = rw.operands()
+    rw.replace([_select(rw, c, a, b)])
+
+
+# --------------------------------------------------------------------------- casts
+
+
+def _int_resize(rw: Lowering, v: SSAValue, to: Attribute, signed: bool) -> SSAValue:
+    wf, wt = _width(v.type), _width(to)
+    if wf == wt:
+        return v
+    if wf > wt:
+        return rw.emit(llvm.TruncOp(v, to)).results[0]
+    cls = llvm.SExtOp if signed else llvm.ZExtOp
+    return rw.emit(cls(v, to)).results[0]
+
+
+_UNSIGNED_CASTS = tuple(
+    c for c in (arith.ExtUIOp, getattr(arith, "IndexCastUIOp", None)) if c is not None
+)
+
+
+def lower_int_cast(rw: Lowering, op: Operation) -> None:
+    (a,) = rw.operands()
+    to = rw.type(op.results[0].type)
+    signed = not isinstance(op, _UNSIGNED_CASTS)
+    rw.replace([_int_resize(rw, a, to, signed)])
+
+
+def lower_sitofp(rw: Lowering, op: Operation) -> None:
+    (a,) = rw.operands()
+    to = rw.type(op.results[0].type)
+    rw.replace([rw.emit(llvm.SIToFPOp(a, to)).results[0]])
+
+
+def lower_uitofp(rw: Lowering, op: Operation) -> None:
+    (a,) = rw.operands()
+    to = rw.type(op.results[0].type)
+    w = _width(a.type)
+    if w < 64:  # zero-extend by one bit more, then the value is non-negative
+        wide = IntegerType(min(64, max(8, 2 * w)))
+        a = _int_resize(rw, a, wide, signed=False)
+        rw.replace([rw.emit(llvm.SIToFPOp(a, to)).results[0]])
+        return
+    # 64 bits: x >= 0 ? sitofp(x) : 2 * sitofp((x >> 1) | (x & 1))
+    t = a.type
+    zero, one = rw.const_int(0, t), rw.const_int(1, t)
+    direct = rw.emit(llvm.SIToFPOp(a, to)).results[0]
+    half = rw.emit(llvm.LShrOp(a, one)).results[0]
+    low = rw.emit(llvm.AndOp(a, one)).results[0]
+    rounded = rw.emit(llvm.OrOp(half, low)).results[0]
+    f = rw.emit(llvm.SIToFPOp(rounded, to)).results[0]
+    twice = rw.emit(llvm.FAddOp(f, f)).results[0]
+    neg = _icmp(rw, "slt", a, zero)
+    rw.replace([_select(rw, neg, twice, direct)])
+
+
+def lower_fptoint(rw: Lowering, op: Operation) -> None:
+    (a,) = rw.operands()
+    to = rw.type(op.results[0].type)
+    kind = "fptosi" if isinstance(op, arith.FPToSIOp) else "fptoui"
+    name = f"llvm.{kind}.sat.{intrinsic_suffix(to)}.{intrinsic_suffix(a.type)}"
+    rw.replace([rw.intrinsic(name, [a], to)])  # type: ignore[list-item]
+
+
+def lower_extf(rw: Lowering, op: Operation) -> None:
+    (a,) = rw.operands()
+    rw.replace([rw.emit(llvm.FPExtOp(a, rw.type(op.results[0].type))).results[0]])
+
+
+def lower_truncf(rw: Lowering, op: Operation) -> None:
+    (a,) = rw.operands()
+    rw.replace([rw.emit(llvm.FPTruncOp(a, rw.type(op.results[0].type))).results[0]])
+
+
+def lower_bitcast(rw: Lowering, op: Operation) -> None:
+    (a,) = rw.operands()
+    to = rw.type(op.results[0].type)
+    rw.replace([a if a.type == to else rw.emit(llvm.BitcastOp(a, to)).results[0]])
+
+
+HANDLERS: dict = {
+    arith.ConstantOp: lower_constant,
+    **{cls: lower_int_binary for cls in _INT_BINARY},
+    **{cls: lower_float_binary for cls in _FLOAT_BINARY},
+    **{cls: lower_float_intrinsic for cls in _FLOAT_INTRINSIC},
+    **{cls: lower_minmax_int for cls in _MINMAX_INT},
+    arith.NegfOp: lower_negf,
+    arith.FloorDivSIOp: lower_floordivsi,
+    arith.CeilDivSIOp: lower_ceildivsi,
+    arith.CeilDivUIOp: lower_ceildivui,
+    arith.CmpiOp: lower_cmpi,
+    arith.CmpfOp: lower_cmpf,
+    arith.SelectOp: lower_select,
+    arith.IndexCastOp: lower_int_cast,
+    arith.ExtSIOp: lower_int_cast,
+    arith.ExtUIOp: lower_int_cast,
+    arith.TruncIOp: lower_int_cast,
+    arith.SIToFPOp: lower_sitofp,
+    arith.UIToFPOp: lower_uitofp,
+    arith.FPToSIOp: lower_fptoint,
+    arith.FPToUIOp: lower_fptoint,
+    arith.ExtFOp: lower_extf,
+    arith.TruncFOp: lower_truncf,
+    arith.BitcastOp: lower_bitcast,
+}
+if hasattr(arith, "IndexCastUIOp"):
+    HANDLERS[arith.IndexCastUIOp] = lower_int_cast
+if hasattr(arith, "RemFOp"):
+    HANDLERS[arith.RemFOp] = lower_remf
+
+_ = convert_type  # re-exported helper used by sibling modules
+
+
+@dataclass(frozen=True)
+class ConvertArithToLLVMPass(ModulePass):
+    name = "convert-arith-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        apply_handlers(op, HANDLERS)

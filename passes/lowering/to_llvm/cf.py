@@ -1,0 +1,159 @@
+"""``convert-cf-to-llvm``: cf.br / cf.cond_br / cf.switch / cf.assert to the llvm dialect.
+
+Arguments of non-entry blocks get their LLVM types (the entry block belongs to
+the function signature, converted by ``convert-func-to-llvm``). ``cf.switch``
+becomes a chain of ``llvm.icmp`` + ``llvm.cond_br``; ``cf.assert`` branches to a
+block that prints the message with ``puts`` and calls ``abort``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import cf, llvm
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i8, i32
+from xdsl.ir import Block, Operation, Region
+from xdsl.passes import ModulePass
+
+from irtoolkit.passes.lowering.to_llvm.common import (
+    PTR,
+    Lowering,
+    convert_block_args,
+    to_llvm,
+)
+from irtoolkit.passes.lowering.to_llvm.math import declare_function
+
+_BRANCHES = (cf.BranchOp, cf.ConditionalBranchOp, cf.SwitchOp, cf.AssertOp)
+
+
+def lower_br(rw: Lowering, op: cf.BranchOp) -> None:
+    rw.emit(llvm.BrOp(op.successor, *rw.operands()))
+    rw.replace([])
+
+
+def lower_cond_br(rw: Lowering, op: cf.ConditionalBranchOp) -> None:
+    cond = rw.value(op.cond)
+    then_args = [rw.value(v) for v in op.then_arguments]
+    else_args = [rw.value(v) for v in op.else_arguments]
+    rw.emit(llvm.CondBrOp(cond, op.then_block, then_args, op.else_block, else_args))
+    rw.replace([])
+
+
+def lower_switch(rw: Lowering, op: cf.SwitchOp) -> None:
+    flag = rw.value(op.flag)
+    default_args = [rw.value(v) for v in op.default_operands]
+    values = list(op.case_values.get_values()) if op.case_values is not None else []
+    cases = [
+        (v, blk, [rw.value(x) for x in args])
+        for v, blk, args in zip(values, op.case_blocks, op.case_operand, strict=True)
+    ]
+    region = rw.block.parent
+    assert region is not None
+    block = rw.block
+
+    def emit(new: Operation) -> Operation:
+        new.location = op.location
+        if block is rw.block:
+            block.insert_op_before(new, op)
+        else:
+            block.add_op(new)
+        return new
+
+    if not cases:
+        emit(llvm.BrOp(op.default_block, *default_args))
+    for i, (value, dest, args) in enumerate(cases):
+        c = emit(llvm.ConstantOp(IntegerAttr(int(value), flag.type), flag.type))
+        eq = emit(llvm.ICmpOp(flag, c.results[0],
+                              IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64)))
+        if i + 1 < len(cases):
+            nxt = Block()
+            region.insert_block_after(nxt, block)
+            emit(llvm.CondBrOp(eq.results[0], dest, args, nxt, []))
+            block = nxt
+        else:
+            emit(llvm.CondBrOp(eq.results[0], dest, args, op.default_block, default_args))
+    rw.replace([])
+
+
+def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
+    cond = rw.value(op.arg)
+    block = rw.block
+    region = block.parent
+    assert region is not None
+    cont = block.split_before(op)  # `op` and everything after it move to `cont`
+    fail = Block()
+    region.insert_block_after(fail, block)
+    br = llvm.CondBrOp(cond, cont, [], fail, [])
+    br.location = op.location
+    block.add_op(br)
+    # the failure block: puts(message); abort(); unreachable
+    module = op
+    while not isinstance(module, ModuleOp):
+        module = module.parent_op()  # type: ignore[assignment]
+    text = f"assertion failed: {op.msg.data}\0"
+    raw = text.encode()
+    name = _unique_global_name(module)
+    gtype = llvm.LLVMArrayType(len(raw), i8)
+    glob = llvm.GlobalOp(gtype, name, "internal", constant=True, value=StringAttr(text))
+    glob.location = op.location
+    module.body.block.insert_op_before(glob, module.body.block.first_op) \
+        if module.body.block.first_op is not None else module.body.block.add_op(glob)
+    declare_function(op, "puts", llvm.LLVMFunctionType([PTR], i32))
+    declare_function(op, "abort", llvm.LLVMFunctionType([]))
+    addr = llvm.AddressOfOp(name, PTR)
+    call_puts = llvm.CallOp("puts", addr.results[0], return_type=i32)
+    call_abort = llvm.CallOp("abort")
+    unreachable = llvm.UnreachableOp()
+    for new in (addr, call_puts, call_abort, unreachable):
+        new.location = op.location
+        fail.add_op(new)
+    op.detach()
+    op.erase()
+
+
+def _unique_global_name(module: ModuleOp) -> str:
+    names = {
+        o.properties["sym_name"].data  # type: ignore[union-attr]
+        for o in module.ops if "sym_name" in o.properties
+    }
+    k = 0
+    while f"__irt_assert_msg_{k}" in names:
+        k += 1
+    return f"__irt_assert_msg_{k}"
+
+
+HANDLERS: dict = {
+    cf.BranchOp: lower_br,
+    cf.ConditionalBranchOp: lower_cond_br,
+    cf.SwitchOp: lower_switch,
+    cf.AssertOp: lower_assert,
+}
+
+
+def convert_cf(module: ModuleOp) -> None:
+    branches: list[Operation] = []
+    regions: dict[int, Region] = {}
+    for op in module.walk():
+        if isinstance(op, _BRANCHES):
+            branches.append(op)
+            region = op.parent_region()
+            if region is not None:
+                regions[id(region)] = region
+    # non-entry blocks first, so that branch operands convert to their types
+    for region in regions.values():
+        for block in region.blocks:
+            if block is not region.blocks.first:
+                convert_block_args(block)
+    for op in branches:
+        if op.parent is not None:
+            HANDLERS[type(op)](Lowering(op), op)
+    _ = to_llvm
+
+
+@dataclass(frozen=True)
+class ConvertCfToLLVMPass(ModulePass):
+    name = "convert-cf-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        convert_cf(op)

@@ -1,0 +1,300 @@
+"""Shared machinery of the ``convert-*-to-llvm`` passes.
+
+One type converter for every part (``index`` -> ``i64``, memrefs -> descriptor
+structs, ``func`` types -> ``!llvm.func``) and a small driver that rewrites
+ops one at a time. Each pass is a *partial* conversion: an operand whose
+producer is not converted yet is bridged with
+``builtin.unrealized_conversion_cast`` to its LLVM type, and a converted
+result whose type changes is cast back to the original type for users that are
+not converted yet. ``reconcile-unrealized-casts`` removes the casts that cancel
+once every part ran, so each part can run alone or in any order.
+
+Memref descriptor (as MLIR's)::
+
+    !llvm.struct<(ptr, ptr, i64, array<R x i64>, array<R x i64>)>
+                 allocated aligned offset sizes      strides (in elements)
+
+and ``!llvm.struct<(ptr, ptr, i64)>`` for rank 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    Signedness,
+    SignednessAttr,
+    UnrealizedConversionCastOp,
+    VectorType,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from irtoolkit.diagnostics import op_error
+
+PTR = llvm.LLVMPointerType()
+I64 = i64
+
+FLOAT_TYPES = (Float16Type, Float32Type, Float64Type)
+
+
+# --------------------------------------------------------------------------- types
+
+
+def descriptor_type(rank: int) -> llvm.LLVMStructType:
+    """The LLVM struct type of a rank-``rank`` memref descriptor."""
+    fields: list[Attribute] = [PTR, PTR, I64]
+    if rank:
+        arr = llvm.LLVMArrayType(rank, I64)
+        fields += [arr, arr]
+    return llvm.LLVMStructType.from_type_list(fields)
+
+
+def is_llvm_type(t: Attribute) -> bool:
+    """Types the llvm dialect accepts as they are."""
+    if isinstance(t, IntegerType):
+        return t.signedness.data == Signedness.SIGNLESS
+    if isinstance(t, FLOAT_TYPES):
+        return True
+    if isinstance(t, (llvm.LLVMPointerType, llvm.LLVMStructType, llvm.LLVMArrayType,
+                      llvm.LLVMVoidType, llvm.LLVMFunctionType)):
+        return True
+    if isinstance(t, VectorType):
+        return is_llvm_type(t.element_type)
+    return False
+
+
+def convert_type(t: Attribute) -> Attribute | None:
+    """The LLVM-dialect type of ``t`` (``t`` itself if already legal), None if none."""
+    if isinstance(t, IndexType):
+        return I64
+    if isinstance(t, IntegerType):
+        if t.signedness.data != Signedness.SIGNLESS:
+            return IntegerType(t.width.data)
+        return t
+    if isinstance(t, MemRefType):
+        elem = convert_type(t.element_type)
+        if elem is None or not (isinstance(elem, IntegerType) or isinstance(elem, FLOAT_TYPES)):
+            return None
+        return descriptor_type(t.get_num_dims())
+    if isinstance(t, FunctionType):
+        ins = [convert_type(x) for x in t.inputs.data]
+        outs = [convert_type(x) for x in t.outputs.data]
+        if any(x is None for x in (*ins, *outs)):
+            return None
+        return llvm.LLVMFunctionType(ins, pack_result_type(outs))  # type: ignore[arg-type]
+    if isinstance(t, VectorType):
+        elem = convert_type(t.element_type)
+        if elem is None:
+            return None
+        return t if elem == t.element_type else VectorType(elem, t.get_shape())
+    if is_llvm_type(t):
+        return t
+    return None
+
+
+def pack_result_type(types: Sequence[Attribute]) -> Attribute:
+    """Several results are returned as one struct, none as void."""
+    if not types:
+        return llvm.LLVMVoidType()
+    if len(types) == 1:
+        return types[0]
+    return llvm.LLVMStructType.from_type_list(list(types))
+
+
+def element_size(t: Attribute) -> int:
+    """Size in bytes of a memref element (as LLVM lays it out)."""
+    if isinstance(t, IndexType):
+        return 8
+    if isinstance(t, IntegerType):
+        nbytes = (t.width.data + 7) // 8
+        return 1 << (nbytes - 1).bit_length() if nbytes > 1 else 1
+    if isinstance(t, Float16Type):
+        return 2
+    if isinstance(t, Float32Type):
+        return 4
+    if isinstance(t, Float64Type):
+        return 8
+    raise ValueError(f"unsupported memref element type {t}")
+
+
+def intrinsic_suffix(t: Attribute) -> str:
+    """LLVM's mangling of a scalar type in intrinsic names (``f64``, ``i32``)."""
+    if isinstance(t, Float16Type):
+        return "f16"
+    if isinstance(t, Float32Type):
+        return "f32"
+    if isinstance(t, Float64Type):
+        return "f64"
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    if isinstance(t, IndexType):
+        return "i64"
+    if isinstance(t, VectorType):
+        return f"v{t.get_shape()[0]}{intrinsic_suffix(t.element_type)}"
+    raise ValueError(f"no intrinsic suffix for {t}")
+
+
+# --------------------------------------------------------------------------- rewriting
+
+
+class Lowering:
+    """Rewrites one op: new ops go right before it, results are cast back if needed."""
+
+    __slots__ = ("op", "block", "_consts")
+
+    def __init__(self, op: Operation):
+        self.op = op
+        self._consts: dict = {}
+        block = op.parent_block()
+        assert block is not None
+        self.block = block
+
+    def emit(self, new: Operation) -> Operation:
+        new.location = self.op.location
+        self.block.insert_op_before(new, self.op)
+        return new
+
+    def value(self, v: SSAValue) -> SSAValue:
+        """``v`` with its LLVM type (through a cast when its producer is not converted)."""
+        return to_llvm(v, self.op)
+
+    def operands(self) -> list[SSAValue]:
+        return [to_llvm(v, self.op) for v in self.op.operands]
+
+    def type(self, t: Attribute) -> Attribute:
+        lt = convert_type(t)
+        if lt is None:
+            raise op_error(self.op, f"type {t} has no LLVM equivalent")
+        return lt
+
+    # small builders -----------------------------------------------------------
+    def const_int(self, value: int, t: Attribute = I64) -> SSAValue:
+        if isinstance(t, IntegerType) and t.width.data == 1:
+            value = 1 if value else 0
+        key = (value, t)
+        cached = self._consts.get(key)
+        if cached is None:
+            cached = self._consts[key] = self.emit(llvm.ConstantOp(IntegerAttr(value, t), t)).results[0]
+        return cached
+
+    def const_float(self, value: float, t: Attribute) -> SSAValue:
+        return self.emit(llvm.ConstantOp(FloatAttr(value, t), t)).results[0]  # type: ignore[arg-type]
+
+    def extract(self, container: SSAValue, position: Sequence[int], t: Attribute) -> SSAValue:
+        return self.emit(
+            llvm.ExtractValueOp(DenseArrayBase.from_list(i64, position), container, t)
+        ).results[0]
+
+    def insert(self, container: SSAValue, value: SSAValue, position: Sequence[int]) -> SSAValue:
+        return self.emit(
+            llvm.InsertValueOp(DenseArrayBase.from_list(i64, position), container, value)
+        ).results[0]
+
+    def undef(self, t: Attribute) -> SSAValue:
+        return self.emit(llvm.UndefOp(t)).results[0]
+
+    def intrinsic(self, name: str, args: Sequence[SSAValue], result: Attribute | None) -> SSAValue | None:
+        op = self.emit(llvm.CallIntrinsicOp(name, list(args), [result] if result is not None else []))
+        return op.results[0] if op.results else None
+
+    def call(self, callee: str, args: Sequence[SSAValue], result: Attribute | None) -> SSAValue | None:
+        op = self.emit(llvm.CallOp(callee, *args, return_type=result))
+        return op.results[0] if op.results else None
+
+    def replace(self, results: Sequence[SSAValue]) -> None:
+        """Replace the op by ``results`` (LLVM-typed), casting back where types differ."""
+        op = self.op
+        final: list[SSAValue] = []
+        for old, new in zip(op.results, results, strict=True):
+            if old.type != new.type:
+                cast = UnrealizedConversionCastOp.get([new], [old.type])
+                cast.location = op.location
+                self.block.insert_op_before(cast, op)
+                new = cast.results[0]
+            if old.name_hint and new.name_hint is None:
+                new.name_hint = old.name_hint
+            final.append(new)
+        for old, new in zip(op.results, final):
+            old.replace_all_uses_with(new)
+        op.detach()
+        op.erase()
+
+
+def to_llvm(v: SSAValue, before: Operation) -> SSAValue:
+    """``v`` converted to its LLVM type, casting right before ``before`` if needed."""
+    t = v.type
+    lt = convert_type(t)
+    if lt is None:
+        raise op_error(before, f"operand of type {t} has no LLVM equivalent")
+    if lt == t:
+        return v
+    owner = v.owner
+    if (
+        isinstance(owner, UnrealizedConversionCastOp)
+        and len(owner.inputs) == 1
+        and owner.inputs[0].type == lt
+    ):
+        return owner.inputs[0]
+    cast = UnrealizedConversionCastOp.get([v], [lt])
+    cast.location = before.location
+    block = before.parent_block()
+    assert block is not None
+    block.insert_op_before(cast, before)
+    return cast.results[0]
+
+
+def convert_block_args(block: Block, types: Sequence[Attribute] | None = None) -> None:
+    """Give ``block``'s arguments their LLVM types; old uses see a cast back."""
+    for i, arg in enumerate(list(block.args)):
+        lt = types[i] if types is not None else convert_type(arg.type)
+        if lt is None or lt == arg.type:
+            continue
+        old_type = arg.type
+        new_arg = Rewriter.replace_value_with_new_type(arg, lt)
+        if not new_arg.uses:
+            continue
+        cast = UnrealizedConversionCastOp.get([new_arg], [old_type])
+        parent = block.parent_op()
+        if parent is not None:
+            cast.location = parent.location
+        new_arg.replace_uses_with_if(cast.results[0], lambda use: use.operation is not cast)
+        Rewriter.insert_op(cast, InsertPoint.at_start(block))
+
+
+Handler = Callable[[Lowering, Operation], None]
+
+
+def apply_handlers(module: ModuleOp, handlers: dict[type[Operation], Handler]) -> None:
+    """Rewrite every op whose class has a handler (preorder; nested ops included)."""
+    for op in list(module.walk()):
+        handler = handlers.get(type(op))
+        if handler is None or op.parent is None:
+            continue
+        handler(Lowering(op), op)
+
+
+def is_legal_llvm_op(op: Operation) -> bool:
+    return op.name.startswith("llvm.") or isinstance(op, ModuleOp)
+
+
+__all__ = [
+    "PTR", "I64", "Lowering", "apply_handlers", "convert_block_args", "convert_type",
+    "descriptor_type", "element_size", "intrinsic_suffix", "is_llvm_type", "pack_result_type",
+    "to_llvm", "is_legal_llvm_op", "i32", "NoneAttr", "SignednessAttr", "BlockArgument",
+]

@@ -1,0 +1,108 @@
+"""``convert-func-to-llvm``: func.func / func.call / func.return to the llvm dialect.
+
+Signatures go through the shared type converter (``index`` -> ``i64``, memref ->
+descriptor struct passed by value). A function with several results returns
+one ``!llvm.struct`` of them; with none it returns void. Private functions with
+a body get ``internal`` linkage (the runtime applies it, so LLVM may inline and
+drop them); declarations and public functions are external.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func, llvm
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, Region
+from xdsl.passes import ModulePass
+
+from irtoolkit.diagnostics import op_error
+from irtoolkit.passes.lowering.to_llvm.common import (
+    Lowering,
+    apply_handlers,
+    convert_block_args,
+    convert_type,
+    pack_result_type,
+)
+
+
+def _signature(op: Operation, inputs, outputs) -> tuple[list, list]:
+    ins, outs = [], []
+    for t in inputs:
+        lt = convert_type(t)
+        if lt is None:
+            raise op_error(op, f"argument type {t} cannot be lowered to the llvm dialect")
+        ins.append(lt)
+    for t in outputs:
+        lt = convert_type(t)
+        if lt is None:
+            raise op_error(op, f"result type {t} cannot be lowered to the llvm dialect")
+        outs.append(lt)
+    return ins, outs
+
+
+def lower_func(rw: Lowering, op: func.FuncOp) -> None:
+    ft = op.function_type
+    ins, outs = _signature(op, ft.inputs.data, ft.outputs.data)
+    fty = llvm.LLVMFunctionType(ins, pack_result_type(outs))
+    body = Region()
+    op.body.move_blocks(body)
+    is_decl = not body.blocks
+    private = op.sym_visibility is not None and op.sym_visibility.data == "private"
+    linkage = "internal" if (private and not is_decl) else "external"
+    new = llvm.FuncOp(op.sym_name.data, fty, linkage=llvm.LinkageAttr(linkage), body=body)
+    if op.arg_attrs is not None:
+        pass  # func-level argument attributes have no meaning after lowering
+    for name, attr in op.attributes.items():
+        if name.startswith("llvm."):
+            new.attributes[name] = attr
+    if not is_decl:
+        convert_block_args(body.blocks[0], ins)
+    new.location = op.location
+    block = op.parent_block()
+    assert block is not None
+    block.insert_op_before(new, op)
+    op.detach()
+    op.erase()
+
+
+def lower_return(rw: Lowering, op: func.ReturnOp) -> None:
+    vals = rw.operands()
+    if not vals:
+        rw.emit(llvm.ReturnOp())
+    elif len(vals) == 1:
+        rw.emit(llvm.ReturnOp(vals[0]))
+    else:
+        st = pack_result_type([v.type for v in vals])
+        acc = rw.undef(st)
+        for i, v in enumerate(vals):
+            acc = rw.insert(acc, v, [i])
+        rw.emit(llvm.ReturnOp(acc))
+    rw.replace([])
+
+
+def lower_call(rw: Lowering, op: func.CallOp) -> None:
+    args = rw.operands()
+    _, outs = _signature(op, [], [r.type for r in op.results])
+    ret = pack_result_type(outs) if outs else None
+    call = rw.emit(llvm.CallOp(op.callee.string_value(), *args, return_type=ret))
+    if len(outs) <= 1:
+        rw.replace(list(call.results))
+    else:
+        rw.replace([rw.extract(call.results[0], [i], t) for i, t in enumerate(outs)])
+
+
+HANDLERS = {
+    func.FuncOp: lower_func,
+    func.ReturnOp: lower_return,
+    func.CallOp: lower_call,
+}
+
+
+@dataclass(frozen=True)
+class ConvertFuncToLLVMPass(ModulePass):
+    name = "convert-func-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        apply_handlers(op, HANDLERS)  # type: ignore[arg-type]

@@ -1,0 +1,503 @@
+"""``convert-memref-to-llvm``: memrefs to MLIR-style descriptors, malloc/free, GEP, load/store.
+
+A ranked memref is the struct (see ``common.descriptor_type``)::
+
+    { ptr allocated, ptr aligned, i64 offset, [R x i64] sizes, [R x i64] strides }
+
+Element ``(i0, .., iR-1)`` lives at ``aligned[offset + sum(ik * stride_k)]``
+(in elements); offset and strides are compile-time constants where the type's
+layout says so (identity layouts: row-major, offset 0), otherwise they are read
+from the descriptor. ``memref.alloc`` calls ``malloc`` (over-allocating when an
+alignment above 16 is requested), ``memref.dealloc`` calls ``free`` on the
+allocated pointer, ``memref.alloca`` uses ``llvm.alloca``. ``memref.get_global``
+gives a descriptor whose allocated pointer is the dead marker ``0xdeadbeef``
+(as MLIR): a buffer that must never be freed.
+
+Also handled: dim, rank, cast, copy (contiguous: ``llvm.memcpy``), subview
+(including rank-reducing), reinterpret_cast, collapse_shape, expand_shape,
+extract_aligned_pointer_as_index, memref.global.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import llvm, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StridedLayoutAttr,
+    UnitAttr,
+    i1,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from irtoolkit.diagnostics import op_error
+from irtoolkit.passes.lowering.to_llvm.common import (
+    I64,
+    PTR,
+    Lowering,
+    apply_handlers,
+    convert_type,
+    descriptor_type,
+    element_size,
+)
+from irtoolkit.passes.lowering.to_llvm.math import declare_function
+
+DEAD_POINTER = 0xDEADBEEF
+
+_DESC_ALLOCATED, _DESC_ALIGNED, _DESC_OFFSET, _DESC_SIZES, _DESC_STRIDES = range(5)
+
+
+def layout_of(op: Operation, t: MemRefType) -> tuple[list[int | None], int | None]:
+    """Strides (None: dynamic) and offset (None: dynamic) of a memref type."""
+    shape = t.get_shape()
+    layout = t.layout
+    if isinstance(layout, NoneAttr):
+        strides = list(MemRefType.strides_for_shape(tuple(shape)))
+        return strides, 0
+    if isinstance(layout, StridedLayoutAttr):
+        return list(layout.get_strides()), layout.get_offset()
+    raise op_error(op, f"memref layout {layout} is not supported (use identity or strided layouts)")
+
+
+def _static(d: int) -> bool:
+    return d != DYNAMIC_INDEX
+
+
+class Memref:
+    """Reads and builds descriptors through a Lowering."""
+
+    def __init__(self, rw: Lowering):
+        self.rw = rw
+
+    def field(self, desc: SSAValue, *pos: int) -> SSAValue:
+        t = PTR if pos[0] in (_DESC_ALLOCATED, _DESC_ALIGNED) else I64
+        return self.rw.extract(desc, list(pos), t)
+
+    def size(self, t: MemRefType, desc: SSAValue, k: int) -> SSAValue:
+        d = t.get_shape()[k]
+        return self.rw.const_int(d) if _static(d) else self.field(desc, _DESC_SIZES, k)
+
+    def stride(self, op: Operation, t: MemRefType, desc: SSAValue, k: int) -> SSAValue:
+        s = layout_of(op, t)[0][k]
+        return self.rw.const_int(s) if s is not None else self.field(desc, _DESC_STRIDES, k)
+
+    def offset(self, op: Operation, t: MemRefType, desc: SSAValue) -> SSAValue:
+        o = layout_of(op, t)[1]
+        return self.rw.const_int(o) if o is not None else self.field(desc, _DESC_OFFSET)
+
+    def build(self, rank: int, allocated: SSAValue, aligned: SSAValue, offset: SSAValue,
+              sizes: Sequence[SSAValue], strides: Sequence[SSAValue]) -> SSAValue:
+        rw = self.rw
+        d = rw.undef(descriptor_type(rank))
+        d = rw.insert(d, allocated, [_DESC_ALLOCATED])
+        d = rw.insert(d, aligned, [_DESC_ALIGNED])
+        d = rw.insert(d, offset, [_DESC_OFFSET])
+        for k in range(rank):
+            d = rw.insert(d, sizes[k], [_DESC_SIZES, k])
+            d = rw.insert(d, strides[k], [_DESC_STRIDES, k])
+        return d
+
+    def element_ptr(self, op: Operation, t: MemRefType, desc: SSAValue,
+                    indices: Sequence[SSAValue]) -> SSAValue:
+        rw = self.rw
+        strides, offset = layout_of(op, t)
+        base = self.field(desc, _DESC_ALIGNED)
+        idx: SSAValue | None = None
+        if offset is None:
+            idx = self.field(desc, _DESC_OFFSET)
+        elif offset != 0:
+            idx = rw.const_int(offset)
+        for k, i in enumerate(indices):
+            s = strides[k]
+            if s == 1:
+                term = i
+            else:
+                sv = rw.const_int(s) if s is not None else self.field(desc, _DESC_STRIDES, k)
+                term = rw.emit(llvm.MulOp(i, sv)).results[0]
+            idx = term if idx is None else rw.emit(llvm.AddOp(idx, term)).results[0]
+        if idx is None:
+            return base
+        elem = convert_type(t.element_type)
+        return rw.emit(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], elem, [idx], inbounds=True)).results[0]
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.rw.emit(llvm.MulOp(a, b)).results[0]
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.rw.emit(llvm.AddOp(a, b)).results[0]
+
+
+def _memref_type(op: Operation, t: Attribute) -> MemRefType:
+    if not isinstance(t, MemRefType):
+        raise op_error(op, f"unranked or non-memref type {t} is not supported")
+    return t
+
+
+# --------------------------------------------------------------------------- allocation
+
+
+def _shape_values(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[SSAValue]):
+    """Sizes of a new row-major buffer, its strides and its element count (i64 values)."""
+    shape = t.get_shape()
+    dyn = iter(dynamic)
+    sizes = [rw.const_int(d) if _static(d) else next(dyn) for d in shape]
+    strides: list[SSAValue] = [None] * len(shape)  # type: ignore[list-item]
+    running: SSAValue = rw.const_int(1)
+    static_running: int | None = 1
+    for k in reversed(range(len(shape))):
+        strides[k] = running
+        if static_running is not None and _static(shape[k]):
+            static_running *= shape[k]
+            running = rw.const_int(static_running)
+        else:
+            static_running = None
+            running = rw.emit(llvm.MulOp(running, sizes[k])).results[0]
+    return sizes, strides, running
+
+
+def lower_alloc(rw: Lowering, op: memref.AllocOp) -> None:
+    t = _memref_type(op, op.memref.type)
+    if layout_of(op, t)[1] != 0 or not isinstance(t.layout, NoneAttr):
+        raise op_error(op, "only identity layouts can be allocated")
+    dynamic = [rw.value(v) for v in op.dynamic_sizes]
+    sizes, strides, count = _shape_values(rw, op, t, dynamic)
+    nbytes = rw.emit(llvm.MulOp(count, rw.const_int(element_size(t.element_type)))).results[0]
+    align = op.alignment.value.data if op.alignment is not None else 0
+    declare_function(op, "malloc", llvm.LLVMFunctionType([I64], PTR))
+    if align > 16:
+        padded = rw.emit(llvm.AddOp(nbytes, rw.const_int(align - 1))).results[0]
+        allocated = rw.call("malloc", [padded], PTR)
+        as_int = rw.emit(llvm.PtrToIntOp(allocated, I64)).results[0]
+        bumped = rw.emit(llvm.AddOp(as_int, rw.const_int(align - 1))).results[0]
+        masked = rw.emit(llvm.AndOp(bumped, rw.const_int(-align))).results[0]
+        aligned = rw.emit(llvm.IntToPtrOp(masked)).results[0]
+    else:
+        allocated = rw.call("malloc", [nbytes], PTR)
+        aligned = allocated
+    m = Memref(rw)
+    desc = m.build(len(sizes), allocated, aligned, rw.const_int(0), sizes, strides)  # type: ignore[arg-type]
+    rw.replace([desc])
+
+
+def lower_alloca(rw: Lowering, op: memref.AllocaOp) -> None:
+    t = _memref_type(op, op.memref.type)
+    if not isinstance(t.layout, NoneAttr):
+        raise op_error(op, "only identity layouts can be allocated")
+    dynamic = [rw.value(v) for v in op.dynamic_sizes]
+    sizes, strides, count = _shape_values(rw, op, t, dynamic)
+    elem = convert_type(t.element_type)
+    align = op.alignment.value.data if op.alignment is not None else element_size(t.element_type)
+    ptr = rw.emit(llvm.AllocaOp(count, elem, alignment=align)).results[0]
+    desc = Memref(rw).build(len(sizes), ptr, ptr, rw.const_int(0), sizes, strides)
+    rw.replace([desc])
+
+
+def lower_dealloc(rw: Lowering, op: memref.DeallocOp) -> None:
+    _memref_type(op, op.memref.type)
+    desc = rw.value(op.memref)
+    declare_function(op, "free", llvm.LLVMFunctionType([PTR]))
+    rw.call("free", [Memref(rw).field(desc, _DESC_ALLOCATED)], None)
+    rw.replace([])
+
+
+# --------------------------------------------------------------------------- access
+
+
+def lower_load(rw: Lowering, op: memref.LoadOp) -> None:
+    t = _memref_type(op, op.memref.type)
+    desc = rw.value(op.memref)
+    idx = [rw.value(v) for v in op.indices]
+    ptr = Memref(rw).element_ptr(op, t, desc, idx)
+    res = rw.emit(llvm.LoadOp(ptr, rw.type(op.res.type))).results[0]
+    rw.replace([res])
+
+
+def lower_store(rw: Lowering, op: memref.StoreOp) -> None:
+    t = _memref_type(op, op.memref.type)
+    value = rw.value(op.value)
+    desc = rw.value(op.memref)
+    idx = [rw.value(v) for v in op.indices]
+    ptr = Memref(rw).element_ptr(op, t, desc, idx)
+    rw.emit(llvm.StoreOp(value, ptr))
+    rw.replace([])
+
+
+def _constant_index(v: SSAValue) -> int | None:
+    owner = v.owner
+    value = getattr(owner, "value", None) if isinstance(owner, Operation) else None
+    if owner is not None and getattr(owner, "name", "") in ("arith.constant", "llvm.mlir.constant") \
+            and isinstance(value, IntegerAttr):
+        return value.value.data
+    if getattr(owner, "name", "") == "builtin.unrealized_conversion_cast":
+        return _constant_index(owner.operands[0])  # type: ignore[union-attr]
+    return None
+
+
+def lower_dim(rw: Lowering, op: memref.DimOp) -> None:
+    t = _memref_type(op, op.source.type)
+    desc = rw.value(op.source)
+    m = Memref(rw)
+    k = _constant_index(op.index)
+    rank = t.get_num_dims()
+    if k is not None:
+        if not 0 <= k < rank:
+            raise op_error(op, f"index {k} is out of bounds for a memref of rank {rank}")
+        rw.replace([m.size(t, desc, k)])
+        return
+    idx = rw.value(op.index)
+    result = rw.const_int(0)
+    for j in range(rank):
+        eq = rw.emit(llvm.ICmpOp(idx, rw.const_int(j),
+                                 IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64))).results[0]
+        result = rw.emit(llvm.SelectOp(eq, m.size(t, desc, j), result)).results[0]
+    rw.replace([result])
+
+
+def lower_rank(rw: Lowering, op: memref.RankOp) -> None:
+    t = _memref_type(op, op.source.type)
+    rw.replace([rw.const_int(t.get_num_dims())])
+
+
+def lower_cast(rw: Lowering, op: memref.CastOp) -> None:
+    src = _memref_type(op, op.source.type)
+    dst = _memref_type(op, op.dest.type)
+    desc = rw.value(op.source)
+    if layout_of(op, src) == layout_of(op, dst) or src.get_num_dims() == 0:
+        rw.replace([desc])
+        return
+    # layouts differ in what is static: materialize offset and strides in the descriptor
+    m = Memref(rw)
+    rank = src.get_num_dims()
+    d = rw.insert(desc, m.offset(op, src, desc), [_DESC_OFFSET])
+    for k in range(rank):
+        d = rw.insert(d, m.stride(op, src, desc, k), [_DESC_STRIDES, k])
+        d = rw.insert(d, m.size(src, desc, k), [_DESC_SIZES, k])
+    rw.replace([d])
+
+
+def lower_extract_aligned_pointer(rw: Lowering, op: Operation) -> None:
+    desc = rw.value(op.operands[0])
+    ptr = Memref(rw).field(desc, _DESC_ALIGNED)
+    rw.replace([rw.emit(llvm.PtrToIntOp(ptr, I64)).results[0]])
+
+
+def _contiguous(op: Operation, t: MemRefType) -> bool:
+    strides, _ = layout_of(op, t)
+    return isinstance(t.layout, NoneAttr) or strides == list(
+        MemRefType.strides_for_shape(t.get_shape())
+    ) and None not in strides
+
+
+def lower_copy(rw: Lowering, op: memref.CopyOp) -> None:
+    src = _memref_type(op, op.source.type)
+    dst = _memref_type(op, op.destination.type)
+    if not (_contiguous(op, src) and _contiguous(op, dst)):
+        raise op_error(op, "copies between non-contiguous memrefs are not supported")
+    s_desc, d_desc = rw.value(op.source), rw.value(op.destination)
+    m = Memref(rw)
+    count: SSAValue = rw.const_int(1)
+    for k in range(src.get_num_dims()):
+        count = m.mul(count, m.size(src, s_desc, k))
+    nbytes = m.mul(count, rw.const_int(element_size(src.element_type)))
+    sp = m.element_ptr(op, src, s_desc, [rw.const_int(0)] * src.get_num_dims())
+    dp = m.element_ptr(op, dst, d_desc, [rw.const_int(0)] * dst.get_num_dims())
+    rw.intrinsic("llvm.memcpy.p0.p0.i64", [dp, sp, nbytes, rw.const_int(0, i1)], None)
+    rw.replace([])
+
+
+# --------------------------------------------------------------------------- views
+
+
+def _mixed(values: Sequence[int], dynamic: Sequence[SSAValue], rw: Lowering) -> list[SSAValue | int]:
+    dyn = iter(rw.value(v) for v in dynamic)
+    return [next(dyn) if v == DYNAMIC_INDEX else v for v in values]
+
+
+def _as_value(rw: Lowering, v: SSAValue | int) -> SSAValue:
+    return rw.const_int(v) if isinstance(v, int) else v
+
+
+def lower_subview(rw: Lowering, op: memref.SubviewOp) -> None:
+    src = _memref_type(op, op.source.type)
+    res = _memref_type(op, op.result.type)
+    desc = rw.value(op.source)
+    m = Memref(rw)
+    offsets = _mixed(op.static_offsets.get_values(), op.offsets, rw)
+    sizes = _mixed(op.static_sizes.get_values(), op.sizes, rw)
+    steps = _mixed(op.static_strides.get_values(), op.strides, rw)
+    rank = src.get_num_dims()
+    # new offset = old offset + sum(offset_k * stride_k)
+    off = m.offset(op, src, desc)
+    src_strides = [m.stride(op, src, desc, k) for k in range(rank)]
+    for k in range(rank):
+        if offsets[k] == 0:
+            continue
+        off = m.add(off, m.mul(_as_value(rw, offsets[k]), src_strides[k]))
+    # rank reduction: drop unit dims of the source that the result does not have
+    res_shape = res.get_shape()
+    drops = rank - len(res_shape)
+    kept: list[int] = []
+    j = 0
+    for k in range(rank):
+        unit = sizes[k] == 1
+        if unit and drops > 0 and (j >= len(res_shape) or res_shape[j] != 1
+                                   or rank - k - 1 >= len(res_shape) - j):
+            drops -= 1
+            continue
+        kept.append(k)
+        j += 1
+    if len(kept) != len(res_shape):
+        raise op_error(op, "cannot infer which dimensions this rank-reducing subview drops")
+    new_sizes = [_as_value(rw, sizes[k]) for k in kept]
+    new_strides = [
+        src_strides[k] if steps[k] == 1 else m.mul(src_strides[k], _as_value(rw, steps[k]))
+        for k in kept
+    ]
+    alloc = m.field(desc, _DESC_ALLOCATED)
+    aligned = m.field(desc, _DESC_ALIGNED)
+    rw.replace([m.build(len(kept), alloc, aligned, off, new_sizes, new_strides)])
+
+
+def lower_reinterpret_cast(rw: Lowering, op: memref.ReinterpretCastOp) -> None:
+    res = _memref_type(op, op.result.type)
+    desc = rw.value(op.source)
+    m = Memref(rw)
+    offsets = _mixed(op.static_offsets.get_values(), op.offsets, rw)
+    sizes = _mixed(op.static_sizes.get_values(), op.sizes, rw)
+    strides = _mixed(op.static_strides.get_values(), op.strides, rw)
+    rank = res.get_num_dims()
+    rw.replace([m.build(
+        rank, m.field(desc, _DESC_ALLOCATED), m.field(desc, _DESC_ALIGNED),
+        _as_value(rw, offsets[0]) if offsets else rw.const_int(0),
+        [_as_value(rw, s) for s in sizes], [_as_value(rw, s) for s in strides],
+    )])
+
+
+def _reassociation(op: Operation) -> list[list[int]]:
+    groups = []
+    for group in op.reassociation.data:  # type: ignore[attr-defined]
+        groups.append([x.value.data if isinstance(x, IntegerAttr) else x.data for x in group.data])
+    return groups
+
+
+def lower_collapse_shape(rw: Lowering, op: memref.CollapseShapeOp) -> None:
+    src = _memref_type(op, op.src.type)
+    res = _memref_type(op, op.result.type)
+    desc = rw.value(op.src)
+    m = Memref(rw)
+    sizes, strides = [], []
+    for r, group in enumerate(_reassociation(op)):
+        if _static(res.get_shape()[r]):
+            size = rw.const_int(res.get_shape()[r])
+        else:
+            size = rw.const_int(1)
+            for k in group:
+                size = m.mul(size, m.size(src, desc, k))
+        sizes.append(size)
+        strides.append(m.stride(op, src, desc, group[-1]) if group else rw.const_int(1))
+    rw.replace([m.build(len(sizes), m.field(desc, _DESC_ALLOCATED), m.field(desc, _DESC_ALIGNED),
+                        m.offset(op, src, desc), sizes, strides)])
+
+
+def lower_expand_shape(rw: Lowering, op: memref.ExpandShapeOp) -> None:
+    src = _memref_type(op, op.src.type)
+    res = _memref_type(op, op.result.type)
+    desc = rw.value(op.src)
+    m = Memref(rw)
+    out_shape = _mixed(op.static_output_shape.get_values(), op.output_shape, rw)
+    rank = res.get_num_dims()
+    sizes: list[SSAValue] = [None] * rank  # type: ignore[list-item]
+    strides: list[SSAValue] = [None] * rank  # type: ignore[list-item]
+    for d, group in enumerate(_reassociation(op)):
+        running = m.stride(op, src, desc, d)
+        for r in reversed(group):
+            sizes[r] = _as_value(rw, out_shape[r])
+            strides[r] = running
+            running = m.mul(running, sizes[r])
+    rw.replace([m.build(rank, m.field(desc, _DESC_ALLOCATED), m.field(desc, _DESC_ALIGNED),
+                        m.offset(op, src, desc), sizes, strides)])
+
+
+# --------------------------------------------------------------------------- globals
+
+
+def _global_array_type(op: Operation, t: MemRefType) -> llvm.LLVMArrayType:
+    if not t.has_static_shape():
+        raise op_error(op, "globals need a static shape")
+    n = 1
+    for d in t.get_shape():
+        n *= d
+    return llvm.LLVMArrayType(n, convert_type(t.element_type))
+
+
+def lower_global(rw: Lowering, op: memref.GlobalOp) -> None:
+    t = _memref_type(op, op.type)
+    arr = _global_array_type(op, t)
+    value = op.initial_value
+    elem = convert_type(t.element_type)
+    n = arr.size.data
+    if isinstance(value, DenseIntOrFPElementsAttr):
+        values = list(value.get_values())
+        if len(values) == 1 and n != 1:
+            values = values * n
+    else:  # uninitialized: zero
+        values = [0.0 if not isinstance(elem, IntegerType) else 0] * n
+    if isinstance(elem, IntegerType) and elem.width.data == 1:
+        values = [1 if v else 0 for v in values]
+    from xdsl.dialects.builtin import TensorType
+
+    dense = DenseIntOrFPElementsAttr.from_list(TensorType(elem, [n]), values)  # type: ignore[arg-type]
+    new = llvm.GlobalOp(arr, op.sym_name.data, "internal",
+                        constant=op.constant is not None, value=dense,
+                        alignment=op.alignment.value.data if op.alignment is not None else None)
+    rw.emit(new)
+    rw.replace([])
+
+
+def lower_get_global(rw: Lowering, op: memref.GetGlobalOp) -> None:
+    t = _memref_type(op, op.memref.type)
+    ptr = rw.emit(llvm.AddressOfOp(op.name_.root_reference.data, PTR)).results[0]
+    dead = rw.emit(llvm.IntToPtrOp(rw.const_int(DEAD_POINTER))).results[0]
+    sizes, strides, _ = _shape_values(rw, op, t, [])
+    rw.replace([Memref(rw).build(t.get_num_dims(), dead, ptr, rw.const_int(0), sizes, strides)])
+
+
+HANDLERS: dict = {
+    memref.AllocOp: lower_alloc,
+    memref.AllocaOp: lower_alloca,
+    memref.DeallocOp: lower_dealloc,
+    memref.LoadOp: lower_load,
+    memref.StoreOp: lower_store,
+    memref.DimOp: lower_dim,
+    memref.RankOp: lower_rank,
+    memref.CastOp: lower_cast,
+    memref.CopyOp: lower_copy,
+    memref.SubviewOp: lower_subview,
+    memref.ReinterpretCastOp: lower_reinterpret_cast,
+    memref.CollapseShapeOp: lower_collapse_shape,
+    memref.ExpandShapeOp: lower_expand_shape,
+    memref.ExtractAlignedPointerAsIndexOp: lower_extract_aligned_pointer,
+    memref.GlobalOp: lower_global,
+    memref.GetGlobalOp: lower_get_global,
+}
+
+_ = (IndexType, UnitAttr)
+
+
+@dataclass(frozen=True)
+class ConvertMemrefToLLVMPass(ModulePass):
+    name = "convert-memref-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        apply_handlers(op, HANDLERS)

@@ -1,0 +1,4 @@
+func.func @f() {
+  // expected-error @+1 oops
+  func.return
+}

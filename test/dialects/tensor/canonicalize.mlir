@@ -1,0 +1,169 @@
+// RUN: irt-opt %s -p canonicalize | FileCheck %s
+
+// CHECK-LABEL: func.func @fold_binary
+func.func @fold_binary() -> (tensor<2xf32>, tensor<2xf32>, tensor<2xi32>, tensor<2xf64>) {
+  %a = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = arith.constant dense<3.0> : tensor<2xf32>
+  %i = arith.constant dense<[7, -7]> : tensor<2xi32>
+  %j = arith.constant dense<[2, 3]> : tensor<2xi32>
+  %nn = arith.constant dense<[-1.0, 1.0]> : tensor<2xf64>
+  %oo = arith.constant dense<[4.0, -1.0]> : tensor<2xf64>
+  %n = tensor.sqrt %nn : tensor<2xf64>
+  %o = tensor.sqrt %oo : tensor<2xf64>
+  // CHECK-DAG: arith.constant dense<[4.000000e+00, 5.000000e+00]> : tensor<2xf32>
+  %0 = tensor.add %a, %b : tensor<2xf32>
+  // CHECK-DAG: arith.constant dense<[1.200000e+01, 1.500000e+01]> : tensor<2xf32>
+  %1 = tensor.mul %0, %b : tensor<2xf32>
+  // CHECK-DAG: arith.constant dense<[14, -21]> : tensor<2xi32>
+  %2 = tensor.mul %i, %j : tensor<2xi32>
+  // max propagates NaN, as numpy.maximum.
+  // CHECK-DAG: arith.constant dense<[0x{{[fF7]}}{{[fF]}}{{[fF]}}8000000000000, 0x{{[fF7]}}{{[fF]}}{{[fF]}}8000000000000]> : tensor<2xf64>
+  %3 = tensor.max %n, %o : tensor<2xf64>
+  // CHECK-NOT: tensor.
+  return %0, %1, %2, %3 : tensor<2xf32>, tensor<2xf32>, tensor<2xi32>, tensor<2xf64>
+}
+
+// CHECK-LABEL: func.func @fold_unary_cmp_select_convert
+func.func @fold_unary_cmp_select_convert(%x: tensor<2xf32>, %y: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xi1>, tensor<2xf32>, tensor<2xi32>, tensor<2xf32>, tensor<2xf32>) {
+  %a = arith.constant dense<[0.0, 4.0]> : tensor<2xf32>
+  %b = arith.constant dense<[1.0, 1.0]> : tensor<2xf32>
+  %t = arith.constant dense<true> : tensor<2xi1>
+  %c = arith.constant dense<[-1.5, 2.7]> : tensor<2xf32>
+  // CHECK-DAG: arith.constant dense<[0.000000e+00, 2.000000e+00]> : tensor<2xf32>
+  %0 = tensor.sqrt %a : tensor<2xf32>
+  // CHECK-DAG: arith.constant dense<[true, false]> : tensor<2xi1>
+  %1 = tensor.cmp lt, %a, %b : tensor<2xf32>
+  // CHECK-DAG: arith.constant dense<[1.000000e+00, 4.000000e+00]> : tensor<2xf32>
+  %2 = tensor.select %1, %b, %a : tensor<2xi1>, tensor<2xf32>
+  // Float to integer truncates toward zero.
+  // CHECK-DAG: arith.constant dense<[-1, 2]> : tensor<2xi32>
+  %3 = tensor.convert %c : tensor<2xf32> -> tensor<2xi32>
+  // A constant all-true mask selects the first value.
+  %4 = tensor.select %t, %x, %y : tensor<2xi1>, tensor<2xf32>
+  // Same values on both sides.
+  %5 = tensor.select %1, %y, %y : tensor<2xi1>, tensor<2xf32>
+  // CHECK: return %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %x, %y :
+  return %0, %1, %2, %3, %4, %5 : tensor<2xf32>, tensor<2xi1>, tensor<2xf32>, tensor<2xi32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @fold_structural
+func.func @fold_structural() -> (tensor<3x2xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<2xf32>, tensor<2x2xf32>) {
+  %a = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %v = arith.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %m = arith.constant dense<[[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]> : tensor<3x2xf32>
+  // CHECK-DAG: arith.constant dense<{{\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+  %0 = tensor.transpose %a [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  // CHECK-DAG: arith.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00], [1.000000e+00, 2.000000e+00, 3.000000e+00]]> : tensor<2x3xf32>
+  %1 = tensor.broadcast %v [1] : tensor<3xf32> -> tensor<2x3xf32>
+  // CHECK-DAG: arith.constant dense<[5.000000e+00, 7.000000e+00, 9.000000e+00]> : tensor<3xf32>
+  %2 = tensor.reduce_sum %a [0] : tensor<2x3xf32> -> tensor<3xf32>
+  // CHECK-DAG: arith.constant dense<[3.000000e+00, 6.000000e+00]> : tensor<2xf32>
+  %3 = tensor.reduce_max %a [1] : tensor<2x3xf32> -> tensor<2xf32>
+  // CHECK-DAG: arith.constant dense<{{\[\[}}4.000000e+00, 7.000000e+00], [1.000000e+01, 1.600000e+01]]> : tensor<2x2xf32>
+  %4 = tensor.matmul %a, %m : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  // CHECK-NOT: tensor.
+  return %0, %1, %2, %3, %4 : tensor<3x2xf32>, tensor<2x3xf32>, tensor<3xf32>, tensor<2xf32>, tensor<2x2xf32>
+}
+
+// CHECK-LABEL: func.func @transpose_transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+func.func @transpose_transpose(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>) {
+  // Inverse permutations cancel.
+  %t1 = tensor.transpose %x [1, 0, 2] : tensor<2x3x4xf32> -> tensor<3x2x4xf32>
+  %t2 = tensor.transpose %t1 [1, 0, 2] : tensor<3x2x4xf32> -> tensor<2x3x4xf32>
+  // Others compose into one transpose.
+  // CHECK: %[[T:.*]] = tensor.transpose %[[X]] [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+  %t3 = tensor.transpose %t1 [2, 1, 0] : tensor<3x2x4xf32> -> tensor<4x2x3xf32>
+  // The identity permutation folds away.
+  %t4 = tensor.transpose %x [0, 1, 2] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  // CHECK-NOT: tensor.transpose
+  // CHECK: return %[[X]], %[[T]], %[[X]]
+  return %t2, %t3, %t4 : tensor<2x3x4xf32>, tensor<4x2x3xf32>, tensor<2x3x4xf32>
+}
+
+// CHECK-LABEL: func.func @broadcasts
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32>, %[[Y:.*]]: tensor<2x3xf32>)
+func.func @broadcasts(%x: tensor<3xf32>, %y: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<5x2x3xf32>) {
+  // Identity broadcast.
+  %0 = tensor.broadcast %y [0, 1] : tensor<2x3xf32> -> tensor<2x3xf32>
+  // Broadcast of a broadcast is one broadcast.
+  // CHECK: %[[B:.*]] = tensor.broadcast %[[X]] [2] : tensor<3xf32> -> tensor<5x2x3xf32>
+  %1 = tensor.broadcast %x [1] : tensor<3xf32> -> tensor<2x3xf32>
+  %2 = tensor.broadcast %1 [1, 2] : tensor<2x3xf32> -> tensor<5x2x3xf32>
+  // CHECK: return %[[Y]], %[[B]]
+  return %0, %2 : tensor<2x3xf32>, tensor<5x2x3xf32>
+}
+
+// CHECK-LABEL: func.func @identities
+// CHECK-SAME: (%[[X:.*]]: tensor<4xf32>, %[[I:.*]]: tensor<4xi64>)
+func.func @identities(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi64>, tensor<4xf32>, tensor<4xf32>, tensor<f32>) {
+  %one = arith.constant dense<1.0> : tensor<4xf32>
+  %negzero = arith.constant dense<-0.0> : tensor<4xf32>
+  %zero = arith.constant dense<0.0> : tensor<4xf32>
+  %izero = arith.constant dense<0> : tensor<4xi64>
+  %0 = tensor.mul %x, %one : tensor<4xf32>
+  %1 = tensor.add %x, %negzero : tensor<4xf32>
+  %2 = tensor.add %i, %izero : tensor<4xi64>
+  %3 = tensor.convert %x : tensor<4xf32> -> tensor<4xf32>
+  // x + 0.0 is not x (for x = -0.0): kept.
+  // CHECK: %[[K:.*]] = tensor.add %[[X]], %{{.*}} : tensor<4xf32>
+  %4 = tensor.add %x, %zero : tensor<4xf32>
+  %s = arith.constant dense<2.0> : tensor<f32>
+  %5 = tensor.reduce_sum %s [] : tensor<f32> -> tensor<f32>
+  // CHECK: return %[[X]], %[[X]], %[[I]], %[[X]], %[[K]], %{{.*}} :
+  return %0, %1, %2, %3, %4, %5 : tensor<4xf32>, tensor<4xf32>, tensor<4xi64>, tensor<4xf32>, tensor<4xf32>, tensor<f32>
+}
+
+// CHECK-LABEL: func.func @dim
+func.func @dim(%t: tensor<?x4xf32>) -> (index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?x4xf32>
+  %0 = tensor.dim %t, %c0 : tensor<?x4xf32>
+  // CHECK: %[[C:.*]] = arith.constant 4 : index
+  %1 = tensor.dim %t, %c1 : tensor<?x4xf32>
+  // CHECK: return %[[D]], %[[C]]
+  return %0, %1 : index, index
+}
+
+// Dead compute ops are removed: they are pure.
+// CHECK-LABEL: func.func @dead
+func.func @dead(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // CHECK-NOT: tensor.
+  %0 = tensor.exp %x : tensor<4x4xf32>
+  %1 = tensor.matmul %0, %0 : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %2 = tensor.reduce_sum %1 [0] : tensor<4x4xf32> -> tensor<4xf32>
+  return %x : tensor<4x4xf32>
+}
+
+// CHECK-LABEL: func.func @extract_splat
+func.func @extract_splat(%t: tensor<2x2xf32>) -> (f32, i1, tensor<3xf32>, index, f32) {
+  %a = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %m = arith.constant dense<[true, false]> : tensor<2xi1>
+  %ix = arith.constant dense<[5, 6]> : tensor<2xindex>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // CHECK-DAG: arith.constant 3.000000e+00 : f32
+  %x = tensor.extract %a[%c1, %c0] : tensor<2x2xf32>
+  // CHECK-DAG: arith.constant true
+  %y = tensor.extract %m[%c0] : tensor<2xi1>
+  // CHECK-DAG: arith.constant dense<3.000000e+00> : tensor<3xf32>
+  %s = tensor.splat %x : tensor<3xf32>
+  // CHECK-DAG: arith.constant 6 : index
+  %z = tensor.extract %ix[%c1] : tensor<2xindex>
+  // Not constant: kept.
+  // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<2x2xf32>
+  %w = tensor.extract %t[%c0, %c1] : tensor<2x2xf32>
+  return %x, %y, %s, %z, %w : f32, i1, tensor<3xf32>, index, f32
+}
+
+// CHECK-LABEL: func.func @from_elements
+func.func @from_elements(%x: f32) -> (tensor<2x2xf32>, tensor<2xf32>) {
+  %a = arith.constant 1.0 : f32
+  %b = arith.constant 2.5 : f32
+  // CHECK-DAG: arith.constant dense<{{\[\[}}1.000000e+00, 2.500000e+00], [2.500000e+00, 1.000000e+00]]> : tensor<2x2xf32>
+  %0 = tensor.from_elements %a, %b, %b, %a : tensor<2x2xf32>
+  // CHECK-DAG: tensor.from_elements %{{.*}}, %{{.*}} : tensor<2xf32>
+  %1 = tensor.from_elements %a, %x : tensor<2xf32>
+  return %0, %1 : tensor<2x2xf32>, tensor<2xf32>
+}

@@ -1,0 +1,432 @@
+// RUN: irt-opt %s --split-input-file --verify-diagnostics
+
+func.func @add_shape(%a: tensor<4xf32>, %b: tensor<5xf32>) {
+  // expected-error @+1 {{'tensor.add' op requires the same shape for all operands and result, got tensor<4xf32>, tensor<5xf32> -> tensor<4xf32>}}
+  %0 = tensor.add %a, %b : (tensor<4xf32>, tensor<5xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @add_rank(%a: tensor<4xf32>, %b: tensor<4x1xf32>) {
+  // expected-error @+1 {{'tensor.add' op requires the same shape for all operands and result}}
+  %0 = tensor.add %a, %b : (tensor<4xf32>, tensor<4x1xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @add_result_shape(%a: tensor<?xf32>) {
+  // expected-error @+1 {{'tensor.add' op requires the same shape for all operands and result, got tensor<?xf32>, tensor<?xf32> -> tensor<2x2xf32>}}
+  %0 = tensor.add %a, %a : (tensor<?xf32>, tensor<?xf32>) -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @add_element_type(%a: tensor<4xf32>, %b: tensor<4xf64>) {
+  // expected-error @+1 {{'tensor.add' op requires the same element type for all operands and result, got tensor<4xf32>, tensor<4xf64> -> tensor<4xf32>}}
+  %0 = tensor.add %a, %b : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @div_integer(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'tensor.div' op requires float element type, got i32}}
+  %0 = tensor.div %a, %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @pow_integer(%a: tensor<4xi64>) {
+  // expected-error @+1 {{'tensor.pow' op requires float element type, got i64}}
+  %0 = tensor.pow %a, %a : tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @exp_integer(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'tensor.exp' op requires float element type, got i32}}
+  %0 = tensor.exp %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @neg_index(%a: tensor<4xindex>) {
+  // expected-error @+1 {{'tensor.neg' op requires float element type, got index}}
+  %0 = tensor.neg %a : tensor<4xindex>
+  return
+}
+
+// -----
+
+func.func @unary_shape(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tensor.tanh' op requires the same shape for all operands and result, got tensor<4xf32> -> tensor<5xf32>}}
+  %0 = tensor.tanh %a : tensor<4xf32> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @unary_element_type(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tensor.sqrt' op requires the same element type for all operands and result, got tensor<4xf32> -> tensor<4xf64>}}
+  %0 = tensor.sqrt %a : tensor<4xf32> -> tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @cmp_predicate(%a: tensor<4xf32>) {
+  // expected-error @+1 {{expected a predicate of eq, ne, lt, le, gt, ge, got 'gtx'}}
+  %0 = tensor.cmp gtx, %a, %a : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cmp_predicate_generic(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tensor.cmp' op unknown predicate 'ogt', expected one of eq, ne, lt, le, gt, ge}}
+  %0 = "tensor.cmp"(%a, %a) <{predicate = "ogt"}> : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @cmp_result(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tensor.cmp' op result must be a tensor of i1, got tensor<4xf32>}}
+  %0 = tensor.cmp lt, %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cmp_shape(%a: tensor<4xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'tensor.cmp' op requires the same shape for all operands and result, got tensor<4xf32>, tensor<3xf32> -> tensor<4xi1>}}
+  %0 = tensor.cmp lt, %a, %b : (tensor<4xf32>, tensor<3xf32>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @cmp_element(%a: tensor<4xf32>, %b: tensor<4xf64>) {
+  // expected-error @+1 {{'tensor.cmp' op requires the same element type for both operands, got tensor<4xf32>, tensor<4xf64>}}
+  %0 = tensor.cmp lt, %a, %b : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @select_mask(%m: tensor<4xi32>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'tensor.select' op condition must be a tensor of i1, got tensor<4xi32>}}
+  %0 = tensor.select %m, %a, %a : tensor<4xi32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @select_mask_shape(%m: tensor<3xi1>, %a: tensor<4xf32>) {
+  // expected-error @+1 {{'tensor.select' op condition shape must match the result shape, got tensor<3xi1> and tensor<4xf32>}}
+  %0 = tensor.select %m, %a, %a : tensor<3xi1>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @select_values(%m: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xf64>) {
+  // expected-error @+1 {{'tensor.select' op requires the same element type for all operands and result}}
+  %0 = tensor.select %m, %a, %b : (tensor<4xi1>, tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_contract(%a: tensor<2x3xf32>, %b: tensor<5x4xf32>) {
+  // expected-error @+1 {{'tensor.matmul' op contracting dimensions differ: 3 vs 5}}
+  %0 = tensor.matmul %a, %b : (tensor<2x3xf32>, tensor<5x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_rank(%a: tensor<3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tensor.matmul' op lhs must be a 2-d tensor, got tensor<3xf32>}}
+  %0 = tensor.matmul %a, %b : (tensor<3xf32>, tensor<3x4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tensor.matmul' op result shape 2x5 does not match the operands' 2x4}}
+  %0 = tensor.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_element(%a: tensor<2x3xf32>, %b: tensor<3x4xf64>) {
+  // expected-error @+1 {{'tensor.matmul' op requires the same element type for operands and result}}
+  %0 = tensor.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_integer(%a: tensor<2x3xi32>, %b: tensor<3x4xi32>) {
+  // expected-error @+1 {{'tensor.matmul' op requires float element type, got i32}}
+  %0 = tensor.matmul %a, %b : (tensor<2x3xi32>, tensor<3x4xi32>) -> tensor<2x4xi32>
+  return
+}
+
+// -----
+
+func.func @transpose_not_perm(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.transpose' op [0, 0] is not a permutation of the 2 operand dimensions}}
+  %0 = tensor.transpose %a [0, 0] : tensor<2x3xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_length(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.transpose' op permutation has 3 entries but the operand has rank 2}}
+  %0 = tensor.transpose %a [0, 1, 2] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_result(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.transpose' op result dimension 0 has size 2 but operand dimension 1 has size 3}}
+  %0 = tensor.transpose %a [1, 0] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_element(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.transpose' op result element type f64 differs from the operand's f32}}
+  %0 = tensor.transpose %a [1, 0] : tensor<2x3xf32> -> tensor<3x2xf64>
+  return
+}
+
+// -----
+
+func.func @broadcast_order(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.broadcast' op dimensions must be unique and increasing, got [1, 0]}}
+  %0 = tensor.broadcast %a [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_range(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'tensor.broadcast' op dimension 2 is out of range for the result of rank 2}}
+  %0 = tensor.broadcast %a [2] : tensor<3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_count(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'tensor.broadcast' op dimensions has 2 entries but the operand has rank 1}}
+  %0 = tensor.broadcast %a [0, 1] : tensor<3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_size(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'tensor.broadcast' op operand dimension 0 of size 3 cannot be broadcast to result dimension 1 of size 4}}
+  %0 = tensor.broadcast %a [1] : tensor<3xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_order(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reduce_sum' op dimensions must be unique and increasing, got [1, 1]}}
+  %0 = tensor.reduce_sum %a [1, 1] : tensor<2x3xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reduce_max' op dimension 2 is out of range for the operand of rank 2}}
+  %0 = tensor.reduce_max %a [2] : tensor<2x3xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reduce_sum' op result type tensor<3xf32> does not match the operand with dimensions [1] reduced, expected shape 2}}
+  %0 = tensor.reduce_sum %a [1] : tensor<2x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @convert_shape(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tensor.convert' op requires the same shape for operand and result, got tensor<4xf32> -> tensor<5xf64>}}
+  %0 = tensor.convert %a : tensor<4xf32> -> tensor<5xf64>
+  return
+}
+
+// -----
+
+func.func @extract_slice_result(%t: tensor<8x4xf32>) {
+  // expected-error @+1 {{'tensor.extract_slice' op expected result type to be tensor<2x4xf32> or a rank-reduced version of it (sizes 2x4), got tensor<3x4xf32>}}
+  %0 = tensor.extract_slice %t[0, 0] [2, 4] [1, 1] : tensor<8x4xf32> to tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @extract_slice_bounds(%t: tensor<8x4xf32>) {
+  // expected-error @+1 {{'tensor.extract_slice' op slice along dimension 0 runs out-of-bounds: 8 >= 8}}
+  %0 = tensor.extract_slice %t[6, 0] [3, 4] [1, 1] : tensor<8x4xf32> to tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @extract_slice_offset(%t: tensor<8x4xf32>) {
+  // expected-error @+1 {{'tensor.extract_slice' op offset 1 is out-of-bounds: 4 >= 4}}
+  %0 = tensor.extract_slice %t[0, 4] [1, 1] [1, 1] : tensor<8x4xf32> to tensor<1x1xf32>
+  return
+}
+
+// -----
+
+func.func @extract_slice_count(%t: tensor<8x4xf32>) {
+  // expected-error @+1 {{'tensor.extract_slice' op expected 2 offsets for tensor<8x4xf32>, got 1}}
+  %0 = tensor.extract_slice %t[0] [1] [1] : tensor<8x4xf32> to tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @insert_slice_source(%s: tensor<3xf32>, %t: tensor<8x4xf32>) {
+  // expected-error @+1 {{'tensor.insert_slice' op expected source type to be tensor<1x4xf32> or a rank-reduced version of it (sizes 1x4), got tensor<3xf32>}}
+  %0 = tensor.insert_slice %s into %t[0, 0] [1, 4] [1, 1] : tensor<3xf32> into tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @insert_slice_bounds(%s: tensor<4xf32>, %t: tensor<8x4xf32>) {
+  // expected-error @+1 {{'tensor.insert_slice' op offset 0 is out-of-bounds: 9 >= 8}}
+  %0 = tensor.insert_slice %s into %t[9, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @extract_indices(%t: tensor<8x4xf32>, %i: index) {
+  // expected-error @+1 {{'tensor.extract' op incorrect number of indices: expected 2 for tensor<8x4xf32>, got 1}}
+  %0 = tensor.extract %t[%i] : tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @insert_indices(%t: tensor<8x4xf32>, %i: index, %e: f32) {
+  // expected-error @+1 {{'tensor.insert' op incorrect number of indices: expected 2 for tensor<8x4xf32>, got 3}}
+  %0 = tensor.insert %e into %t[%i, %i, %i] : tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @from_elements_count(%e: f32) {
+  // expected-error @+1 {{'tensor.from_elements' op expected 3 elements for tensor<3xf32>, got 2}}
+  %0 = tensor.from_elements %e, %e : tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @empty_sizes(%n: index) {
+  // expected-error @+1 {{'tensor.empty' op expected 2 dynamic size operands for tensor<?x?xf32>, got 1}}
+  %0 = tensor.empty(%n) : tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @collapse_product(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.collapse_shape' op expected dimension 0 of collapsed type to be static value of 6}}
+  %0 = tensor.collapse_shape %a [[0, 1]] : tensor<2x3xf32> into tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @collapse_count(%a: tensor<2x3x4xf32>) {
+  // expected-error @+1 {{'tensor.collapse_shape' op expected the total number of reassociation dimensions (2) to equal the expanded type's rank (3).}}
+  %0 = tensor.collapse_shape %a [[0, 1]] : tensor<2x3x4xf32> into tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @expand_product(%a: tensor<6xf32>) {
+  // expected-error @+1 {{'tensor.expand_shape' op expected dimension 0 of collapsed type to be static value of 8}}
+  %0 = tensor.expand_shape %a [[0, 1]] output_shape [2, 4] : tensor<6xf32> into tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @expand_output_shape(%a: tensor<6xf32>) {
+  // expected-error @+1 {{'tensor.expand_shape' op output_shape dimension 0 is 3 but the result type has 2}}
+  %0 = tensor.expand_shape %a [[0, 1]] output_shape [3, 2] : tensor<6xf32> into tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @dim_range(%t: tensor<?x4xf32>) {
+  %c2 = arith.constant 2 : index
+  // expected-error @+1 {{'tensor.dim' op index 2 is out of range for tensor<?x4xf32>}}
+  %0 = tensor.dim %t, %c2 : tensor<?x4xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%a: tensor<2x3xf32>, %s: tensor<1xi32>) {
+  // expected-error @+1 {{'tensor.reshape' op source and result tensor should have the same number of elements, got 6 and 5}}
+  %0 = tensor.reshape %a(%s) : (tensor<2x3xf32>, tensor<1xi32>) -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @collapse_element(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.collapse_shape' op source and result element types differ: f64 vs f32}}
+  %0 = tensor.collapse_shape %a [[0, 1]] : tensor<2x3xf32> into tensor<6xf64>
+  return
+}
+
+// -----
+
+func.func @select_shapes(%m: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<5xf32>) {
+  // expected-error @+1 {{'tensor.select' op requires the same shape for all operands and result, got tensor<4xf32>, tensor<5xf32> -> tensor<4xf32>}}
+  %0 = tensor.select %m, %a, %b : (tensor<4xi1>, tensor<4xf32>, tensor<5xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_integer_ok_but_element_mismatch(%a: tensor<2x3xi32>) {
+  // expected-error @+1 {{'tensor.reduce_sum' op result element type i64 differs from the operand's i32}}
+  %0 = tensor.reduce_sum %a [0] : tensor<2x3xi32> -> tensor<3xi64>
+  return
+}

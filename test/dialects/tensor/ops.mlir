@@ -1,0 +1,188 @@
+// RUN: irt-opt %s | FileCheck %s
+// RUN: irt-opt %s | irt-opt | FileCheck %s
+// RUN: irt-opt %s --print-op-generic | irt-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @elementwise
+func.func @elementwise(%a: tensor<4xf32>, %b: tensor<4xf32>, %i: tensor<4xi32>) -> tensor<4xf32> {
+  // CHECK: %{{.*}} = tensor.add %{{.*}}, %{{.*}} : tensor<4xf32>
+  %0 = tensor.add %a, %b : tensor<4xf32>
+  // CHECK: tensor.sub %{{.*}}, %{{.*}} : tensor<4xf32>
+  %1 = tensor.sub %0, %b : tensor<4xf32>
+  // CHECK: tensor.mul %{{.*}}, %{{.*}} : tensor<4xf32>
+  %2 = tensor.mul %1, %b : tensor<4xf32>
+  // CHECK: tensor.div %{{.*}}, %{{.*}} : tensor<4xf32>
+  %3 = tensor.div %2, %b : tensor<4xf32>
+  // CHECK: tensor.max %{{.*}}, %{{.*}} : tensor<4xf32>
+  %4 = tensor.max %3, %b : tensor<4xf32>
+  // CHECK: tensor.min %{{.*}}, %{{.*}} : tensor<4xf32>
+  %5 = tensor.min %4, %b : tensor<4xf32>
+  // CHECK: tensor.pow %{{.*}}, %{{.*}} : tensor<4xf32>
+  %6 = tensor.pow %5, %b : tensor<4xf32>
+  // CHECK: tensor.add %{{.*}}, %{{.*}} : tensor<4xi32>
+  %7 = tensor.add %i, %i : tensor<4xi32>
+  // CHECK: tensor.neg %{{.*}} : tensor<4xf32>
+  %u0 = tensor.neg %6 : tensor<4xf32>
+  // CHECK: tensor.exp %{{.*}} : tensor<4xf32>
+  %u1 = tensor.exp %u0 : tensor<4xf32>
+  // CHECK: tensor.log %{{.*}} : tensor<4xf32>
+  %u2 = tensor.log %u1 : tensor<4xf32>
+  // CHECK: tensor.sqrt %{{.*}} : tensor<4xf32>
+  %u3 = tensor.sqrt %u2 : tensor<4xf32>
+  // CHECK: tensor.tanh %{{.*}} : tensor<4xf32>
+  %u4 = tensor.tanh %u3 : tensor<4xf32>
+  // CHECK: tensor.sin %{{.*}} : tensor<4xf32>
+  %u5 = tensor.sin %u4 : tensor<4xf32>
+  // CHECK: tensor.cos %{{.*}} : tensor<4xf32>
+  %u6 = tensor.cos %u5 : tensor<4xf32>
+  // CHECK: tensor.abs %{{.*}} : tensor<4xf32>
+  %u7 = tensor.abs %u6 : tensor<4xf32>
+  // CHECK: tensor.logistic %{{.*}} : tensor<4xf32>
+  %u8 = tensor.logistic %u7 : tensor<4xf32>
+  return %u8 : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @cmp_select
+func.func @cmp_select(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: %[[M:.*]] = tensor.cmp gt, %{{.*}}, %{{.*}} : tensor<4xf32>
+  %m = tensor.cmp gt, %a, %b : tensor<4xf32>
+  // CHECK: tensor.select %[[M]], %{{.*}}, %{{.*}} : tensor<4xi1>, tensor<4xf32>
+  %r = tensor.select %m, %a, %b : tensor<4xi1>, tensor<4xf32>
+  // CHECK: tensor.cmp eq, %{{.*}}, %{{.*}} : tensor<4xf32>
+  %e = tensor.cmp eq, %a, %b : tensor<4xf32>
+  // CHECK: tensor.cmp ne, %{{.*}}, %{{.*}} : tensor<4xf32>
+  %n = tensor.cmp ne, %a, %b : tensor<4xf32>
+  // CHECK: tensor.cmp le, %{{.*}}, %{{.*}} : tensor<4xf32>
+  %l = tensor.cmp le, %a, %b : tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// CHECK-LABEL: func.func @structural
+func.func @structural(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %v: tensor<3xf32>) {
+  // CHECK: tensor.matmul %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %c = tensor.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  // CHECK: tensor.transpose %{{.*}} [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  %t = tensor.transpose %a [1, 0] : tensor<2x3xf32> -> tensor<3x2xf32>
+  // CHECK: tensor.broadcast %{{.*}} [1] : tensor<3xf32> -> tensor<2x3xf32>
+  %bc = tensor.broadcast %v [1] : tensor<3xf32> -> tensor<2x3xf32>
+  // CHECK: tensor.reduce_sum %{{.*}} [0, 1] : tensor<2x3xf32> -> tensor<f32>
+  %s = tensor.reduce_sum %a [0, 1] : tensor<2x3xf32> -> tensor<f32>
+  // CHECK: tensor.reduce_max %{{.*}} [1] : tensor<2x3xf32> -> tensor<2xf32>
+  %mx = tensor.reduce_max %a [1] : tensor<2x3xf32> -> tensor<2xf32>
+  // CHECK: tensor.convert %{{.*}} : tensor<3xf32> -> tensor<3xf64>
+  %d = tensor.convert %v : tensor<3xf32> -> tensor<3xf64>
+  // CHECK: tensor.convert %{{.*}} : tensor<3xf32> -> tensor<3xi32>
+  %di = tensor.convert %v : tensor<3xf32> -> tensor<3xi32>
+  return
+}
+
+// Dynamic dims and mixed static/dynamic operands print in the functional form.
+// CHECK-LABEL: func.func @dynamic
+func.func @dynamic(%a: tensor<?x4xf32>, %b: tensor<3x4xf32>, %w: tensor<4x?xf32>, %m: tensor<?x4xi1>) {
+  // CHECK: tensor.add %{{.*}}, %{{.*}} : tensor<?x4xf32>
+  %0 = tensor.add %a, %a : tensor<?x4xf32>
+  // CHECK: tensor.add %{{.*}}, %{{.*}} : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %1 = tensor.add %a, %b : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  // CHECK: tensor.exp %{{.*}} : tensor<?x4xf32> -> tensor<3x4xf32>
+  %2 = tensor.exp %a : tensor<?x4xf32> -> tensor<3x4xf32>
+  // CHECK: tensor.cmp lt, %{{.*}}, %{{.*}} : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<3x4xi1>
+  %3 = tensor.cmp lt, %a, %b : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<3x4xi1>
+  // CHECK: tensor.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x4xi1>, tensor<?x4xf32>
+  %4 = tensor.select %m, %a, %a : tensor<?x4xi1>, tensor<?x4xf32>
+  // CHECK: tensor.select %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x4xi1>, tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x4xf32>
+  %5 = tensor.select %m, %a, %b : (tensor<?x4xi1>, tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x4xf32>
+  // CHECK: tensor.matmul %{{.*}}, %{{.*}} : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
+  %6 = tensor.matmul %a, %w : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
+  // CHECK: tensor.transpose %{{.*}} [1, 0] : tensor<?x4xf32> -> tensor<4x?xf32>
+  %7 = tensor.transpose %a [1, 0] : tensor<?x4xf32> -> tensor<4x?xf32>
+  // CHECK: tensor.reduce_sum %{{.*}} [0] : tensor<?x4xf32> -> tensor<4xf32>
+  %8 = tensor.reduce_sum %a [0] : tensor<?x4xf32> -> tensor<4xf32>
+  // CHECK: tensor.broadcast %{{.*}} [0, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+  %9 = tensor.broadcast %a [0, 1] : tensor<?x4xf32> -> tensor<?x4xf32>
+  return
+}
+
+// 0-d tensors.
+// CHECK-LABEL: func.func @scalars
+func.func @scalars(%a: tensor<f64>, %v: tensor<5xf64>) -> tensor<5xf64> {
+  // CHECK: tensor.mul %{{.*}}, %{{.*}} : tensor<f64>
+  %0 = tensor.mul %a, %a : tensor<f64>
+  // CHECK: tensor.broadcast %{{.*}} [] : tensor<f64> -> tensor<5xf64>
+  %1 = tensor.broadcast %0 [] : tensor<f64> -> tensor<5xf64>
+  // CHECK: tensor.reduce_max %{{.*}} [0] : tensor<5xf64> -> tensor<f64>
+  %2 = tensor.reduce_max %v [0] : tensor<5xf64> -> tensor<f64>
+  return %1 : tensor<5xf64>
+}
+
+// Attributes go before the colon.
+// CHECK-LABEL: func.func @attrs
+func.func @attrs(%a: tensor<4xf32>) {
+  // CHECK: tensor.add %{{.*}}, %{{.*}} {tag = 1 : i64} : tensor<4xf32>
+  %0 = tensor.add %a, %a {tag = 1 : i64} : tensor<4xf32>
+  // CHECK: tensor.exp %{{.*}} {tag = 2 : i64} : tensor<4xf32>
+  %1 = tensor.exp %a {tag = 2 : i64} : tensor<4xf32>
+  // CHECK: tensor.cmp ge, %{{.*}}, %{{.*}} {tag = 3 : i64} : tensor<4xf32>
+  %2 = tensor.cmp ge, %a, %a {tag = 3 : i64} : tensor<4xf32>
+  // CHECK: tensor.transpose %{{.*}} [0] {tag = 4 : i64} : tensor<4xf32> -> tensor<4xf32>
+  %3 = tensor.transpose %a [0] {tag = 4 : i64} : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// Upstream ops keep MLIR's syntax.
+// CHECK-LABEL: func.func @upstream
+func.func @upstream(%t: tensor<8x4xf32>, %i: index, %s: f32, %a: tensor<2x3xf32>, %d: tensor<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  // CHECK: tensor.empty(%{{.*}}) : tensor<?x4xf32>
+  %e = tensor.empty(%i) : tensor<?x4xf32>
+  // CHECK: tensor.empty() : tensor<4xf32>
+  %e2 = tensor.empty() : tensor<4xf32>
+  // CHECK: tensor.splat %{{.*}} : tensor<4xf32>
+  %sp = tensor.splat %s : tensor<4xf32>
+  // CHECK: tensor.splat %{{.*}}[%{{.*}}] : tensor<?x4xf32>
+  %sp2 = tensor.splat %s[%i] : tensor<?x4xf32>
+  // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<8x4xf32>
+  %x = tensor.extract %t[%i, %c0] : tensor<8x4xf32>
+  // CHECK: tensor.insert %{{.*}} into %{{.*}}[%{{.*}}, %{{.*}}] : tensor<8x4xf32>
+  %u = tensor.insert %x into %t[%i, %c0] : tensor<8x4xf32>
+  // CHECK: tensor.from_elements %{{.*}}, %{{.*}} : tensor<2xf32>
+  %fe = tensor.from_elements %s, %s : tensor<2xf32>
+  // CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>
+  %sl = tensor.extract_slice %t[%i, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>
+  // CHECK: tensor.extract_slice %{{.*}}[2, 0] [3, 4] [1, 1] : tensor<8x4xf32> to tensor<3x4xf32>
+  %sl2 = tensor.extract_slice %t[2, 0] [3, 4] [1, 1] : tensor<8x4xf32> to tensor<3x4xf32>
+  // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<8x4xf32>
+  %is = tensor.insert_slice %sl into %t[%i, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<8x4xf32>
+  // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  %f = tensor.collapse_shape %a [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+  %g = tensor.expand_shape %f [[0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+  // CHECK: tensor.dim %{{.*}}, %{{.*}} : tensor<?x4xf32>
+  %dd = tensor.dim %d, %c0 : tensor<?x4xf32>
+  // CHECK: tensor.cast %{{.*}} : tensor<?x4xf32> to tensor<8x4xf32>
+  %ca = tensor.cast %d : tensor<?x4xf32> to tensor<8x4xf32>
+  return
+}
+
+// The rest of xDSL's tensor dialect.
+// CHECK-LABEL: func.func @more_upstream
+func.func @more_upstream(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>, %s: tensor<1xi32>, %p: f32, %i: index, %d: tensor<?x3xf32>) {
+  // CHECK: tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<6x3xf32>
+  %c = tensor.concat dim(0) %a, %b : (tensor<2x3xf32>, tensor<4x3xf32>) -> tensor<6x3xf32>
+  // CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<2x3xf32>, tensor<1xi32>) -> tensor<6xf32>
+  %r = tensor.reshape %a(%s) : (tensor<2x3xf32>, tensor<1xi32>) -> tensor<6xf32>
+  // CHECK: tensor.reshape %{{.*}}(%{{.*}}) : (tensor<?x3xf32>, tensor<1xi32>) -> tensor<?xf32>
+  %r2 = tensor.reshape %d(%s) : (tensor<?x3xf32>, tensor<1xi32>) -> tensor<?xf32>
+  // CHECK: tensor.pad %{{.*}} low[1, %{{.*}}] high[0, 2] {
+  // CHECK: tensor.yield %{{.*}} : f32
+  // CHECK: } : tensor<2x3xf32> to tensor<3x?xf32>
+  %pad = tensor.pad %a low[1, %i] high[0, 2] {
+  ^bb0(%x: index, %y: index):
+    tensor.yield %p : f32
+  } : tensor<2x3xf32> to tensor<3x?xf32>
+  // CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [%{{.*}}, 3] [1, 1] : tensor<?x3xf32> to tensor<?x3xf32>
+  %sl = tensor.extract_slice %d[%i, 0] [%i, 3] [1, 1] : tensor<?x3xf32> to tensor<?x3xf32>
+  // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<?x3xf32> into tensor<?xf32>
+  %f = tensor.collapse_shape %d [[0, 1]] : tensor<?x3xf32> into tensor<?xf32>
+  // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [%{{.*}}, 3] : tensor<?xf32> into tensor<?x3xf32>
+  %g = tensor.expand_shape %f [[0, 1]] output_shape [%i, 3] : tensor<?xf32> into tensor<?x3xf32>
+  return
+}

@@ -1,0 +1,64 @@
+// RUN: irt-opt %s -p lower-tensor-to-loop | FileCheck %s
+// RUN: irt-opt %s -p lower-tensor-to-loop | irt-opt | FileCheck %s
+
+// Signatures become memrefs; one fresh buffer and one loop nest per op;
+// every intermediate buffer is freed after its last use; the result is returned.
+
+// CHECK-LABEL: func.func @chain(
+// CHECK-SAME:      %[[A:[^:]+]]: memref<2x3xf32>, %[[B:[^:]+]]: memref<2x3xf32>) -> memref<2x3xf32> {
+// CHECK:         %[[C:.+]] = memref.alloc() : memref<2x3xf32>
+// CHECK-NEXT:    loop.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT:      loop.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT:        %[[X:.+]] = memref.load %[[A]][%[[I]], %[[J]]] : memref<2x3xf32>
+// CHECK-NEXT:        %[[Y:.+]] = memref.load %[[B]][%[[I]], %[[J]]] : memref<2x3xf32>
+// CHECK-NEXT:        %[[S:.+]] = arith.addf %[[X]], %[[Y]] : f32
+// CHECK-NEXT:        memref.store %[[S]], %[[C]][%[[I]], %[[J]]] : memref<2x3xf32>
+// CHECK:         %[[E:.+]] = memref.alloc() : memref<2x3xf32>
+// CHECK:           math.exp
+// CHECK:         %[[M:.+]] = memref.alloc() : memref<2x3xf32>
+// CHECK:           arith.maximumf
+// CHECK:         memref.dealloc %[[C]] : memref<2x3xf32>
+// CHECK-NEXT:    memref.dealloc %[[E]] : memref<2x3xf32>
+// CHECK-NEXT:    func.return %[[M]] : memref<2x3xf32>
+// CHECK-NOT:     memref.dealloc %[[A]]
+func.func @chain(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %c = tensor.add %a, %b : tensor<2x3xf32>
+  %e = tensor.exp %c : tensor<2x3xf32>
+  %m = tensor.max %e, %c : tensor<2x3xf32>
+  return %m : tensor<2x3xf32>
+}
+
+// Dynamic sizes come from memref.dim of the operand.
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-SAME:      %[[A:[^:]+]]: memref<?x784xf64>) -> memref<?x784xf64> {
+// CHECK:         %[[D:.+]] = memref.dim %[[A]], %{{.+}} : memref<?x784xf64>
+// CHECK-NEXT:    %[[R:.+]] = memref.alloc(%[[D]]) : memref<?x784xf64>
+// CHECK-NEXT:    loop.for %{{.+}} = %{{.+}} to %[[D]] step
+// CHECK:           math.tanh
+// CHECK:         func.return %[[R]] : memref<?x784xf64>
+func.func @dynamic(%a: tensor<?x784xf64>) -> tensor<?x784xf64> {
+  %r = tensor.tanh %a : tensor<?x784xf64>
+  return %r : tensor<?x784xf64>
+}
+
+// Scalar semantics: NaN-propagating min, ordered compares except ne,
+// float->int truncation, logistic.
+// CHECK-LABEL: func.func @scalars(
+// CHECK:         arith.minimumf %{{.+}}, %{{.+}} : f64
+// CHECK:         arith.cmpf une, %{{.+}}, %{{.+}} : f64
+// CHECK:         arith.cmpf olt, %{{.+}}, %{{.+}} : f64
+// CHECK:         arith.select %{{.+}}, %{{.+}}, %{{.+}} : f64
+// CHECK:         arith.fptosi %{{.+}} : f64 to i32
+// CHECK:         arith.negf
+// CHECK-NEXT:    math.exp
+// CHECK-NEXT:    arith.addf
+// CHECK-NEXT:    arith.divf
+func.func @scalars(%a: tensor<4xf64>, %b: tensor<4xf64>) -> (tensor<4xf64>, tensor<4xi1>, tensor<4xf64>, tensor<4xi32>, tensor<4xf64>) {
+  %m = tensor.min %a, %b : tensor<4xf64>
+  %ne = tensor.cmp ne, %a, %b : tensor<4xf64>
+  %lt = tensor.cmp lt, %a, %b : tensor<4xf64>
+  %s = tensor.select %lt, %a, %b : tensor<4xi1>, tensor<4xf64>
+  %i = tensor.convert %a : tensor<4xf64> -> tensor<4xi32>
+  %l = tensor.logistic %a : tensor<4xf64>
+  return %m, %ne, %s, %i, %l : tensor<4xf64>, tensor<4xi1>, tensor<4xf64>, tensor<4xi32>, tensor<4xf64>
+}

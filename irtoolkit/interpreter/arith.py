@@ -14,7 +14,6 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
-    IndexType,
     IntegerAttr,
     TensorType,
 )
@@ -172,14 +171,6 @@ def _pyint(x, dt, signed: bool) -> int:
     if not signed and v < 0:
         v += 1 << bits
     return v
-
-
-def _elementwise_py(fn, *args):
-    """Apply a Python-int function elementwise (scalars or arrays)."""
-    if not any(isinstance(a, np.ndarray) for a in args):
-        return fn(*args)
-    results = np.frompyfunc(fn, len(args), 1)(*args)
-    return results
 
 
 @register_specialized(arith.AddUIExtendedOp)
@@ -457,4 +448,4 @@ register_specialized(arith.BitcastOp)(_cast_rule(_bitcast))
 if hasattr(arith, "IndexCastUIOp"):
     register_specialized(arith.IndexCastUIOp)(_cast_rule(_int_to_int_zeroext))
 
-__all__ = ["dense_to_array", "CMPF_FUNCTIONS", "IndexType"]
+__all__ = ["dense_to_array", "CMPF_FUNCTIONS"]

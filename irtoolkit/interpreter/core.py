@@ -20,7 +20,7 @@ rule ``(interp, op, args) -> (block, block_args)`` continues in another block.
 
 from __future__ import annotations
 
-import math
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -95,6 +95,9 @@ def register_branch(*classes: type[Operation]):
 
 
 _MISSING = object()
+
+#: Python recursion limit while interpreting (each IR call level takes ~5 Python frames)
+RECURSION_LIMIT = 20000
 
 
 def _lookup(table: dict, cls: type) -> Any:
@@ -414,7 +417,7 @@ class Interpreter:
     # -- functions -----------------------------------------------------------
 
     def lookup_function(self, name: str) -> Operation:
-        func = self.functions.get(name)
+        func = self.functions.get(name.removeprefix("@"))
         if func is None:
             raise DiagnosticError(Diagnostic(f"no function named '{name}' in the module"))
         return func
@@ -442,8 +445,13 @@ class Interpreter:
             raise ArgumentError(Diagnostic(
                 f"function '@{name}' takes {len(inputs)} argument(s), {len(args)} given"))
         values = [convert_argument(a, t, i, name) for i, (a, t) in enumerate(zip(args, inputs))]
-        with np.errstate(all="ignore"):
-            results = self.call_function(func, values)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, RECURSION_LIMIT))  # deep func.call recursion in the IR
+        try:
+            with np.errstate(all="ignore"):
+                results = self.call_function(func, values)
+        finally:
+            sys.setrecursionlimit(limit)
         outputs = list(ftype.outputs.data)
         converted = tuple(convert_result(r, t, i, name) for i, (r, t) in enumerate(zip(results, outputs)))
         if not converted:
@@ -585,16 +593,3 @@ def interpret_function(module: ModuleOp, name: str, *args: Any, check_types: boo
         module = module.clone()
         run_pipeline(module, "ad")
     return Interpreter(module, check_types=check_types).call(name, *args)
-
-
-# ---------------------------------------------------------------------------
-# Small helpers shared by the rule modules
-
-
-def scalar_or_array(value: Any, like_shape: tuple[int, ...] | None) -> Any:
-    """A numpy scalar when ``like_shape`` is None, else an array."""
-    return value if like_shape is None else np.asarray(value)
-
-
-def prod(shape: Sequence[int]) -> int:
-    return math.prod(shape)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from xdsl.dialects import scf
 
-from irtoolkit.interpreter.core import register, register_exit
+from irtoolkit.interpreter.core import register
 from irtoolkit.interpreter.loop import register_structured
 
 register_structured(

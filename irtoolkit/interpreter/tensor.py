@@ -12,8 +12,6 @@ No rule writes into an operand: ``insert``/``insert_slice`` copy.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 
@@ -389,4 +387,4 @@ def _register_all() -> None:
 
 _register_all()
 
-__all__ = ["BINARY_NUMPY", "UNARY_NUMPY", "CMP_NUMPY", "logistic", "itertools"]
+__all__ = ["BINARY_NUMPY", "BINARY_NUMPY_I1", "UNARY_NUMPY", "CMP_NUMPY", "logistic"]

@@ -147,7 +147,8 @@ def _sort_blocks(module: ModuleOp) -> None:
 
 def _successors(block):
     last = block.last_op
-    return list(last.successors) if last is not None else []
+    # reversed: the first successor comes first in the reverse post-order
+    return list(reversed(last.successors)) if last is not None else []
 
 
 def _check_no_index(module: ModuleOp) -> None:

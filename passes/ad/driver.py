@@ -67,6 +67,7 @@ class Driver:
         self.lowered: set[str] = set()
         self.lowering: list[str] = []
         self.generating: list[str] = []
+        self.last_derivative: dict[str, Operation] = {}
 
     # -- entry -------------------------------------------------------------------
     def run(self) -> None:
@@ -159,7 +160,10 @@ class Driver:
                 dfn = self.build_reverse(f, mode, name, wrt, at)
         finally:
             self.generating.pop()
-        self.module.body.block.insert_op_after(dfn, f)
+        # derivatives follow their function, in the order they are generated
+        after = self.last_derivative.get(callee, f)
+        self.module.body.block.insert_op_after(dfn, after)
+        self.last_derivative[callee] = dfn
         self.funcs[name] = dfn
         self.lowered.add(name)
         self.cache[key] = (name, dfn)

@@ -39,6 +39,11 @@ class ForwardGen:
         block = Block(arg_types=new_inputs)
         E = Emitter(block, loc=fn.location)
         vmap: dict[SSAValue, SSAValue] = dict(zip(old.args, block.args))
+        for a, na in zip(old.args, block.args):
+            na.name_hint = a.name_hint
+        for j, i in enumerate(wrt):
+            hint = old.args[i].name_hint
+            block.args[len(in_types) + j].name_hint = f"{hint}_dot" if hint else "dot"
         tmap: dict[SSAValue, SSAValue] = {
             old.args[i]: block.args[len(in_types) + j] for j, i in enumerate(wrt)
         }

@@ -151,6 +151,10 @@ class ReverseGen:
         block = Block(arg_types=new_inputs)
         E = Emitter(block, loc=fn.location)
         vmap: dict[SSAValue, SSAValue] = dict(zip(old_block.args, block.args))
+        for a, na in zip(old_block.args, block.args):
+            na.name_hint = a.name_hint
+        for na in block.args[len(in_types):]:
+            na.name_hint = "ct"
         ops = body_ops(old_block)
         ret = old_block.last_op
         tapes = self.forward(E, ops, vmap)
@@ -213,12 +217,14 @@ class ReverseGen:
         tape_inits, tape_types = [], []
         for k in stored:
             t = carried[k].type
+            dyn = []
             if isinstance(t, TensorType) and DYN in t.get_shape():
-                raise op_error(op, "cannot store the dynamically shaped loop-carried value "
-                               f"#{k} for the reverse sweep")
+                # the carried value keeps the dynamic sizes of its initial value
+                init = vmap[op.iter_args[k]]
+                dyn = [E.dim(init, i) for i, d in enumerate(t.get_shape()) if d == DYN]
             tt = tape_type(t, cap if cap is not None else DYN)
             tape_types.append(tt)
-            tape_inits.append(E.empty(tt, [] if cap is not None else [n_val]))
+            tape_inits.append(E.empty(tt, ([] if cap is not None else [n_val]) + dyn))
         lb, step = vmap[op.lb], vmap[op.step]
         block = Block(arg_types=[op.lb.type, *(a.type for a in carried), *tape_types])
         EB = E.at(block)
@@ -251,13 +257,15 @@ class ReverseGen:
         t = x.type
         if isinstance(t, TensorType):
             rank = t.get_num_dims()
-            return E.insert_slice(x, tape, [idx] + [0] * rank, [1, *t.get_shape()], [1] * (rank + 1))
+            sizes = [d if d != DYN else E.dim(x, i) for i, d in enumerate(t.get_shape())]
+            return E.insert_slice(x, tape, [idx] + [0] * rank, [1, *sizes], [1] * (rank + 1))
         return E.insert(x, tape, [idx])
 
     def load(self, E: Emitter, tape, idx, t) -> SSAValue:
         if isinstance(t, TensorType):
             rank = t.get_num_dims()
-            return E.extract_slice(tape, [idx] + [0] * rank, [1, *t.get_shape()], [1] * (rank + 1), t)
+            sizes = [d if d != DYN else E.dim(tape, i + 1) for i, d in enumerate(t.get_shape())]
+            return E.extract_slice(tape, [idx] + [0] * rank, [1, *sizes], [1] * (rank + 1), t)
         return E.extract(tape, [idx])
 
     # -- reverse sweep -----------------------------------------------------------

@@ -155,6 +155,12 @@ class _Scope:
         for v, i in self.last_use.items():
             self.dies_at.setdefault(i, []).append(v)
 
+    def last_use_order(self, v: SSAValue) -> int:
+        """A deterministic order for values (their position in ``last_use``)."""
+        if not hasattr(self, "_order"):
+            self._order = {u: k for k, u in enumerate(self.last_use)}
+        return self._order.get(v, -1)
+
     def region_uses(self) -> set[SSAValue]:
         if self._region_uses is None:
             uses: set[SSAValue] = set()
@@ -182,6 +188,8 @@ class TensorLowering:
         self.module = module
         self.options = options
         self.vmap: dict[SSAValue, SSAValue] = {}
+        # splat tensors that got no buffer: original value -> the repeated scalar
+        self.splats: dict[SSAValue, SSAValue] = {}
         self.block: Block | None = None
         self.scopes: list[_Scope] = []
         self.loc = None
@@ -416,8 +424,13 @@ class TensorLowering:
 
     # -- blocks and ops -------------------------------------------------------
 
-    def lower_block(self, old: Block, new: Block, owned_args: bool) -> None:
-        """Lower the ops of ``old`` into ``new`` (whose args are already mapped)."""
+    def lower_block(
+        self, old: Block, new: Block, owned_args: bool, inherited: Sequence[SSAValue] = ()
+    ) -> None:
+        """Lower the ops of ``old`` into ``new`` (whose args are already mapped).
+
+        ``owned_args``: the block owns its tensor arguments; ``inherited``:
+        values of enclosing blocks whose ownership moves into this block."""
         if len(old.parent.blocks) > 1 if old.parent else False:
             if _has_tensor_types(old.parent.parent_op()):  # type: ignore[arg-type]
                 raise LoweringError("multi-block regions carrying tensors are not supported")
@@ -430,10 +443,12 @@ class TensorLowering:
                     for a in old.args:
                         if is_tensor(a.type):
                             s.owned[a] = None
-                # block arguments that are never used die at once
+                for v in inherited:
+                    s.owned[v] = None
+                # owned values that are never used here die at once
                 self.loc = old.parent_op().location if old.parent_op() else None
-                for a in old.args:
-                    if a in s.owned and a not in s.last_use:
+                for a in list(s.owned):
+                    if a not in s.last_use:
                         del s.owned[a]
                         self.dealloc(self.buf(a))
                 for i, op in enumerate(old.ops):
@@ -442,7 +457,11 @@ class TensorLowering:
                     self.lower_op(op)
                     if not op.has_trait(IsTerminator):
                         self.flush_deaths()
-                # ownership left over (none in well-formed code: the terminator frees the rest)
+                if s.owned:  # every owned buffer must have been freed or handed on
+                    raise LoweringError(
+                        f"internal error: {len(s.owned)} buffer(s) would leak in a block of "
+                        f"'{old.parent_op().name if old.parent_op() else '?'}'"
+                    )
         finally:
             self.scopes.pop()
 
@@ -464,7 +483,8 @@ class TensorLowering:
             self.rebuild_region_op(op)
             return
         if any(is_tensor(v.type) for v in (*op.operands, *op.results)):
-            raise op_error(op, "has no lowering in 'lower-tensor-to-loop'")
+            hint = " (run the 'ad' pass first)" if op.name.startswith("autodiff.") else ""
+            raise op_error(op, f"has no lowering in 'lower-tensor-to-loop'{hint}")
         self.clone_scalar(op)
 
     def new_block_like(self, old: Block) -> Block:
@@ -500,6 +520,15 @@ class TensorLowering:
                 operands.append(self.val(v))
         regions = []
         owned_args = name in _LOOPS_CARRYING
+        # loop.if: owned values whose last use is the if move into both
+        # branches (exactly one runs), which free them or yield them on.
+        inherited: list[SSAValue] = []
+        if name == "loop.if" and all(r.blocks for r in op.regions):
+            sc = self.scope
+            for v in sorted(sc.region_uses(), key=lambda v: sc.last_use_order(v)):
+                if v in sc.owned and sc.last_use.get(v) == sc.index:
+                    del sc.owned[v]
+                    inherited.append(v)
         pending: list[tuple[Block, Block]] = []
         for r in op.regions:
             nr = Region()
@@ -509,7 +538,7 @@ class TensorLowering:
                 pending.append((b, nb))
             regions.append(nr)
         for b, nb in pending:
-            self.lower_block(b, nb, owned_args)
+            self.lower_block(b, nb, owned_args, inherited)
         self.loc = op.location
         new = type(op).create(
             operands=operands,

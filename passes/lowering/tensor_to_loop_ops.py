@@ -270,15 +270,35 @@ def _elementwise(L: TensorLowering, op: Operation, fn: Callable[[list[SSAValue]]
     """One loop nest over the result shape; fn(loaded operand scalars) -> result scalar."""
     res = op.results[0]
     tensors = [v for v in op.operands if isinstance(v.type, TensorType)]
-    first_dims = L.dims(tensors[0]) if any(s == DYNAMIC_INDEX for s in shape(res)) else []
+    real = [v for v in tensors if v not in L.splats]
+    first_dims = L.dims(real[0]) if real and any(s == DYNAMIC_INDEX for s in shape(res)) else []
     dims = result_dims(L, res, first_dims)
     out = fresh(L, res, dims)
-    bufs = [L.buf(v) for v in tensors]
+    srcs = [(None, L.splats[v]) if v in L.splats else (L.buf(v), None) for v in tensors]
 
     def body(ivs: list[SSAValue]) -> None:
-        L.store(fn([L.load(b, ivs) for b in bufs]), out, ivs)
+        L.store(fn([x if b is None else L.load(b, ivs) for b, x in srcs]), out, ivs)
 
     L.for_each(dims, body)
+
+
+# Ops that read a splat operand as the scalar it repeats (no buffer needed).
+_SPLAT_READERS = {*_BINARY, *_UNARY, "tensor.cmp", "tensor.select", "tensor.convert", "tensor.extract"}
+
+
+def virtual_splat(L: TensorLowering, res: SSAValue, scalar: SSAValue) -> bool:
+    """A statically shaped splat whose every use reads it elementwise gets no
+    buffer: its users read ``scalar`` directly."""
+    if DYNAMIC_INDEX in shape(res) or not res.uses:
+        return False
+    for use in res.uses:
+        user = use.operation
+        if user.name not in _SPLAT_READERS:
+            return False
+        if user.name == "tensor.extract" and use.index != 0:
+            return False
+    L.splats[res] = scalar
+    return True
 
 
 @rule(*_BINARY)
@@ -470,6 +490,8 @@ def lower_empty(L: TensorLowering, op: Operation) -> None:
 def lower_splat(L: TensorLowering, op: Operation) -> None:
     res = op.results[0]
     x = L.val(op.operands[0])
+    if virtual_splat(L, res, x):
+        return
     dyn = iter([L.val(v) for v in op.operands[1:]])
     known = [next(dyn) if s == DYNAMIC_INDEX else None for s in shape(res)]
     dims = result_dims(L, res, known)
@@ -480,6 +502,9 @@ def lower_splat(L: TensorLowering, op: Operation) -> None:
 @rule("tensor.extract")
 def lower_extract(L: TensorLowering, op: Operation) -> None:
     t = op.operands[0]
+    if t in L.splats:
+        L.set_result(op.results[0], L.splats[t])
+        return
     idx = [L.val(v) for v in op.operands[1:]]
     L.set_result(op.results[0], L.load(L.buf(t), idx))
 
@@ -727,9 +752,11 @@ def lower_dense_constant(L: TensorLowering, op: Operation) -> None:
         n *= s
     values = list(value.get_values())
     if len(values) == 1 and n != 1 or value.is_splat() and len(set(values)) <= 1:
+        x = L.const(_pyval(values[0], et), et)
+        if virtual_splat(L, res, x):
+            return
         dims = result_dims(L, res, [])
         out = fresh(L, res, dims)
-        x = L.const(_pyval(values[0], et), et)
         L.for_each(dims, lambda ivs: L.store(x, out, ivs))
         return
     threshold = L.options.global_threshold
@@ -754,7 +781,38 @@ def _pyval(v: object, et: Attribute) -> int | float:
     return int(v)  # type: ignore[call-overload]
 
 
-# Every tensor-dialect op name this pass lowers (tests check the dialect against it).
-LOWERED_OPS = frozenset(RULES)
+
+
+@rule("tensor.reshape")
+def lower_reshape(L: TensorLowering, op: Operation) -> None:
+    """Row-major reshape: result element k is source element k."""
+    src, shp, res = op.operands[0], op.operands[1], op.results[0]
+    sb, hb = L.buf(src), L.buf(shp)
+    known: list[SSAValue | None] = []
+    for i, s in enumerate(shape(res)):
+        if s == DYNAMIC_INDEX:
+            v = L.load(hb, [L.index(i)])
+            if not isinstance(v.type, IndexType):
+                v = L.emit1(arith.IndexCastOp(v, IndexType()))
+            known.append(v)
+        else:
+            known.append(None)
+    dims = result_dims(L, res, known)
+    sd = L.dims_of_buf(sb)
+
+    def src_index(ivs: list[SSAValue]) -> list[SSAValue]:
+        lin = L.index(0)
+        for iv, d in zip(ivs, dims):
+            lin = L.index_add(L.index_mul(lin, d), iv)
+        idx: list[SSAValue] = []
+        for d in reversed(sd[1:]):
+            idx.append(L.emit1(arith.RemUIOp(lin, d)))
+            lin = L.emit1(arith.DivUIOp(lin, d))
+        if sd:
+            idx.append(lin)
+        return list(reversed(idx))
+
+    _reshape_copy(L, op, dims, src_index)
+
 
 _unused = (FloatAttr, func)

@@ -136,38 +136,74 @@ BAD_INPUTS = [
 ]
 
 
-@pytest.mark.parametrize("mode", ["--interpret", None])
+def run_in_process(monkeypatch, capsys, cwd, *args: str) -> tuple[int, str, str]:
+    """Call irt-run's main() in this process (fast); (exit code, stdout, stderr)."""
+    from irtoolkit.cli.run import main
+
+    monkeypatch.chdir(cwd)
+    with pytest.raises(SystemExit) as exc:
+        main(list(args))
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
 @pytest.mark.parametrize(("args", "message"), BAD_INPUTS)
-def test_bad_inputs_are_diagnostics(workdir, args, message, mode):
+def test_bad_inputs_are_diagnostics(workdir, monkeypatch, capsys, args, message):
     (workdir / "out.npz").write_bytes(b"previous")
-    flags = [mode] if mode else []
-    proc = irt_run("prog.mlir", *flags, *args, "-o", "out.npz", cwd=str(workdir))
-    assert proc.returncode == 1
-    assert proc.stderr.startswith("error: ")
-    assert message in proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert proc.stdout == ""
+    code, out, err = run_in_process(monkeypatch, capsys, workdir, "prog.mlir", "--interpret",
+                                    *args, "-o", "out.npz")
+    assert code == 1
+    assert err.startswith("error: ")
+    assert message in err
+    assert "Traceback" not in err
+    assert out == ""
     assert (workdir / "out.npz").read_bytes() == b"previous"  # untouched on failure
 
 
-def test_missing_program_and_parse_error(workdir):
-    proc = irt_run("nope.mlir", "--interpret", cwd=str(workdir))
+def test_bad_input_subprocess_jit_mode(workdir):
+    """The same checks happen before compiling, in a real process, without a traceback."""
+    proc = irt_run("prog.mlir", "-i", "x32.npy", "-i", "w.npy", cwd=str(workdir))
     assert proc.returncode == 1
-    assert "error: cannot open input file 'nope.mlir'" in proc.stderr
+    assert "input 0 ('x32.npy'): expected tensor<4xf64>" in proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+
+
+def test_internal_error_has_no_traceback(workdir, monkeypatch, capsys):
+    import irtoolkit.cli.run as run_mod
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(run_mod, "execute", boom)
+    code, out, err = run_in_process(monkeypatch, capsys, workdir, "prog.mlir", "--interpret",
+                                    "-i", "x.npy", "-i", "w.npy")
+    assert code == 1
+    assert err.startswith("error: internal error: RuntimeError: kaboom")
+    assert "Traceback" not in err
+    code, out, err = run_in_process(monkeypatch, capsys, workdir, "prog.mlir", "--interpret", "--debug",
+                                    "-i", "x.npy", "-i", "w.npy")
+    assert code == 1
+    assert "Traceback" in err and "kaboom" in err
+
+
+def test_missing_program_and_parse_error(workdir, monkeypatch, capsys):
+    code, _, err = run_in_process(monkeypatch, capsys, workdir, "nope.mlir", "--interpret")
+    assert code == 1
+    assert "error: cannot open input file 'nope.mlir'" in err
     (workdir / "bad.mlir").write_text("func.func @main() {\n  %x = arith.addf %y, %y : f64\n}\n")
-    proc = irt_run("bad.mlir", "--interpret", cwd=str(workdir))
-    assert proc.returncode == 1
-    assert proc.stderr.startswith("bad.mlir:2:")
-    assert "Traceback" not in proc.stderr
+    code, _, err = run_in_process(monkeypatch, capsys, workdir, "bad.mlir", "--interpret")
+    assert code == 1
+    assert err.startswith("bad.mlir:2:")
+    assert "Traceback" not in err
 
 
-def test_usage_errors(workdir):
-    proc = irt_run(cwd=str(workdir))
-    assert proc.returncode == 1
-    assert "error: Missing argument 'FILE'" in proc.stderr
-    proc = irt_run("--help", cwd=str(workdir))
-    assert proc.returncode == 0
-    assert "--interpret" in proc.stdout and "-i, --input INPUT.npy" in proc.stdout
+def test_usage_errors(workdir, monkeypatch, capsys):
+    code, _, err = run_in_process(monkeypatch, capsys, workdir)
+    assert code == 1
+    assert "error: Missing argument 'FILE'" in err
+    code, out, _ = run_in_process(monkeypatch, capsys, workdir, "--help")
+    assert code == 0
+    assert "--interpret" in out and "-i, --input INPUT.npy" in out
 
 
 def test_signature_checks_in_process():
@@ -193,12 +229,12 @@ def test_signature_checks_in_process():
         convert_input(0, "b.npy", np.array(1.0), i1)
 
 
-def test_output_to_unwritable_place(workdir):
+def test_output_to_unwritable_place(workdir, monkeypatch, capsys):
     if not _has_interpreter():
         pytest.skip("irtoolkit.interpreter not available yet")
     target = os.path.join("no", "such", "dir", "out.npz")
-    proc = irt_run("prog.mlir", "--interpret", "-e", "scale", "-i", "x.npy", "-i", "two.npy",
-                   "-o", target, cwd=str(workdir))
-    assert proc.returncode == 1
-    assert "error: cannot write output file" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    code, _, err = run_in_process(monkeypatch, capsys, workdir, "prog.mlir", "--interpret", "-e", "scale",
+                                  "-i", "x.npy", "-i", "two.npy", "-o", target)
+    assert code == 1
+    assert "error: cannot write output file" in err
+    assert "Traceback" not in err

@@ -36,7 +36,7 @@ func.func @main() -> (tensor<3xf32>, f64, tensor<f32>) {
   return %y, %z, %s : tensor<3xf32>, f64, tensor<f32>
 }
 
-// ERR: run.mlir:[[@LINE+4]]:3: error: 'tensor.extract' op at run time: index 7 is out of bounds for a dimension of size 3
+// ERR: run.mlir:43:3: error: 'tensor.extract' op at run time: index 7 is out of bounds for a dimension of size 3
 func.func @oob() -> f32 {
   %x = arith.constant dense<[1.0, 3.0, 5.0]> : tensor<3xf32>
   %i = arith.constant 7 : index

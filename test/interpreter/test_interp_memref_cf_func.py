@@ -192,3 +192,41 @@ func.func @f(%x: f64) -> f64 {
 }"""
     with pytest.raises(irt.DiagnosticError, match="external function '@ext'"):
         run_ir(ir, "f", 1.0)
+
+
+def test_deep_recursion():
+    ir = """
+func.func @count(%n: i64) -> i64 {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %done = arith.cmpi sle, %n, %zero : i64
+  %r = loop.if %done -> (i64) {
+    loop.yield %zero : i64
+  } else {
+    %m = arith.subi %n, %one : i64
+    %c = func.call @count(%m) : (i64) -> i64
+    %s = arith.addi %c, %one : i64
+    loop.yield %s : i64
+  }
+  return %r : i64
+}"""
+    assert run_ir(ir, "count", 1500) == 1500
+
+
+def test_reinterpret_cast_metadata_atomic_rank():
+    ir = """
+func.func @f(%m: memref<2x3xf32>) -> (f32, index, index, index, f32, index) {
+  %r = memref.reinterpret_cast %m to offset: [1], sizes: [5], strides: [1] : memref<2x3xf32> to memref<5xf32, strided<[1], offset: 1>>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = memref.load %r[%c1] : memref<5xf32, strided<[1], offset: 1>>
+  %s = memref.subview %m[1, 1] [1, 2] [1, 1] : memref<2x3xf32> to memref<2xf32, strided<[1], offset: 4>>
+  %base, %off, %sz, %st = memref.extract_strided_metadata %s : memref<2xf32, strided<[1], offset: 4>> -> memref<f32>, index, index, index
+  %v = arith.constant 10.0 : f32
+  %old = "memref.atomic_rmw"(%v, %m, %c0, %c0) <{kind = 0 : i64}> : (f32, memref<2x3xf32>, index, index) -> f32
+  %rank = "memref.rank"(%m) : (memref<2x3xf32>) -> index
+  return %x, %off, %sz, %st, %old, %rank : f32, index, index, index, f32, index
+}"""
+    buf = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert run_ir(ir, "f", buf) == (2.0, 4, 2, 1, 0.0, 2)
+    assert buf[0, 0] == 10.0

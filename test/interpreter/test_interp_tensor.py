@@ -309,3 +309,40 @@ func.func @f(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xf32> {
     np.testing.assert_array_equal(got, [2.0, 2.0, 2.0])
     with pytest.raises(irt.DiagnosticError, match="'tensor.add' op operand shapes differ"):
         run_ir(ir, "f", np.ones(3, np.float32), np.ones(1, np.float32))
+
+
+def test_concat_reshape_pad():
+    ir = """
+func.func @f(%a: tensor<2x2xf32>, %b: tensor<1x2xf32>, %s: tensor<1xindex>) -> (tensor<3x2xf32>, tensor<4xf32>, tensor<4x3xf32>) {
+  %c = tensor.concat dim(0) %a, %b : (tensor<2x2xf32>, tensor<1x2xf32>) -> tensor<3x2xf32>
+  %r = tensor.reshape %a(%s) : (tensor<2x2xf32>, tensor<1xindex>) -> tensor<4xf32>
+  %z = arith.constant 7.0 : f32
+  %p = tensor.pad %a low[1, 0] high[1, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<2x2xf32> to tensor<4x3xf32>
+  return %c, %r, %p : tensor<3x2xf32>, tensor<4xf32>, tensor<4x3xf32>
+}"""
+    a = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    b = np.array([[5.0, 6.0]], np.float32)
+    c, r, p = run_ir(ir, "f", a, b, np.array([4], np.int64))
+    np.testing.assert_array_equal(c, np.concatenate([a, b]))
+    np.testing.assert_array_equal(r, a.reshape(4))
+    np.testing.assert_array_equal(p, np.pad(a, ((1, 1), (0, 1)), constant_values=7.0))
+
+
+def test_dynamic_slices_and_expand():
+    ir = """
+func.func @f(%t: tensor<?x4xf64>, %n: index, %o: index) -> (tensor<?xf64>, tensor<1x?xf64>, tensor<?x4xf64>) {
+  %row = tensor.extract_slice %t[%o, 1] [1, %n] [1, 1] : tensor<?x4xf64> to tensor<?xf64>
+  %e = tensor.expand_shape %row [[0, 1]] output_shape [1, %n] : tensor<?xf64> into tensor<1x?xf64>
+  %u = tensor.insert_slice %row into %t[%o, 0] [1, %n] [1, 2] : tensor<?xf64> into tensor<?x4xf64>
+  return %row, %e, %u : tensor<?xf64>, tensor<1x?xf64>, tensor<?x4xf64>
+}"""
+    t = np.arange(12.0).reshape(3, 4)
+    row, e, u = run_ir(ir, "f", t, 2, 1)
+    np.testing.assert_array_equal(row, t[1, 1:3])
+    np.testing.assert_array_equal(e, t[1, 1:3].reshape(1, 2))
+    want = t.copy()
+    want[1, 0:4:2] = t[1, 1:3]
+    np.testing.assert_array_equal(u, want)

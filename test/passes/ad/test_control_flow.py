@@ -146,7 +146,8 @@ def _stored_elements(m):
     total = 0
     for op in m.walk():
         if op.name == "tensor.empty":
-            total += int(np.prod(op.results[0].type.get_shape()))
+            # one tape per use (cse may share one tensor.empty between tapes)
+            total += int(np.prod(op.results[0].type.get_shape())) * len(list(op.results[0].uses))
     return total
 
 
@@ -160,7 +161,9 @@ def test_checkpointing_sqrt(how):
     want = irt.interpret(plain, "__d", 0.5)
     irt.run_pipeline(plain, "ad,canonicalize,cse")
     irt.run_pipeline(ck, pipeline + ",canonicalize,cse")
-    assert irt.interpret(ck, "__d", 0.5) == want  # identical gradients
+    # the same operations on the same values; only the summation order of the
+    # invariant's adjoint differs (per segment), hence a last-bit difference
+    np.testing.assert_allclose(irt.interpret(ck, "__d", 0.5), want, rtol=1e-14)
     assert _stored_elements(plain) == 16
     assert _stored_elements(ck) == 8  # 4 segment starts + 4 iterates of one segment
     check_grad(src, "p", ["f64"], [np.float64(0.5)])
@@ -208,13 +211,6 @@ func.func @dp(%x: f64, %n: index) -> f64 {
     check_jvp(src, "dp", ["f64", "index"], ["f64"], [np.float64(0.5), 3], wrt=[0], rtol=1e-5)
     check_grad(src, "dp", ["f64", "index"], [np.float64(0.5), 3], wrt=[0], rtol=1e-5)
 
-
-STE = """
-func.func @ste(%x: tensor<3xf64>) -> tensor<3xf64> attributes {autodiff.custom_vjp = @ste_vjp, autodiff.custom_jvp = @ste_jvp} {
-  %r = tensor.sign_free_round %x : tensor<3xf64>
-  return %r : tensor<3xf64>
-}
-"""
 
 STE = """
 func.func @round(%x: f64) -> f64 attributes {autodiff.custom_vjp = @round_vjp, autodiff.custom_jvp = @round_jvp} {

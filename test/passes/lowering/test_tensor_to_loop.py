@@ -700,3 +700,116 @@ def test_compiled_tape_and_gradient():
     exe = irt.compile(irt.parse(AD_LOOP))  # default pipeline: ad,lower-to-llvm
     ref = irt.interpret(irt.parse(AD_LOOP), "main", x, 5)
     np.testing.assert_allclose(exe["main"](x, 5), ref, rtol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# more ownership cases
+# ---------------------------------------------------------------------------
+
+
+def test_if_takes_over_values_last_used_by_it():
+    text = """
+    func.func @f(%x: tensor<4xf64>, %c: i1) -> tensor<4xf64> {
+      %e = tensor.exp %x : tensor<4xf64>
+      %y = loop.if %c -> (tensor<4xf64>) {
+        %s = tensor.sin %e : tensor<4xf64>
+        loop.yield %s : tensor<4xf64>
+      } else {
+        loop.yield %e : tensor<4xf64>
+      }
+      return %y : tensor<4xf64>
+    }"""
+    m = lower(text)
+    # the else branch hands %e on without a copy
+    assert not any(o.name == "memref.copy" for o in m.walk())
+    x = rand(4)
+    for c in (True, False):
+        (got,), t = run_lowered(m, "f", x, c)
+        np.testing.assert_allclose(got, np.sin(np.exp(x)) if c else np.exp(x))
+        assert t.allocs == (2 if c else 1)
+
+
+def test_nested_loops_and_while_update_tapes_in_place():
+    text = """
+    func.func @f(%n: index, %m: index) -> (tensor<?x?xf64>, tensor<?xi1>) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %t0 = tensor.empty(%n, %m) : tensor<?x?xf64>
+      %r = loop.for %i = %c0 to %n step %c1 iter_args(%t = %t0) -> (tensor<?x?xf64>) {
+        %r2 = loop.for %j = %c0 to %m step %c1 iter_args(%u = %t) -> (tensor<?x?xf64>) {
+          %ii = arith.index_cast %i : index to i64
+          %jj = arith.index_cast %j : index to i64
+          %s = arith.muli %ii, %jj : i64
+          %f = arith.sitofp %s : i64 to f64
+          %u2 = tensor.insert %f into %u[%i, %j] : tensor<?x?xf64>
+          loop.yield %u2 : tensor<?x?xf64>
+        }
+        loop.yield %r2 : tensor<?x?xf64>
+      }
+      %b0 = tensor.empty(%n) : tensor<?xi1>
+      %w:2 = loop.while (%k = %c0, %b = %b0) : (index, tensor<?xi1>) -> (index, tensor<?xi1>) {
+        %go = arith.cmpi slt, %k, %n : index
+        loop.condition(%go) %k, %b : index, tensor<?xi1>
+      } do {
+      ^bb0(%k2: index, %b2: tensor<?xi1>):
+        %c2 = arith.constant 2 : index
+        %rem = arith.remui %k2, %c2 : index
+        %even = arith.cmpi eq, %rem, %c0 : index
+        %b3 = tensor.insert %even into %b2[%k2] : tensor<?xi1>
+        %k3 = arith.addi %k2, %c1 : index
+        loop.yield %k3, %b3 : index, tensor<?xi1>
+      }
+      return %r, %w#1 : tensor<?x?xf64>, tensor<?xi1>
+    }"""
+    m = lower(text)
+    (t, b), tr = run_lowered(m, "f", 4, 3)
+    np.testing.assert_array_equal(t, np.outer(np.arange(4), np.arange(3)).astype(np.float64))
+    np.testing.assert_array_equal(b, np.arange(4) % 2 == 0)
+    assert tr.allocs == 2  # the two tapes, nothing per iteration
+
+
+def test_cast_concat_dynamic_slice_sizes():
+    text = """
+    func.func @f(%a: tensor<4xf32>, %b: tensor<?xf32>, %o: index, %s: index) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+      %d = tensor.cast %a : tensor<4xf32> to tensor<?xf32>
+      %c = tensor.concat dim(0) %d, %b : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+      %sl = tensor.extract_slice %c[%o] [%s] [1] : tensor<?xf32> to tensor<?xf32>
+      return %d, %c, %sl : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+    }"""
+    a, b = rand(4, dtype=np.float32), rand(3, dtype=np.float32)
+    c = np.concatenate([a, b])
+    check(text, "f", (a, b, 2, 4), (a, c, c[2:6]))
+
+
+def test_parallel_loop_reading_tensors():
+    text = """
+    func.func @f(%a: tensor<5xf64>) -> f64 {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c5 = arith.constant 5 : index
+      %z = arith.constant 0.0 : f64
+      %e = tensor.exp %a : tensor<5xf64>
+      %s = loop.parallel (%i) = (%c0) to (%c5) step (%c1) init (%z) -> f64 {
+        %x = tensor.extract %e[%i] : tensor<5xf64>
+        loop.reduce(%x : f64) {
+        ^bb0(%l: f64, %r: f64):
+          %t = arith.addf %l, %r : f64
+          loop.reduce.return %t : f64
+        }
+      }
+      return %s : f64
+    }"""
+    a = rand(5)
+    check(text, "f", (a,), np.float64(np.exp(a).sum()))
+
+
+def test_reshape():
+    text = """
+    func.func @f(%a: tensor<2x3xf32>, %s: tensor<2xi64>) -> (tensor<3x2xf32>, tensor<?x?xf32>) {
+      %k = arith.constant dense<[3, 2]> : tensor<2xi64>
+      %r = tensor.reshape %a(%k) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<3x2xf32>
+      %d = tensor.reshape %a(%s) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+      return %r, %d : tensor<3x2xf32>, tensor<?x?xf32>
+    }"""
+    a = rand(2, 3, dtype=np.float32)
+    check(text, "f", (a, np.array([6, 1])), (a.reshape(3, 2), a.reshape(6, 1)))

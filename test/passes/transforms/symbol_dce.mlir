@@ -75,6 +75,23 @@ func.func @calls_extern(%x: f64) -> f64 {
   func.return %y : f64
 }
 
+// The callee of an autodiff op is a use.
+// CHECK-LABEL: func.func @uses_grad
+func.func @uses_grad(%x: f64) -> f64 {
+  %d = autodiff.grad @graded(%x) : (f64) -> f64
+  %y, %dx = autodiff.vjp @pulled(%x) cotangents(%d) : (f64, f64) -> (f64, f64)
+  func.return %dx : f64
+}
+// CHECK: func.func private @graded
+func.func private @graded(%x: f64) -> f64 {
+  %y = arith.mulf %x, %x : f64
+  func.return %y : f64
+}
+// CHECK: func.func private @pulled
+func.func private @pulled(%x: f64) -> f64 {
+  func.return %x : f64
+}
+
 // ATTRS: "test.holder"
 // ATTRS: func.func private @in_array
 // ATTRS: func.func private @in_dict

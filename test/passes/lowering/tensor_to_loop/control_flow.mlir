@@ -83,3 +83,27 @@ func.func @scalar(%x: f64) -> f64 {
   %y = arith.mulf %x, %x : f64
   return %y : f64
 }
+
+// A value whose last use is a loop.if moves into both branches: the branch
+// that yields it hands it on (no copy), the other frees it.
+// CHECK-LABEL: func.func @if_moves(
+// CHECK:         %[[E:.+]] = memref.alloc() : memref<4xf64>
+// CHECK:         %[[Y:.+]] = loop.if %{{.+}} -> (memref<4xf64>) {
+// CHECK-NEXT:      %[[S:.+]] = memref.alloc() : memref<4xf64>
+// CHECK:             math.sin
+// CHECK:           memref.dealloc %[[E]] : memref<4xf64>
+// CHECK-NEXT:      loop.yield %[[S]] : memref<4xf64>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      loop.yield %[[E]] : memref<4xf64>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[Y]] : memref<4xf64>
+func.func @if_moves(%x: tensor<4xf64>, %c: i1) -> tensor<4xf64> {
+  %e = tensor.exp %x : tensor<4xf64>
+  %y = loop.if %c -> (tensor<4xf64>) {
+    %s = tensor.sin %e : tensor<4xf64>
+    loop.yield %s : tensor<4xf64>
+  } else {
+    loop.yield %e : tensor<4xf64>
+  }
+  return %y : tensor<4xf64>
+}

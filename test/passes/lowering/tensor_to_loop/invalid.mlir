@@ -2,15 +2,6 @@
 
 // Ops without a lowering are located diagnostics, never wrong code.
 
-// CHECK: invalid.mlir:[[# @LINE + 3]]:3: error: 'tensor.reshape' op has no lowering in 'lower-tensor-to-loop'
-func.func @f(%a: tensor<2x3xf32>) -> tensor<6xf32> {
-  %s = arith.constant dense<[6]> : tensor<1xi64>
-  %r = tensor.reshape %a(%s) : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<6xf32>
-  return %r : tensor<6xf32>
-}
-
-// -----
-
 // CHECK: invalid.mlir:[[# @LINE + 2]]:3: error: 'tensor.pad' op cannot be lowered by 'lower-tensor-to-loop': it carries tensors
 func.func @g(%a: tensor<4xf32>) -> tensor<6xf32> {
   %p = tensor.pad %a low[1] high[1] {
@@ -19,4 +10,12 @@ func.func @g(%a: tensor<4xf32>) -> tensor<6xf32> {
     tensor.yield %z : f32
   } : tensor<4xf32> to tensor<6xf32>
   return %p : tensor<6xf32>
+}
+
+// -----
+
+// CHECK: invalid.mlir:[[# @LINE + 2]]:3: error: 'autodiff.stop_gradient' op has no lowering in 'lower-tensor-to-loop' (run the 'ad' pass first)
+func.func @h(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %s = autodiff.stop_gradient %a : tensor<4xf32>
+  return %s : tensor<4xf32>
 }

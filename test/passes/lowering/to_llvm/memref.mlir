@@ -90,6 +90,10 @@ func.func @glob() -> memref<2xf64> {
 // FULL-NOT:    memref.
 // FULL-NOT:    func.
 // FULL:        llvm.func @glob() -> !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<1 x i64>, !llvm.array<1 x i64>)>
+// FULL-NOT:    builtin.unrealized_conversion_cast
+// FULL-NOT:    memref.
+// FULL-NOT:    func.
+// FULL:        llvm.func @free(!llvm.ptr)
 func.func @scalar_buf() -> f32 {
   %s = memref.alloca() : memref<f32>
   %z = arith.constant 1.0 : f32

@@ -350,9 +350,8 @@ def run(opts: Options) -> int:
         return EXIT_OK
     if opts.pipeline and opts.pass_flags:
         raise error("'-p/--pass-pipeline' cannot be combined with individual pass flags (--NAME)")
-    parts = [p.strip() for p in (*opts.pipeline, *opts.pass_flags)]
-    if any(not p for p in opts.pipeline):
-        raise error("empty pass pipeline given to -p")
+    # an empty -p '' runs no passes (as mlir-opt's empty pipeline)
+    parts = [p.strip() for p in (*opts.pipeline, *opts.pass_flags) if p.strip()]
     pipeline = ",".join(parts)
     if opts.emit not in ("mlir", "llvm"):
         raise error(f"unknown --emit target '{opts.emit}' (mlir or llvm)")

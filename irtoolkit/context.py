@@ -114,3 +114,13 @@ def context() -> Context:
     for name in DIALECTS:
         ctx.register_dialect(name, dialect_factory(name))
     return ctx
+
+
+# Importing this submodule rebinds `irtoolkit.context` from the public function
+# to the module; making the module callable keeps `irtoolkit.context()` working.
+class _CallableModule(__import__("types").ModuleType):
+    def __call__(self) -> Context:
+        return context()
+
+
+__import__("sys").modules[__name__].__class__ = _CallableModule

@@ -438,6 +438,7 @@ class Interpreter:
 
     def call(self, name: str, *args: Any) -> Any:
         """Call function ``name`` with user values: checked and converted as in SPEC §9."""
+        name = name.removeprefix("@")
         func = self.lookup_function(name)
         ftype = func.function_type
         inputs = list(ftype.inputs.data)

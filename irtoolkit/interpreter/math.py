@@ -1,13 +1,14 @@
 """Rules for ``math``: elementwise functions, computed in the precision of the IR type.
 
 Functions numpy lacks (erf) are computed in float64 by Python's ``math`` and
-rounded once to the operand's type; so is ``fma`` for f16/f32 (exact product in
-f64, one rounding). ``round`` rounds half away from zero, ``roundeven`` half to even.
+rounded once to the operand's type; ``fma`` does not round the product (f16/f32
+through f64, f64 through exact rational arithmetic). ``round`` rounds half away from zero, ``roundeven`` half to even.
 """
 
 from __future__ import annotations
 
 import math as pymath
+from fractions import Fraction
 
 import numpy as np
 from xdsl.dialects import math
@@ -94,14 +95,35 @@ for _cls, _fn in FLOAT_BINARY.items():
     register(_cls)(_binary(_fn))
 
 
+def _fma64(a, b, c):
+    """a*b + c with one rounding (exact rational arithmetic, then round to f64)."""
+    a, b, c = float(a), float(b), float(c)
+    if not (pymath.isfinite(a) and pymath.isfinite(b) and pymath.isfinite(c)):
+        return np.float64(a * b + c)
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return np.float64(a * b + c)  # the sign of a zero result as IEEE says
+    try:
+        return np.float64(float(exact))
+    except OverflowError:
+        return np.float64(pymath.copysign(pymath.inf, exact))
+
+
+_fma64_vec = np.frompyfunc(_fma64, 3, 1)
+
+
 @register(math.FmaOp)
 def _fma(interp, op, args):
     a, b, c = args
     dt = a.dtype
     if dt.itemsize < 8:
+        # the product of two f32 (f16) is exact in f64; the sum is rounded to f64 and
+        # then to f32 (a true fma may differ in the last bit in rare double-rounding cases)
         wide = a.astype(_F64) * b.astype(_F64) + c.astype(_F64)
         return (wide.astype(dt),)
-    return (a * b + c,)
+    if isinstance(a, np.ndarray):
+        return (_fma64_vec(a, b, c).astype(dt),)
+    return (_fma64(a, b, c),)
 
 
 @register(math.FPowIOp)

@@ -86,10 +86,18 @@ def _same_shape(op, a, b):
         raise op_error(op, f"operand shapes differ at run time: {a.shape} vs {b.shape}")
 
 
+def _int_div(a, b):
+    """Integer division truncating toward zero (arith.divsi), in the operands' dtype."""
+    q = np.floor_divide(a, b)
+    return q + ((a - q * b != 0) & ((a < 0) != (b < 0))).astype(a.dtype)
+
+
 def _make_binary(op):
     name = op.name
     dt = dtype_of(op.result.type)
     fn = BINARY_NUMPY_I1.get(name) if dt == _BOOL else None
+    if dt.kind in "iu" and name == "tensor.div":
+        fn = _int_div
     fn = fn or BINARY_NUMPY[name]
 
     def rule(interp, op, args):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FlatSymbolRefAttr, ModuleOp, SymbolRefAttr, TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region
 
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity
@@ -68,6 +68,7 @@ class Driver:
         self.lowering: list[str] = []
         self.generating: list[str] = []
         self.last_derivative: dict[str, Operation] = {}
+        self.pure_cache: dict[str, bool] = {}
 
     # -- entry -------------------------------------------------------------------
     def run(self) -> None:
@@ -160,6 +161,8 @@ class Driver:
                 dfn = self.build_reverse(f, mode, name, wrt, at)
         finally:
             self.generating.pop()
+        if mode != "jvp":
+            self.remove_dead_calls(dfn)
         # derivatives follow their function, in the order they are generated
         after = self.last_derivative.get(callee, f)
         self.module.body.block.insert_op_after(dfn, after)
@@ -202,15 +205,56 @@ class Driver:
         block = work.body.block
         seeds = [block.args[i] for i in wrt]
         act = Activity(block, seeds, "reverse")
-        changed = rewrite_whiles(work, act.varied)
+        rewrite_whiles(work, act.varied)
         strip_mine_loops(work, self.checkpoint, act.varied)
         act = Activity(block, seeds, "reverse")
         act.backward(block, block.last_op.operands)
-        _ = changed
         try:
             return ReverseGen(self, work, act).build(mode, name, wrt)
         finally:
             work.erase(safe_erase=False)
+
+    # -- clean-up ------------------------------------------------------------------
+    def is_pure_function(self, name: str, _stack: tuple[str, ...] = ()) -> bool:
+        """Does calling @name have no side effects (so a dead call can go)?"""
+        from xdsl.traits import is_side_effect_free
+
+        if name in self.pure_cache:
+            return self.pure_cache[name]
+        f = self.funcs.get(name)
+        pure = f is not None and bool(f.body.blocks) and name not in _stack
+        if pure:
+            for op in f.walk():
+                if op is f or isinstance(op, func.ReturnOp):
+                    continue
+                if isinstance(op, func.CallOp):
+                    if not self.is_pure_function(op.callee.string_value(), (*_stack, name)):
+                        pure = False
+                        break
+                elif not is_side_effect_free(op):
+                    pure = False
+                    break
+        self.pure_cache[name] = pure
+        return pure
+
+    def remove_dead_calls(self, f: func.FuncOp) -> None:
+        """Dead code of the generated function, including recomputed primal calls
+        whose results the reverse sweep did not need (canonicalize keeps calls)."""
+        from xdsl.transforms.dead_code_elimination import is_trivially_dead
+
+        changed = True
+        while changed:
+            changed = False
+            for op in reversed(list(f.walk())):
+                if op is f or op.parent_block() is None or any(r.uses for r in op.results):
+                    continue
+                if isinstance(op, func.CallOp):
+                    dead = self.is_pure_function(op.callee.string_value())
+                else:
+                    dead = is_trivially_dead(op)
+                if dead:
+                    op.parent_block().erase_op(op)
+                    changed = True
 
     # -- custom rules -------------------------------------------------------------
     def _custom(self, f: func.FuncOp, attr: str, at) -> func.FuncOp:
@@ -275,5 +319,3 @@ class Driver:
         new.location = f.location
         return new
 
-
-_ = SSAValue

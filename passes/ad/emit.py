@@ -22,7 +22,6 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.utils.hints import isa
 
 DYN = -(2**63)  # xDSL DYNAMIC_INDEX, as the parser produces for `?`
 
@@ -292,11 +291,18 @@ class Emitter:
         return self.v(_tensor().MatmulOp(a, b))
 
     def extract(self, t: SSAValue, idx: Sequence[SSAValue]) -> SSAValue:
+        owner = t.owner
+        if (isinstance(owner, _tensor().InsertOp) and len(owner.indices) == len(idx)
+                and all(a is b for a, b in zip(owner.indices, idx))):
+            return owner.scalar  # extract(insert(s, t, i), i) = s
         tt = t.type
         assert isinstance(tt, TensorType)
         return self.v(_tensor().ExtractOp(t, list(idx), tt.get_element_type()))
 
     def insert(self, s: SSAValue, t: SSAValue, idx: Sequence[SSAValue]) -> SSAValue:
+        tt = t.type
+        if isinstance(tt, TensorType) and tt.get_num_dims() == 0:
+            return self.v(_tensor().FromElementsOp(s, result_type=tt))
         return self.v(_tensor().InsertOp(s, t, list(idx)))
 
     def extract_slice(self, src: SSAValue, offsets, sizes, strides, result_type) -> SSAValue:
@@ -356,6 +362,3 @@ def slice_params(op) -> tuple[list, list, list]:
         merge(op.static_strides.get_values(), op.strides),
     )
 
-
-def isa_float_tensor(t: Attribute) -> bool:
-    return isa(t, TensorType) and is_float(t.get_element_type())

@@ -198,6 +198,8 @@ class ReverseGen:
             n = max(0, -(-(ub - lb) // step))
             return E.index(n), n
         lbv, ubv, stepv = vmap[op.lb], vmap[op.ub], vmap[op.step]
+        if lb == 0 and step == 1:
+            return E.to_index(E.imax(ubv, E.int_const(0, op.lb.type))), None
         one = E.int_const(1, op.lb.type)
         zero = E.int_const(0, op.lb.type)
         span = E.isub(E.iadd(E.isub(ubv, lbv), stepv), one)
@@ -328,18 +330,33 @@ class ReverseGen:
         ops = body_ops(body)
         inner_tapes = self.forward(EB, ops, bmap)
         local = AdjointMap(bmap)
+        # Accumulators of the loop invariants, threaded through the reverse
+        # loop (and through the loops nested in it), so that contributions add
+        # in the same order with or without checkpointing.
+        candidates = self.free_useful(op)
+        acc_args = {}
+        for v in candidates:
+            acc_args[v] = block.insert_arg(v.type, len(block.args))
+            local.dense[v] = acc_args[v]
+            local.order.append(v)
         for j, k in enumerate(C):
             if yields[k] in useful:
                 local.add(EB, yields[k], block.args[1 + j])
         self.reverse(EB, ops, bmap, local, inner_tapes)
         outs = [local.get_or_zero(EB, carried[k]) for k in C]
-        free = [v for v in local.keys() if not defined_inside(v, op)]
-        acc_inits = []
-        for v in free:
-            arg = block.insert_arg(v.type, len(block.args))
-            outs.append(local.add_into(EB, v, arg))
-            a = amap.take(E, v)
-            acc_inits.append(a if a is not None else E.zeros(vmap[v]))
+        free, acc_inits = [], []
+        for v in candidates:
+            a = local.get(EB, v)
+            if a is acc_args[v]:  # nothing flowed into it
+                block.erase_arg(acc_args[v])
+                continue
+            free.append(v)
+            outs.append(a)
+            init = amap.take(E, v)
+            acc_inits.append(init if init is not None else E.zeros(vmap[v]))
+        for v in local.keys():
+            if v not in acc_args and not defined_inside(v, op):
+                raise op_error(op, "internal: adjoint of a loop invariant was not accumulated")
         EB.op(loop.YieldOp(*outs))
         rev = loop.ForOp(c0, info.n, c1, [*inits, *acc_inits], block)
         E.op(rev)
@@ -348,6 +365,17 @@ class ReverseGen:
                 amap.add(E, op.iter_args[k], rev.res[j])
         for i, v in enumerate(free):
             amap.add(E, v, rev.res[len(C) + i])
+
+    def free_useful(self, op: Operation) -> list[SSAValue]:
+        """Values defined outside ``op``, used inside it, that may receive adjoints."""
+        seen: list[SSAValue] = []
+        for inner in op.walk():
+            if inner is op:
+                continue
+            for v in inner.operands:
+                if v in self.act.useful and v not in seen and not defined_inside(v, op):
+                    seen.append(v)
+        return seen
 
     def reverse_if(self, E: Emitter, op, vmap, amap: AdjointMap) -> None:
         loop = _loop()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from xdsl.dialects import arith
 
-from irtoolkit.passes.ad.emit import is_float_like
 from irtoolkit.passes.ad.rules import NEG_ONE, ONE, elementwise, linear_unary, nondiff, register
 
 
@@ -152,10 +151,6 @@ def _float_cast(cls_fwd, cls_bwd):
 
 _float_cast(arith.ExtFOp, arith.TruncFOp)
 _float_cast(arith.TruncFOp, arith.ExtFOp)
-
-
-def _constant_is_float(op) -> bool:
-    return is_float_like(op.result.type)
 
 
 # Not differentiable: constants, compares, every integer/index op, and the

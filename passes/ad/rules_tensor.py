@@ -147,11 +147,27 @@ def _kept_dims(rank, dims):
     return [i for i in range(rank) if i not in set(dims)]
 
 
+def _broadcast_like(E, op, a, kept, like):
+    """broadcast(a, kept) to the shape of the value ``like`` (dynamic dims too)."""
+    lt: TensorType = like.type
+    shape = lt.get_shape()
+    uncovered = [d for i, d in enumerate(shape) if d == DYN and i not in kept]
+    if not uncovered:
+        return E.broadcast(a, kept, lt)
+    if a.type.get_num_dims() == 0:
+        sizes = [E.dim(like, i) for i, d in enumerate(shape) if d == DYN]
+        return E.v(T.SplatOp(E.extract(a, []), sizes, lt))
+    from irtoolkit.diagnostics import op_error
+
+    raise op_error(op, "cannot differentiate: the adjoint needs a broadcast along a dynamic "
+                       "dimension (tensor.broadcast takes no dynamic sizes)")
+
+
 linear_unary(
     T.ReduceSumOp,
     _same_op,
-    lambda E, op, a, ins, outs: E.broadcast(
-        a, _kept_dims(ins[0].type.get_num_dims(), op.dimensions.get_values()), ins[0].type
+    lambda E, op, a, ins, outs: _broadcast_like(
+        E, op, a, _kept_dims(ins[0].type.get_num_dims(), op.dimensions.get_values()), ins[0]
     ),
 )
 
@@ -160,10 +176,10 @@ def _max_weights(E, op, x, y):
     """Where x attains the max (ties share equally): mask / count."""
     dims = list(op.dimensions.get_values())
     kept = _kept_dims(x.type.get_num_dims(), dims)
-    yb = E.broadcast(y, kept, x.type)
+    yb = _broadcast_like(E, op, y, kept, x)
     maskf = E.select(E.cmp("eq", x, yb), E.const(1.0, x), E.zeros(x))
     count = E.reduce_sum(maskf, dims)
-    return E.div(maskf, E.broadcast(count, kept, x.type)), kept
+    return E.div(maskf, _broadcast_like(E, op, count, kept, x)), kept
 
 
 def _reduce_max_jvp(E, op, ins, outs, tangents):
@@ -179,7 +195,7 @@ def _reduce_max_vjp(E, op, ins, outs, adjoints, need):
     if a is None or not need[0]:
         return [None]
     w, kept = _max_weights(E, op, ins[0], outs[0])
-    return [E.mul(E.broadcast(a, kept, ins[0].type), w)]
+    return [E.mul(_broadcast_like(E, op, a, kept, ins[0]), w)]
 
 
 register(T.ReduceMaxOp, _reduce_max_jvp, _reduce_max_vjp)

@@ -102,6 +102,10 @@ func.func @f(%a: {t}, %b: {t}, %c: {t}, %n: i32) -> ({t}, {t}) {{
     r, _ = run_ir(ir, "f", 1 + eps, 1 + eps, -1.0, 0) if t == "f32" else (None, None)
     if t == "f32":
         assert r == np.float32((1 + eps) ** 2 - 1)
+    else:  # f64: exact product, one rounding
+        e = 2.0 ** -30
+        r, _ = run_ir(ir, "f", 1 + e, 1 + e, -1.0, 0)
+        assert r == 2.0 ** -29 + 2.0 ** -60 and (1 + e) * (1 + e) - 1 != r
 
 
 @pytest.mark.parametrize("t,bits", [("i8", 8), ("i32", 32), ("i64", 64)])

@@ -26,15 +26,15 @@ func.func @fwd(%x: f64, %y: f64, %t: f64) -> (f64, f64) {
   return %r, %dr : f64, f64
 }
 
-// CHECK-LABEL: func.func private @sq_jvp_0(%x: f64, %k: i64, %x_dot: f64) -> (f64, f64)
 // CHECK-LABEL: func.func private @sq_vjp_0(%x: f64, %k: i64, %ct: f64) -> (f64, f64)
-// CHECK-LABEL: func.func private @h_jvp_0(%x: f64, %y: f64, %x_dot: f64) -> (f64, f64)
-// CHECK-COUNT-2: func.call @sq_jvp_0
+// CHECK-LABEL: func.func private @sq_jvp_0(%x: f64, %k: i64, %x_dot: f64) -> (f64, f64)
 // CHECK-LABEL: func.func private @h_grad_0_1(%x: f64, %y: f64) -> (f64, f64)
 // CHECK:         func.call @sq(%x, %{{.*}}) : (f64, i64) -> f64
 // CHECK:         func.call @sq_vjp_0
 // CHECK:         func.call @sq_vjp_0
 // CHECK:         func.return
+// CHECK-LABEL: func.func private @h_jvp_0(%x: f64, %y: f64, %x_dot: f64) -> (f64, f64)
+// CHECK-COUNT-2: func.call @sq_jvp_0
 // CHECK-LABEL: func.func @main
 // CHECK:         func.call @h_grad_0_1(%x, %y)
 // CHECK-LABEL: func.func @fwd

@@ -1,4 +1,5 @@
 // RUN: irt-opt %s -p ad,canonicalize,cse | FileCheck %s
+// RUN: irt-opt %s -p ad | irt-opt -p canonicalize,cse | FileCheck %s
 
 // The forward loop stores only the carried state (a tape of 4 x f64); the
 // reverse loop runs backwards over it, recomputing the body, and accumulates

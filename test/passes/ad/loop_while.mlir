@@ -1,4 +1,5 @@
 // RUN: irt-opt %s -p ad,canonicalize,cse | FileCheck %s
+// RUN: irt-opt %s -p ad | irt-opt -p canonicalize,cse | FileCheck %s
 
 // loop.while: a counting while gives the trip count %n, the iterations are
 // replayed by a loop.for storing its iterates in a tape of dynamic length

@@ -22,11 +22,15 @@ func.func @hvp(%x: f64, %t: f64) -> (f64, f64) {
 }
 
 // CHECK-LABEL: func.func private @f_grad_0(%x: f64) -> f64
+// CHECK-LABEL: func.func private @f_grad_0_vjp_0(%x: f64, %ct: f64) -> (f64, f64)
+// CHECK-LABEL: func.func private @f_grad_0_jvp_0(%x: f64, %x_dot: f64) -> (f64, f64)
 // CHECK-LABEL: func.func @df
 // CHECK:         func.call @f_grad_0(%x)
-// CHECK-LABEL: func.func private @f_grad_0_vjp_0(%x: f64, %ct: f64) -> (f64, f64)
 // CHECK-LABEL: func.func private @df_grad_0(%x: f64) -> f64
 // CHECK:         func.call @f_grad_0_vjp_0
-// CHECK-LABEL: func.func private @f_grad_0_jvp_0(%x: f64, %x_dot: f64) -> (f64, f64)
 // CHECK-LABEL: func.func private @df_jvp_0(%x: f64, %x_dot: f64) -> (f64, f64)
 // CHECK:         func.call @f_grad_0_jvp_0(%x, %x_dot)
+// CHECK-LABEL: func.func @d2f
+// CHECK:         func.call @df_grad_0(%x)
+// CHECK-LABEL: func.func @hvp
+// CHECK:         func.call @df_jvp_0(%x, %t)

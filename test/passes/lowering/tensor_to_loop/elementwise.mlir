@@ -62,3 +62,32 @@ func.func @scalars(%a: tensor<4xf64>, %b: tensor<4xf64>) -> (tensor<4xf64>, tens
   %l = tensor.logistic %a : tensor<4xf64>
   return %m, %ne, %s, %i, %l : tensor<4xf64>, tensor<4xi1>, tensor<4xf64>, tensor<4xi32>, tensor<4xf64>
 }
+
+// Splats read only elementwise get no buffer: the loops use the scalar.
+// CHECK-LABEL: func.func @splat_operands(
+// CHECK-SAME:      %[[A:[^:]+]]: memref<4xf32>, %[[S:[^:]+]]: f32) -> memref<4xf32> {
+// CHECK:         %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    %{{.+}} = arith.constant 4 : index
+// CHECK-NEXT:    %{{.+}} = arith.constant 0 : index
+// CHECK-NEXT:    %{{.+}} = arith.constant 1 : index
+// CHECK-NEXT:    %[[P:.+]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT:    loop.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT:      %[[X:.+]] = memref.load %[[A]][%[[I]]] : memref<4xf32>
+// CHECK-NEXT:      %[[M:.+]] = arith.mulf %[[X]], %[[S]] : f32
+// CHECK-NEXT:      memref.store %[[M]], %[[P]][%[[I]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[Q:.+]] = memref.alloc() : memref<4xf32>
+// CHECK-NEXT:    loop.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT:      %[[Y:.+]] = memref.load %[[P]][%[[J]]] : memref<4xf32>
+// CHECK-NEXT:      %[[D:.+]] = arith.subf %[[ONE]], %[[Y]] : f32
+// CHECK-NEXT:      memref.store %[[D]], %[[Q]][%[[J]]] : memref<4xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    memref.dealloc %[[P]] : memref<4xf32>
+// CHECK-NEXT:    func.return %[[Q]] : memref<4xf32>
+func.func @splat_operands(%a: tensor<4xf32>, %s: f32) -> tensor<4xf32> {
+  %one = arith.constant dense<1.0> : tensor<4xf32>
+  %sp = tensor.splat %s : tensor<4xf32>
+  %p = tensor.mul %a, %sp : tensor<4xf32>
+  %q = tensor.sub %one, %p : tensor<4xf32>
+  return %q : tensor<4xf32>
+}

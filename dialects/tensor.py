@@ -317,7 +317,9 @@ class _ElementwiseBinaryOp(IRDLOperation, HasFolderInterface):
         rhs = _constant_value(self.rhs)
         if lhs is None or rhs is None:
             if lhs is None and rhs is not None:
-                return self._fold_identity()
+                return self._fold_identity(self.lhs, self.rhs)
+            if rhs is None and lhs is not None and isinstance(self, AddOp | MulOp):
+                return self._fold_identity(self.rhs, self.lhs)  # 1 * x, -0.0 + x
             return None
         a, b = _to_numpy(lhs), _to_numpy(rhs)
         if a is None or b is None:
@@ -329,15 +331,15 @@ class _ElementwiseBinaryOp(IRDLOperation, HasFolderInterface):
         attr = _from_numpy(r, self.result.type)
         return None if attr is None else (attr,)
 
-    def _fold_identity(self):
+    def _fold_identity(self, x: SSAValue, neutral: SSAValue):
         """x + 0, x - 0, x * 1, x / 1, x ** 1 -> x (when the types agree).
 
         For floats the neutral addend is -0.0 (x + 0.0 changes -0.0), as MLIR folds it;
         x - 0.0 is exact.
         """
-        if self.lhs.type != self.result.type:
+        if x.type != self.result.type:
             return None
-        c = _splat_value(self.rhs)
+        c = _splat_value(neutral)
         if c is None:
             return None
         import math
@@ -351,7 +353,7 @@ class _ElementwiseBinaryOp(IRDLOperation, HasFolderInterface):
             ok = c == 1
         else:
             ok = False
-        return (self.lhs,) if ok else None
+        return (x,) if ok else None
 
 
 def _verify_elementwise_types(op: Operation, inputs: Sequence[TensorType], out: TensorType) -> None:

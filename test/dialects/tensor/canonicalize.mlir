@@ -167,3 +167,23 @@ func.func @from_elements(%x: f32) -> (tensor<2x2xf32>, tensor<2xf32>) {
   %1 = tensor.from_elements %a, %x : tensor<2xf32>
   return %0, %1 : tensor<2x2xf32>, tensor<2xf32>
 }
+
+// A neutral constant on the left folds too (add and mul commute).
+// CHECK-LABEL: func.func @neutral_on_the_left
+// CHECK-NEXT:    func.return %x, %x : tensor<3xf64>, tensor<3xf64>
+func.func @neutral_on_the_left(%x: tensor<3xf64>) -> (tensor<3xf64>, tensor<3xf64>) {
+  %one = arith.constant dense<1.0> : tensor<3xf64>
+  %nz = arith.constant dense<-0.0> : tensor<3xf64>
+  %a = tensor.mul %one, %x : tensor<3xf64>
+  %b = tensor.add %nz, %x : tensor<3xf64>
+  func.return %a, %b : tensor<3xf64>, tensor<3xf64>
+}
+
+// 0.0 + x is not x (it turns -0.0 into 0.0), so it stays.
+// CHECK-LABEL: func.func @positive_zero_on_the_left
+// CHECK:         tensor.add
+func.func @positive_zero_on_the_left(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %z = arith.constant dense<0.0> : tensor<3xf64>
+  %a = tensor.add %z, %x : tensor<3xf64>
+  func.return %a : tensor<3xf64>
+}

@@ -68,7 +68,7 @@ _SPLIT = re.compile(r"^[ \t]*// -----[ \t]*$", re.M)
 _EXPECT = re.compile(r"expected-(error|warning|note|remark)")
 
 
-def load_seeds(root: Path = ROOT) -> list[str]:
+def load_seeds(root: Path = ROOT, with_py: bool = True) -> list[str]:
     """RUN-free bodies of the repository's valid programs, one per split chunk."""
     files = sorted((root / "test").rglob("*.mlir")) + sorted((root / "examples").glob("*.mlir"))
     seeds: list[str] = []
@@ -89,6 +89,22 @@ def load_seeds(root: Path = ROOT) -> list[str]:
                 continue
             seen.add(body)
             seeds.append(body + "\n")
+    if with_py:  # MLIR held in plain string constants of the pytest files
+        import ast
+
+        for path in sorted((root / "test").rglob("*.py")):
+            if "fuzz" in path.parts or "reliability" in path.parts:
+                continue
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                        and "func.func" in node.value and "expected-error" not in node.value
+                        and node.value not in seen):
+                    seen.add(node.value)
+                    seeds.append(node.value.strip("\n") + "\n")
     return seeds
 
 
@@ -357,7 +373,7 @@ def mutate(r: random.Random, seeds: list[str]) -> tuple[bytes, str, list[str]]:
 # the worker: runs cases in-process, one JSON request/answer per line
 
 
-def _npy_inputs(module, tmpdir: str, rng) -> tuple[str, list[str]] | None:
+def _npy_inputs(module, tmpdir: str, rng, want: str | None = None) -> tuple[str, list[str]] | None:
     """Pick an entry function and write random inputs matching its signature."""
     import numpy as np
     from xdsl.dialects.builtin import MemRefType, TensorType
@@ -366,7 +382,9 @@ def _npy_inputs(module, tmpdir: str, rng) -> tuple[str, list[str]] | None:
     funcs = [op for op in module.body.block.ops if isinstance(op, FuncOp) and not op.is_declaration]
     if not funcs:
         return None
-    entry = next((f for f in funcs if f.sym_name.data == "main"), None) or funcs[int(rng.integers(len(funcs)))]
+    entry = (next((f for f in funcs if f.sym_name.data == want), None)
+             or next((f for f in funcs if f.sym_name.data == "main"), None)
+             or funcs[int(rng.integers(len(funcs)))])
     dtypes = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_, "i8": np.int8,
               "i16": np.int16, "i32": np.int32, "i64": np.int64, "index": np.int64}
     paths = []
@@ -430,7 +448,7 @@ def _diff(path: str, text: str, rng) -> tuple[int, str, str]:
     except DiagnosticError as e:
         return 1, "", e.format()
     with tempfile.TemporaryDirectory() as d:
-        picked = _npy_inputs(module, d, rng)
+        picked = _npy_inputs(module, d, rng, ENTRY[0])
         if picked is None:
             return 0, "skipped", ""
         name, paths = picked
@@ -444,22 +462,28 @@ def _diff(path: str, text: str, rng) -> tuple[int, str, str]:
         got = irtoolkit.compile(module)[name](*args)
     except DiagnosticError as e:
         return 1, "", e.format()
+    ENTRY[0] = name
     want_t = want if isinstance(want, tuple) else (want,)
     got_t = got if isinstance(got, tuple) else (got,)
     if len(want_t) != len(got_t):
-        return 3, "", f"MISMATCH: {len(want_t)} results interpreted, {len(got_t)} compiled"
+        return 3, f"[entry {name}]", f"MISMATCH: {len(want_t)} results interpreted, {len(got_t)} compiled"
     for k, (a, b) in enumerate(zip(want_t, got_t)):
         a, b = np.asarray(a), np.asarray(b)
         if a.shape != b.shape or a.dtype != b.dtype:
-            return 3, "", f"MISMATCH: result {k}: interpreter {a.dtype}{a.shape}, compiled {b.dtype}{b.shape}"
+            return 3, f"[entry {name}]", f"MISMATCH: result {k}: interpreter {a.dtype}{a.shape}, compiled {b.dtype}{b.shape}"
         tol = 1e-3 if a.dtype in (np.float32, np.float16) else 1e-9
         if a.dtype.kind == "f":
             ok = np.allclose(a, b, rtol=tol, atol=tol, equal_nan=True)
         else:
             ok = np.array_equal(a, b)
+        if not ok and re.search(r"tensor\.empty|memref\.alloc", text):
+            return 0, "undefined contents (tensor.empty / memref.alloc)", ""
         if not ok:
-            return 3, "", f"MISMATCH: result {k} differs: interpreter {a!r} compiled {b!r}"[:600]
+            return 3, f"[entry {name}]", f"MISMATCH: result {k} differs: interpreter {a!r} compiled {b!r}"[:600]
     return 0, "same", ""
+
+
+ENTRY: list[str | None] = [None]  # the entry function asked for (reductions keep it)
 
 
 def worker_main(mem_mb: int) -> None:
@@ -483,6 +507,7 @@ def worker_main(mem_mb: int) -> None:
         extra = ["--debug"] if debug else []
         t0 = time.perf_counter()
         rng = np.random.default_rng(req.get("seed", 0))
+        ENTRY[0] = req.get("entry")
         if pipe == "parse":
             code, out, err = _run_cli(opt_main, [path, "-o", os.devnull, *extra])
         elif pipe == "ad-llvm":
@@ -522,14 +547,15 @@ def _prepare_and_run(run_main, path, pipe, extra, rng):
     except Exception:  # noqa: BLE001 - parse crash: let the tool show it
         return _run_cli(run_main, [path, *extra])
     with tempfile.TemporaryDirectory() as d:
-        picked = _npy_inputs(module, d, rng)
+        picked = _npy_inputs(module, d, rng, ENTRY[0])
         if picked is None:
             return 0, "skipped", ""
         name, paths = picked
         argv = [path, "-e", name, *[x for p in paths for x in ("-i", p)], "-o", os.path.join(d, "out.npz"), *extra]
         if pipe == "interp":
             argv.append("--interpret")
-        return _run_cli(run_main, argv)
+        code, out, err = _run_cli(run_main, argv)
+        return code, out + f"\n[entry {name}]", err
 
 
 class Worker:
@@ -586,14 +612,15 @@ class Worker:
             self.proc.wait()
         self.proc = None
 
-    def run(self, path: str, pipeline: str, debug: bool = False, seed: int = 0) -> dict:
+    def run(self, path: str, pipeline: str, debug: bool = False, seed: int = 0, entry: str | None = None) -> dict:
         if self.proc is None or self.proc.poll() is not None or self.served >= self.recycle:
             self.kill()
             self.start()
             self.restarts += 1
         assert self.proc and self.proc.stdin
         t0 = time.perf_counter()
-        self.proc.stdin.write(json.dumps({"path": path, "pipeline": pipeline, "debug": debug, "seed": seed}) + "\n")
+        self.proc.stdin.write(json.dumps({"path": path, "pipeline": pipeline, "debug": debug, "seed": seed,
+                                          "entry": entry}) + "\n")
         self.proc.stdin.flush()
         line = self._readline(self.timeout)
         self.served += 1
@@ -652,6 +679,7 @@ _PROJECT_DIRS = ("/irtoolkit/", "/dialects/", "/passes/", "/cli/")
 
 
 def _normalize(msg: str) -> str:
+    msg = re.sub(r"\S+\.mlir(:\d+:\d+)?", "FILE", msg)
     msg = re.sub(r"\"[^\"]*\"|'[^']*'", "'_'", msg)
     msg = re.sub(r"%[\w.$-]+|@[\w.$-]+", "%_", msg)
     msg = re.sub(r"0x[0-9a-fA-F]+|-?\d+(\.\d+)?", "N", msg)
@@ -695,8 +723,11 @@ def quick_signature(pipeline: str, kind: str, err: str) -> str:
         m = re.search(r"\(after pass '([\w-]+)'\)", err)
         exc = f"after {m.group(1)}: {_normalize(error_line(err))[:60]}"
     else:
-        m = re.search(r"internal error: (\w+)", err)
-        exc = m.group(1) if m else _normalize(error_line(err))[:40]
+        m = re.search(r"internal error: (\w+)|internal error \((\w+)\)", err)
+        exc = (m.group(1) or m.group(2)) if m else _normalize(error_line(err))[:40]
+        m = re.search(r"'([\w.]+)' op interpreter internal error", err)
+        if m:
+            exc = f"interpreter {m.group(1)}: {exc}"
     stage = "ad-llvm" if pipeline in ("ad-llvm", "llvm-ir") else pipeline
     return f"{stage} | {kind} | {exc}"
 
@@ -705,29 +736,42 @@ def quick_signature(pipeline: str, kind: str, err: str) -> str:
 # reduction
 
 
-def reduce_lines(data: bytes, still_bad, budget: int = 150) -> bytes:
-    """ddmin on lines, then on characters of single lines if cheap."""
-    lines = data.split(b"\n")
-    n = 2
-    tries = 0
-    while len(lines) >= 2 and tries < budget:
-        chunk = max(1, len(lines) // n)
+def _ddmin(items: list, test, budget: int) -> tuple[list, int]:
+    """Delta debugging: remove chunks of items while ``test`` holds."""
+    n, tries = 2, 0
+    while len(items) >= 2 and tries < budget:
+        chunk = max(1, len(items) // n)
         reduced = False
-        for i in range(0, len(lines), chunk):
-            cand = lines[:i] + lines[i + chunk:]
+        for i in range(0, len(items), chunk):
+            cand = items[:i] + items[i + chunk:]
             tries += 1
-            if cand and still_bad(b"\n".join(cand)):
-                lines = cand
-                n = max(n - 1, 2)
-                reduced = True
+            if cand and test(cand):
+                items, n, reduced = cand, max(n - 1, 2), True
                 break
             if tries >= budget:
                 break
         if not reduced:
             if chunk == 1:
                 break
-            n = min(len(lines), n * 2)
-    # strip indentation noise
+            n = min(len(items), n * 2)
+    return items, tries
+
+
+def reduce_lines(data: bytes, still_bad, budget: int = 150) -> bytes:
+    """ddmin on top-level items (a line at column 0 and its indented followers,
+    so whole functions go at once), then on single lines."""
+    lines = data.split(b"\n")
+    groups: list[list[bytes]] = []
+    for line in lines:
+        if not groups or (line[:1] not in (b" ", b"\t", b"}", b"^", b")", b"") and groups[-1]):
+            groups.append([line])
+        else:
+            groups[-1].append(line)
+    join = lambda gs: b"\n".join(l for g in gs for l in g)  # noqa: E731
+    groups, tries = _ddmin(groups, lambda gs: still_bad(join(gs)), budget // 3)
+    lines = [l for g in groups for l in g]
+    lines, more = _ddmin(lines, lambda ls: still_bad(b"\n".join(ls)), budget - tries)
+    tries += more
     cand = b"\n".join(l.strip() for l in lines)
     if tries < budget and cand != b"\n".join(lines) and still_bad(cand):
         lines = cand.split(b"\n")
@@ -748,7 +792,7 @@ class Stats:
 
 
 def run_campaign(args) -> Stats:
-    seeds = load_seeds()
+    seeds = load_seeds(with_py=not args.mlir_only)
     if not seeds:
         raise SystemExit("no seeds found")
     pipelines = [p.strip() for p in args.pipelines.split(",") if p.strip()]
@@ -785,6 +829,7 @@ def run_campaign(args) -> Stats:
                     if p not in ("parse",) and len(pipelines) > 1 and r.random() > SAMPLE_RATE[p] * args.sample:
                         continue
                     res = w.run(str(path), p, seed=case_seed & 0xFFFF)
+                    res["seed"] = case_seed & 0xFFFF
                     cls, kind = classify(res, p)
                     if p == "parse" and cls == "ok":
                         parsed = True
@@ -798,12 +843,12 @@ def run_campaign(args) -> Stats:
         finally:
             w.kill()
 
-    def still_bad_fn(w: Worker, p: str, qsig: str, wid: int):
+    def still_bad_fn(w: Worker, p: str, qsig: str, wid: int, seed: int, entry: str | None):
         rpath = work / f"reduce{wid}.mlir"
 
         def still_bad(cand: bytes) -> bool:
             rpath.write_bytes(cand)
-            res = w.run(str(rpath), p)
+            res = w.run(str(rpath), p, seed=seed, entry=entry)
             cls, kind = classify(res, p)
             return cls == "BAD" and quick_signature(p, kind, res["err"]) == qsig
 
@@ -811,12 +856,14 @@ def run_campaign(args) -> Stats:
 
     def handle_bad(w: Worker, p: str, kind: str, data: bytes, res: dict, names, idx: int, wid: int) -> None:
         qsig = quick_signature(p, kind, res["err"])
+        m = re.search(r"\[entry (\S+)\]", res.get("out", ""))
+        entry, seed = (m.group(1) if m else None), res.get("seed", 0)
         # the traceback: re-run with --debug (hangs and signals: as they are)
         dbg = res
         if kind not in ("hang", "mismatch") and not kind.startswith("signal"):
             path = work / f"dbg{wid}.mlir"
             path.write_bytes(data)
-            dbg = w.run(str(path), p, debug=True)
+            dbg = w.run(str(path), p, debug=True, seed=seed, entry=entry)
             if classify(dbg, p)[0] != "BAD":
                 dbg = res  # flaky: keep the first answer
         frame = project_frame(dbg["err"])
@@ -826,10 +873,11 @@ def run_campaign(args) -> Stats:
             if known:
                 stats.sigs[sig]["count"] += 1
                 return
-            stats.sigs[sig] = {"count": 1, "pipeline": p, "kind": kind, "case": idx, "mutations": names}
+            stats.sigs[sig] = {"count": 1, "pipeline": p, "kind": kind, "case": idx, "mutations": names,
+                               "entry": entry}
         reduced = data
         if not args.no_reduce and kind not in ("hang",):
-            reduced = reduce_lines(data, still_bad_fn(w, p, qsig, wid), budget=args.reduce_budget)
+            reduced = reduce_lines(data, still_bad_fn(w, p, qsig, wid, seed, entry), budget=args.reduce_budget)
         h = hashlib.sha1(sig.encode()).hexdigest()[:10]
         d = save / f"{p}-{h}"
         d.mkdir(parents=True, exist_ok=True)
@@ -842,6 +890,8 @@ def run_campaign(args) -> Stats:
                "interp": "python fuzz/mutate.py --replay reduced.mlir --pipelines interp",
                "jit": "python fuzz/mutate.py --replay reduced.mlir --pipelines jit",
                "diff": "python fuzz/mutate.py --replay reduced.mlir --pipelines diff"}[p]
+        if entry and p in RUN_PIPELINES:
+            cmd += f" --entry {entry}"
         (d / "info.txt").write_text(f"signature: {sig}\nmutations: {names}\ncommand: {cmd}\n"
                                     f"message: {error_line(dbg['err'])}\n")
         with stats.lock:
@@ -885,7 +935,7 @@ def replay(args) -> int:
     bad = 0
     try:
         for p in pipelines:
-            res = w.run(str(Path(args.replay).resolve()), p, debug=True)
+            res = w.run(str(Path(args.replay).resolve()), p, debug=True, entry=args.entry)
             cls, kind = classify(res, p)
             bad += cls == "BAD"
             print(f"{p}: {cls} ({kind})")
@@ -909,9 +959,12 @@ def main(argv=None) -> int:
     ap.add_argument("--sample", type=float, default=1.0, help="scale the sampling of slow pipelines")
     ap.add_argument("--max-seconds", type=float, default=0, help="stop starting cases after this")
     ap.add_argument("--no-reduce", action="store_true")
+    ap.add_argument("--mlir-only", action="store_true",
+                    help="seeds from .mlir files only (by default also MLIR strings of test/**/*.py)")
     ap.add_argument("--reduce-budget", type=int, default=120)
     ap.add_argument("--json", default=None, help="write the statistics and signatures as JSON")
     ap.add_argument("--replay", default=None, help="classify one file (with --debug output)")
+    ap.add_argument("--entry", default=None, help="with --replay: the function interp/jit/diff call")
     ap.add_argument("-q", "--quiet", dest="verbose", action="store_false")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

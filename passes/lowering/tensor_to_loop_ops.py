@@ -12,14 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from xdsl.dialects import arith, func, math
+from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
-    FloatAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
@@ -814,5 +813,3 @@ def lower_reshape(L: TensorLowering, op: Operation) -> None:
 
     _reshape_copy(L, op, dims, src_index)
 
-
-_unused = (FloatAttr, func)

@@ -1,0 +1,573 @@
+"""Workload definitions and the contenders that run them.
+
+Every workload has: its irtoolkit program (``bench/workloads/wN.mlir``, with a
+``@loss`` and a ``@grad`` function), deterministic inputs (same seed for every
+contender), the positions of the differentiated arguments, and one
+implementation per contender:
+
+* ``irtoolkit``: ``irtoolkit.compile(irtoolkit.parse(text))``, ``exe["loss"]`` / ``exe["grad"]``
+* ``numpy``: a hand-written forward and reverse pass (always available)
+* ``jax``: ``jax.jit(loss)`` / ``jax.jit(jax.grad(loss, argnums))`` (when importable)
+* ``torch``: eager PyTorch + ``torch.autograd.grad`` on CPU, 2 threads (when importable)
+
+A contender is a pair of zero-argument callables ``(forward, gradient)`` built
+by ``make(contender, workload)``; the gradient callable returns a tuple of
+numpy-convertible arrays, one per ``wrt`` argument.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+WORKLOAD_DIR = Path(__file__).parent / "workloads"
+SEED = 1234
+
+
+@dataclass
+class Workload:
+    key: str
+    title: str
+    mlir: str  # file name under bench/workloads
+    dtype: Any
+    wrt: tuple[int, ...]
+    make_inputs: Callable[[np.random.Generator], tuple]
+    np_loss: Callable
+    np_grad: Callable
+    jax_loss: Callable[[Any], Callable] | None = None  # (jnp, lax) -> loss
+    torch_loss: Callable[[Any], Callable] | None = None  # torch -> loss
+    notes: str = ""
+
+    def inputs(self) -> tuple:
+        return self.make_inputs(np.random.default_rng(SEED))
+
+    @property
+    def path(self) -> Path:
+        return WORKLOAD_DIR / self.mlir
+
+    def text(self) -> str:
+        return self.path.read_text()
+
+    @property
+    def rtol(self) -> float:
+        return 1e-6 if self.dtype == np.float32 else 1e-12
+
+
+# ----------------------------------------------------------------------------- W1
+
+
+def _w1_inputs(rng):
+    return (rng.standard_normal(1_000_000) * 0.5,)
+
+
+def _w1_loss(x):
+    return np.tanh(np.exp(x) * x + 1.0).sum()
+
+
+def _w1_grad(x):
+    e = np.exp(x)
+    t = np.tanh(e * x + 1.0)
+    return ((1.0 - t * t) * e * (x + 1.0),)
+
+
+def _w1_jax(jnp, lax):
+    def loss(x):
+        return jnp.sum(jnp.tanh(jnp.exp(x) * x + 1.0))
+    return loss
+
+
+def _w1_torch(torch):
+    def loss(x):
+        return torch.tanh(torch.exp(x) * x + 1.0).sum()
+    return loss
+
+
+# ----------------------------------------------------------------------------- W2
+
+
+def _w2_inputs(rng):
+    f = np.float32
+    w1 = (rng.standard_normal((784, 256)) * 0.05).astype(f)
+    b1 = (rng.standard_normal(256) * 0.1).astype(f)
+    w2 = (rng.standard_normal((256, 10)) * 0.1).astype(f)
+    b2 = (rng.standard_normal(10) * 0.1).astype(f)
+    x = rng.standard_normal((64, 784)).astype(f)
+    y = np.zeros((64, 10), f)
+    y[np.arange(64), rng.integers(0, 10, 64)] = 1.0
+    return w1, b1, w2, b2, x, y
+
+
+def _w2_loss(w1, b1, w2, b2, x, y):
+    h = np.tanh(x @ w1 + b1)
+    z = h @ w2 + b2
+    zs = z - z.max(axis=1, keepdims=True)
+    logp = zs - np.log(np.exp(zs).sum(axis=1, keepdims=True))
+    return np.float32(-(y * logp).sum() / np.float32(64.0))
+
+
+def _w2_grad(w1, b1, w2, b2, x, y):
+    n = np.float32(x.shape[0])
+    h = np.tanh(x @ w1 + b1)
+    z = h @ w2 + b2
+    zs = z - z.max(axis=1, keepdims=True)
+    e = np.exp(zs)
+    p = e / e.sum(axis=1, keepdims=True)
+    dlogp = -y / n
+    dz = dlogp - p * dlogp.sum(axis=1, keepdims=True)
+    dw2 = h.T @ dz
+    db2 = dz.sum(axis=0)
+    dh = dz @ w2.T
+    dz1 = dh * (1 - h * h)
+    dw1 = x.T @ dz1
+    db1 = dz1.sum(axis=0)
+    return dw1, db1, dw2, db2
+
+
+def _w2_jax(jnp, lax):
+    def loss(w1, b1, w2, b2, x, y):
+        h = jnp.tanh(x @ w1 + b1)
+        z = h @ w2 + b2
+        zs = z - jnp.max(z, axis=1, keepdims=True)
+        logp = zs - jnp.log(jnp.sum(jnp.exp(zs), axis=1, keepdims=True))
+        return -jnp.sum(y * logp) / 64.0
+    return loss
+
+
+def _w2_torch(torch):
+    def loss(w1, b1, w2, b2, x, y):
+        h = torch.tanh(x @ w1 + b1)
+        z = h @ w2 + b2
+        zs = z - z.max(dim=1, keepdim=True).values
+        logp = zs - torch.log(torch.exp(zs).sum(dim=1, keepdim=True))
+        return -(y * logp).sum() / 64.0
+    return loss
+
+
+# ----------------------------------------------------------------------------- W3
+
+T3, H3, I3 = 100, 128, 32
+
+
+def _w3_inputs(rng):
+    w = rng.standard_normal((H3, H3)) * (0.9 / np.sqrt(H3))
+    u = rng.standard_normal((H3, I3)) / np.sqrt(I3)
+    b = rng.standard_normal(H3) * 0.1
+    xs = rng.standard_normal((T3, I3))
+    return w, u, b, xs
+
+
+def _w3_loss(w, u, b, xs):
+    h = np.zeros(H3)
+    for t in range(T3):
+        h = np.tanh(w @ h + u @ xs[t] + b)
+    return (h * h).sum()
+
+
+def _w3_grad(w, u, b, xs):
+    hs = [np.zeros(H3)]
+    for t in range(T3):
+        hs.append(np.tanh(w @ hs[-1] + u @ xs[t] + b))
+    dh = 2.0 * hs[-1]
+    dw = np.zeros_like(w)
+    du = np.zeros_like(u)
+    db = np.zeros_like(b)
+    for t in range(T3 - 1, -1, -1):
+        da = dh * (1.0 - hs[t + 1] ** 2)
+        dw += np.outer(da, hs[t])
+        du += np.outer(da, xs[t])
+        db += da
+        dh = w.T @ da
+    return dw, du, db
+
+
+def _w3_jax(jnp, lax):
+    def loss(w, u, b, xs):
+        def step(h, x):
+            return jnp.tanh(w @ h + u @ x + b), None
+        h, _ = lax.scan(step, jnp.zeros(H3, w.dtype), xs)
+        return jnp.sum(h * h)
+    return loss
+
+
+def _w3_torch(torch):
+    def loss(w, u, b, xs):
+        h = torch.zeros(H3, dtype=w.dtype)
+        for t in range(T3):
+            h = torch.tanh(w @ h + u @ xs[t] + b)
+        return (h * h).sum()
+    return loss
+
+
+# ----------------------------------------------------------------------------- W4
+
+T4 = 200
+
+
+def _w4_inputs(rng):
+    return (rng.standard_normal(1000),)
+
+
+def _w4_loss(x):
+    for _ in range(T4):
+        x = np.sin(x) * 0.9 if x.sum() > 0 else np.cos(x) + 0.1
+    return (x * x).sum()
+
+
+def _w4_grad(x):
+    xs, branch = [], []
+    for _ in range(T4):
+        xs.append(x)
+        pos = x.sum() > 0
+        branch.append(pos)
+        x = np.sin(x) * 0.9 if pos else np.cos(x) + 0.1
+    dx = 2.0 * x
+    for t in range(T4 - 1, -1, -1):
+        dx = dx * (0.9 * np.cos(xs[t])) if branch[t] else dx * -np.sin(xs[t])
+    return (dx,)
+
+
+def _w4_jax(jnp, lax):
+    def loss(x):
+        def body(_, x):
+            return lax.cond(jnp.sum(x) > 0, lambda v: jnp.sin(v) * 0.9,
+                            lambda v: jnp.cos(v) + 0.1, x)
+        x = lax.fori_loop(0, T4, body, x)
+        return jnp.sum(x * x)
+    return loss
+
+
+def _w4_torch(torch):
+    def loss(x):
+        for _ in range(T4):
+            x = torch.sin(x) * 0.9 if x.sum().item() > 0 else torch.cos(x) + 0.1
+        return (x * x).sum()
+    return loss
+
+
+# ----------------------------------------------------------------------------- W5
+
+
+def _w5_inputs(rng):
+    a = rng.standard_normal((512, 512)).astype(np.float32)
+    b = rng.standard_normal((512, 512)).astype(np.float32)
+    return a, b
+
+
+def _w5_loss(a, b):
+    return (a @ b).sum()
+
+
+def _w5_grad(a, b):
+    # the chain rule as written by hand: dC = ones, dA = dC @ B^T, dB = A^T @ dC
+    dc = np.ones((a.shape[0], b.shape[1]), a.dtype)
+    return dc @ b.T, a.T @ dc
+
+
+def _w5_jax(jnp, lax):
+    def loss(a, b):
+        return jnp.sum(a @ b)
+    return loss
+
+
+def _w5_torch(torch):
+    def loss(a, b):
+        return (a @ b).sum()
+    return loss
+
+
+WORKLOADS: dict[str, Workload] = {
+    w.key: w
+    for w in [
+        Workload("W1", "sum(tanh(exp(x)*x+1)), x: 1e6 f64", "w1.mlir", np.float64, (0,),
+                 _w1_inputs, _w1_loss, _w1_grad, _w1_jax, _w1_torch),
+        Workload("W2", "MLP 784-256-10, batch 64, softmax xent, f32", "w2.mlir", np.float32,
+                 (0, 1, 2, 3), _w2_inputs, _w2_loss, _w2_grad, _w2_jax, _w2_torch),
+        Workload("W3", "RNN hidden 128, input 32, 100 steps, f64", "w3.mlir", np.float64,
+                 (0, 1, 2), _w3_inputs, _w3_loss, _w3_grad, _w3_jax, _w3_torch),
+        Workload("W4", "200x data-dependent if (sin/cos), x: 1000 f64", "w4.mlir", np.float64,
+                 (0,), _w4_inputs, _w4_loss, _w4_grad, _w4_jax, _w4_torch),
+        Workload("W5", "sum(A @ B), 512x512 f32", "w5.mlir", np.float32, (0, 1),
+                 _w5_inputs, _w5_loss, _w5_grad, _w5_jax, _w5_torch),
+    ]
+}
+
+CONTENDERS = ("irtoolkit", "numpy", "jax", "torch")
+
+
+# ----------------------------------------------------------------------------- availability
+
+
+def available(name: str) -> str | None:
+    """None when the contender can run, else the reason it cannot."""
+    if name in ("irtoolkit", "numpy"):
+        return None
+    try:
+        if name == "jax":
+            import jax  # noqa: F401
+        elif name == "torch":
+            import torch  # noqa: F401
+        else:
+            return f"unknown contender {name}"
+    except Exception as err:  # noqa: BLE001
+        return f"not importable ({type(err).__name__}: {err})"
+    return None
+
+
+def _jax():
+    import jax
+
+    jax.config.update("jax_enable_x64", True)
+    jax.config.update("jax_platforms", "cpu")
+    import jax.numpy as jnp
+    from jax import lax
+
+    return jax, jnp, lax
+
+
+def _torch():
+    import torch
+
+    torch.set_num_threads(2)
+    return torch
+
+
+# ----------------------------------------------------------------------------- builders
+
+
+@dataclass
+class Built:
+    forward: Callable[[], Any]
+    gradient: Callable[[], tuple]
+    extra: dict = field(default_factory=dict)
+
+
+_IRT_CACHE: dict[str, Any] = {}
+
+
+def irtoolkit_executable(w: Workload):
+    exe = _IRT_CACHE.get(w.key)
+    if exe is None:
+        import irtoolkit
+
+        exe = irtoolkit.compile(irtoolkit.parse(w.text(), str(w.path)))
+        _IRT_CACHE[w.key] = exe
+    return exe
+
+
+def _as_tuple(r) -> tuple:
+    return r if isinstance(r, tuple) else (r,)
+
+
+def make(name: str, w: Workload, inputs: tuple | None = None) -> Built:
+    args = w.inputs() if inputs is None else inputs
+    if name == "irtoolkit":
+        exe = irtoolkit_executable(w)
+        f, g = exe["loss"], exe["grad"]
+        return Built(lambda: f(*args), lambda: _as_tuple(g(*args)), {"exe": exe})
+    if name == "numpy":
+        return Built(lambda: w.np_loss(*args), lambda: w.np_grad(*args))
+    if name == "jax":
+        jax, jnp, lax = _jax()
+        loss = w.jax_loss(jnp, lax)
+        jargs = tuple(jnp.asarray(a) for a in args)
+        jf = jax.jit(loss)
+        jg = jax.jit(jax.grad(loss, argnums=w.wrt))
+
+        def fwd():
+            return jf(*jargs).block_until_ready()
+
+        def grad():
+            return tuple(np.asarray(x) for x in jax.block_until_ready(jg(*jargs)))
+        return Built(fwd, grad)
+    if name == "torch":
+        torch = _torch()
+        loss = w.torch_loss(torch)
+        targs = [torch.from_numpy(np.array(a)) for a in args]
+        for i in w.wrt:
+            targs[i].requires_grad_(True)
+        params = [targs[i] for i in w.wrt]
+
+        def fwd():
+            with torch.no_grad():
+                return loss(*targs)
+
+        def grad():
+            out = loss(*targs)
+            gs = torch.autograd.grad(out, params)
+            return tuple(x.numpy() for x in gs)
+        return Built(fwd, grad)
+    raise ValueError(f"unknown contender {name}")
+
+
+# ----------------------------------------------------------------------------- first call
+
+FIRST_CALL_SCRIPT = r"""
+import json, sys, time
+contender, key = sys.argv[1], sys.argv[2]
+t_import = time.perf_counter()
+import numpy as np
+from bench.contenders import WORKLOADS, _jax, _torch
+w = WORKLOADS[key]
+args = w.inputs()
+out = {}
+if contender == "irtoolkit":
+    import irtoolkit
+    out["import_s"] = time.perf_counter() - t_import
+    text = w.text()
+    t0 = time.perf_counter()
+    m = irtoolkit.parse(text, str(w.path))
+    t1 = time.perf_counter()
+    exe = irtoolkit.compile(m)
+    t2 = time.perf_counter()
+    g = exe["grad"](*args)
+    t3 = time.perf_counter()
+    out.update(first_s=t3 - t0, parse_s=t1 - t0, compile_s=t2 - t1, call_s=t3 - t2)
+elif contender == "jax":
+    jax, jnp, lax = _jax()
+    out["import_s"] = time.perf_counter() - t_import
+    t0 = time.perf_counter()
+    loss = w.jax_loss(jnp, lax)
+    jargs = tuple(jnp.asarray(a) for a in args)
+    jg = jax.jit(jax.grad(loss, argnums=w.wrt))
+    jax.block_until_ready(jg(*jargs))
+    out["first_s"] = time.perf_counter() - t0
+elif contender == "torch":
+    torch = _torch()
+    out["import_s"] = time.perf_counter() - t_import
+    t0 = time.perf_counter()
+    loss = w.torch_loss(torch)
+    targs = [torch.from_numpy(np.array(a)) for a in args]
+    for i in w.wrt:
+        targs[i].requires_grad_(True)
+    torch.autograd.grad(loss(*targs), [targs[i] for i in w.wrt])
+    out["first_s"] = time.perf_counter() - t0
+elif contender == "numpy":
+    out["import_s"] = time.perf_counter() - t_import
+    t0 = time.perf_counter()
+    w.np_grad(*args)
+    out["first_s"] = time.perf_counter() - t0
+print("@@RESULT@@" + json.dumps(out))
+"""
+
+
+def first_call(name: str, key: str, timeout: float = 600.0) -> dict:
+    """Time the first gradient call in a fresh interpreter (imports excluded,
+    reported separately as import_s)."""
+    import json
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
+    try:
+        proc = subprocess.run([sys.executable, "-c", FIRST_CALL_SCRIPT, name, key],
+                              capture_output=True, text=True, timeout=timeout, cwd=root, env=env)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {timeout:.0f} s"}
+    for line in proc.stdout.splitlines():
+        if line.startswith("@@RESULT@@"):
+            return json.loads(line[len("@@RESULT@@"):])
+    tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+    return {"error": tail[:300]}
+
+
+# ----------------------------------------------------------------------------- isolated timing
+
+def _measure(fn, repeat, budget):
+    import statistics
+    import time
+
+    fn()
+    times = []
+    start = time.perf_counter()
+    while True:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        if repeat is not None:
+            if len(times) >= repeat:
+                break
+        elif (len(times) >= 5 and time.perf_counter() - start > budget) or len(times) >= 200:
+            break
+    return statistics.median(times), min(times), len(times)
+
+
+def timed_run(name: str, key: str, repeat: int | None, budget: float, out_npz: str) -> dict:
+    """Build contender ``name`` for workload ``key``, time forward and gradient,
+    save the gradient (g0, g1, ...) and loss value to ``out_npz``."""
+    import traceback
+
+    w = WORKLOADS[key]
+    res: dict = {}
+    try:
+        built = make(name, w)
+    except Exception as exc:  # noqa: BLE001
+        res["error"] = f"{type(exc).__name__}: {exc}"
+        res["traceback"] = traceback.format_exc()
+        return res
+    for what, fn in (("fwd", built.forward), ("grad", built.gradient)):
+        try:
+            res[what], res[what + "_min"], res[what + "_n"] = _measure(fn, repeat, budget)
+        except Exception as exc:  # noqa: BLE001
+            res[what + "_error"] = f"{type(exc).__name__}: {exc}"
+            res[what + "_traceback"] = traceback.format_exc()
+    save = {}
+    try:
+        save["value"] = np.asarray(np.asarray(built.forward(), dtype=np.float64))
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        for i, g in enumerate(built.gradient()):
+            save[f"g{i}"] = np.asarray(g)
+    except Exception:  # noqa: BLE001
+        pass
+    np.savez(out_npz, **save)
+    return res
+
+
+WORKER_SCRIPT = r"""
+import json, sys
+from bench.contenders import timed_run
+name, key, repeat, budget, out = sys.argv[1:6]
+res = timed_run(name, key, None if repeat == "none" else int(repeat), float(budget), out)
+print("@@RESULT@@" + json.dumps(res))
+"""
+
+
+def isolated(name: str, key: str, repeat: int | None, budget: float,
+             timeout: float = 900.0) -> tuple[dict, dict]:
+    """``timed_run`` in a fresh interpreter; returns (result, saved arrays)."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "grad.npz")
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-c", WORKER_SCRIPT, name, key,
+                 "none" if repeat is None else str(repeat), str(budget), out],
+                capture_output=True, text=True, timeout=timeout, cwd=root, env=env)
+        except subprocess.TimeoutExpired:
+            return {"error": f"timeout after {timeout:.0f} s"}, {}
+        res = None
+        for line in proc.stdout.splitlines():
+            if line.startswith("@@RESULT@@"):
+                res = json.loads(line[len("@@RESULT@@"):])
+        if res is None:
+            tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            return {"error": f"worker died (rc {proc.returncode}): {tail[:300]}"}, {}
+        arrays = {}
+        if os.path.exists(out):
+            with np.load(out) as z:
+                arrays = {k: z[k] for k in z.files}
+        return res, arrays

@@ -1,0 +1,113 @@
+"""Compile-time scaling: generated programs of N ops through ``irt-opt -p ad,lower-to-llvm``.
+
+``python -m bench.scaling [N ...]`` or via ``python -m bench --only scaling``.
+The program is one long elementwise chain on a tensor<16xf64> (sin, mul, tanh,
+add, cycling) ending in a reduce_sum, plus a ``@grad`` that differentiates it;
+N counts the ops of ``@loss``. Reported: wall time of the whole command, the
+time per input op, and the per-pass split that ``--timing`` prints.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TY = "tensor<16xf64>"
+
+
+def generate(n_ops: int) -> str:
+    lines = [f"func.func @loss(%x: {TY}) -> f64 {{"]
+    prev2, prev = "%x", "%x"
+    body = max(n_ops - 3, 1)  # reduce_sum, extract, return
+    for i in range(body):
+        v = f"%v{i}"
+        k = i % 4
+        if k == 0:
+            lines.append(f"  {v} = tensor.sin {prev} : {TY}")
+        elif k == 1:
+            lines.append(f"  {v} = tensor.mul {prev}, %x : {TY}")
+        elif k == 2:
+            lines.append(f"  {v} = tensor.tanh {prev} : {TY}")
+        else:
+            lines.append(f"  {v} = tensor.add {prev}, {prev2} : {TY}")
+        prev2, prev = prev, v
+    lines.append(f"  %s = tensor.reduce_sum {prev} [0] : {TY} -> tensor<f64>")
+    lines.append("  %r = tensor.extract %s[] : tensor<f64>")
+    lines.append("  func.return %r : f64")
+    lines.append("}")
+    lines.append(f"func.func @grad(%x: {TY}) -> {TY} {{")
+    lines.append(f"  %g = autodiff.grad @loss(%x) wrt [0] : ({TY}) -> {TY}")
+    lines.append(f"  func.return %g : {TY}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+_TIMING_LINE = re.compile(r"^\s*([0-9.]+)\s+\(\s*[0-9.]+%\)\s+(.*?)\s*$")
+
+
+def run_one(n_ops: int, pipeline: str = "ad,lower-to-llvm", timeout: float = 900.0,
+            emit_llvm: bool = False) -> dict:
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / f"chain_{n_ops}.mlir"
+        src.write_text(generate(n_ops))
+        cmd = ["irt-opt", str(src), "-p", pipeline, "--timing", "-o", str(Path(d) / "out")]
+        if emit_llvm:
+            cmd += ["--emit", "llvm"]
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"n": n_ops, "error": f"timeout after {timeout:.0f} s"}
+        wall = time.perf_counter() - t0
+        if proc.returncode != 0:
+            tail = (proc.stderr.strip().splitlines() or ["?"])[:3]
+            return {"n": n_ops, "error": " | ".join(tail)[:300], "wall": wall}
+        parts = {}
+        for line in (proc.stderr + proc.stdout).splitlines():
+            m = _TIMING_LINE.match(line)
+            if m:
+                parts[m.group(2)] = float(m.group(1))
+        return {"n": n_ops, "wall": wall, "parts": parts}
+
+
+def _short(name: str) -> str:
+    m = re.search(r"\(([^)]*)\)\s*$", name)
+    if m and not name.startswith("Verifier"):
+        return m.group(1)
+    return name.split(" (")[0].split()[0].lower()
+
+
+def run_scaling(sizes: list[int]) -> list[dict]:
+    print("\n=== compile-time scaling: irt-opt -p ad,lower-to-llvm (generated elementwise chain) ===",
+          flush=True)
+    results = []
+    for n in sizes:
+        r = run_one(n)
+        results.append(r)
+        if "error" in r:
+            print(f"  {n:>7} ops: error: {r['error']}", flush=True)
+            continue
+        parts = r["parts"]
+        split = ", ".join(f"{_short(k)} {v:.2f}" for k, v in parts.items() if not k.startswith("Total"))
+        print(f"  {n:>7} ops: {r['wall']:8.2f} s wall  {r['wall'] / n * 1e6:8.1f} us/op   [{split}]",
+              flush=True)
+    ok = [r for r in results if "error" not in r]
+    if len(ok) >= 2:
+        a, b = ok[0], ok[-1]
+        growth = (b["wall"] / a["wall"]) / (b["n"] / a["n"])
+        print(f"  per-op cost {a['n']}->{b['n']} ops grows x{growth:.2f} "
+              f"({'~linear' if growth < 1.5 else 'SUPERLINEAR'})")
+        for k in b["parts"]:
+            if k in a["parts"] and a["parts"][k] > 0 and not k.startswith("Total"):
+                g = (b["parts"][k] / a["parts"][k]) / (b["n"] / a["n"])
+                if g > 1.5:
+                    print(f"    superlinear part: {_short(k)}: per-op cost x{g:.2f}")
+    return results
+
+
+if __name__ == "__main__":
+    run_scaling([int(a) for a in sys.argv[1:]] or [1000, 10000, 50000])

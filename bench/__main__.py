@@ -71,6 +71,7 @@ def run_workload(w, contenders, args) -> dict:
         for what in ("fwd", "grad"):
             if what in res:
                 row[what] = res[what]
+                row[what + "_min"] = res.get(what + "_min")
             else:
                 row[what + "_error"] = "error: " + res.get(what + "_error", "?")[:200]
                 if args.verbose:
@@ -104,7 +105,7 @@ def run_workload(w, contenders, args) -> dict:
 
     fast_g = min((r["grad"] for r in rows.values() if "grad" in r), default=None)
     fast_f = min((r["fwd"] for r in rows.values() if "fwd" in r), default=None)
-    header = ["contender", "fwd ms", "x fastest", "grad ms", "x fastest", "grad/fwd", "first call s",
+    header = ["contender", "fwd ms (min)", "x fastest", "grad ms (min)", "x fastest", "grad/fwd", "first call s",
               f"grad vs {ref_name}"]
     table = []
     for name, row in rows.items():
@@ -133,9 +134,11 @@ def run_workload(w, contenders, args) -> dict:
             check = "-"
         table.append([
             name,
-            fmt_ms(fwd) if fwd is not None else row.get("fwd_error", "-"),
+            (f"{fmt_ms(fwd)} ({fmt_ms(row.get('fwd_min'))})" if fwd is not None
+             else row.get("fwd_error", "-")),
             f"{fwd / fast_f:.2f}" if fwd is not None and fast_f else "-",
-            fmt_ms(grad) if grad is not None else row.get("grad_error", "-"),
+            (f"{fmt_ms(grad)} ({fmt_ms(row.get('grad_min'))})" if grad is not None
+             else row.get("grad_error", "-")),
             f"{grad / fast_g:.2f}" if grad is not None and fast_g else "-",
             f"{grad / fwd:.2f}" if fwd and grad else "-",
             first_s,
@@ -169,7 +172,7 @@ def print_table(header, table) -> None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
-                    help="few repetitions, scaling series 1k/10k only")
+                    help="5 repetitions, scaling series 100/200 ops only (1k ops takes minutes today)")
     ap.add_argument("--only", default="", help="comma-separated workload keys (W1,W3); "
                     "'scaling' selects the compile-time series")
     ap.add_argument("--repeat", type=int, default=None, help="timed calls per measurement")
@@ -210,8 +213,8 @@ def main(argv=None) -> int:
         from bench.scaling import run_scaling
 
         sizes = ([int(s) for s in args.scaling_sizes.split(",")] if args.scaling_sizes
-                 else [1000, 10000] if args.quick else [1000, 10000, 50000])
-        run_scaling(sizes)
+                 else [100, 200] if args.quick else [1000, 10000, 50000])
+        run_scaling(sizes, timeout=120.0 if args.quick else 600.0)
 
     if alarms:
         print("\n!!!!!! GRADIENT DISAGREEMENTS:")

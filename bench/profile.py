@@ -102,28 +102,42 @@ def profile_one(key: str, dump: str | None = None) -> dict:
             expanded.append(p)
     snapshots: dict[str, str] = {}
     counts: dict[str, int] = {"input": _count_ops(work)}
+    # verify-each as the real pipeline does it: after ad, lower-tensor-to-loop,
+    # lower-loop-to-cf and convert-to-llvm (= after reconcile-unrealized-casts here)
+    verify_after = {"ad", "lower-tensor-to-loop", "lower-loop-to-cf", "reconcile-unrealized-casts"}
+    from irtoolkit.verifier import verify_module
 
-    def after(p, m):
-        counts[p.name] = _count_ops(m)
-        if p.name == "lower-tensor-to-loop":
-            snapshots["bufferized"] = str(m)
-        if p.name == "ad":
-            snapshots["after_ad"] = str(m)
-
-    runner = PipelineRunner(expanded, verify_each=True, after_pass=after)
     t = time.perf_counter()
-    try:
-        runner.run(work)
-    except Exception as exc:  # noqa: BLE001
-        out["error"] = f"lowering failed: {type(exc).__name__}: {exc}"
-        out["stages"] = stages
-        return out
-    total_passes = time.perf_counter() - t
-    pass_sum = sum(s for _, s in runner.timings)
-    for name, s in runner.timings:
-        stages.append((f"pass {name}", s))
-    stages.append(("verify-each (+ snapshots)", total_passes - pass_sum))
+    verify_module(work)
+    stages.append(("verify before the first pass", time.perf_counter() - t))
+    for p in expanded:
+        t = time.perf_counter()
+        try:
+            PipelineRunner([p], verify_each=False).run(work)
+        except Exception as exc:  # noqa: BLE001
+            out["error"] = f"lowering failed in {p.name}: {type(exc).__name__}: {exc}"
+            out["stages"] = stages
+            return out
+        stages.append((f"pass {p.name}", time.perf_counter() - t))
+        counts[p.name] = _count_ops(work)
+        if p.name == "lower-tensor-to-loop":
+            snapshots["bufferized"] = str(work)
+        if p.name == "ad":
+            snapshots["after_ad"] = str(work)
+        if p.name in verify_after:
+            t = time.perf_counter()
+            verify_module(work)
+            what = "convert-to-llvm" if p.name == "reconcile-unrealized-casts" else p.name
+            stages.append((f"  verify after {what} ({counts[p.name]} ops)", time.perf_counter() - t))
     out["op_counts"] = counts
+
+    from xdsl.printer import Printer
+    import io
+
+    t = time.perf_counter()
+    buf = io.StringIO()
+    Printer(stream=buf, print_generic_format=True).print_op(module)
+    stages.append(("compile cache key (generic print of the input)", time.perf_counter() - t))
 
     import llvmlite.binding as llvm
 

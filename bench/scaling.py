@@ -75,18 +75,50 @@ def run_one(n_ops: int, pipeline: str = "ad,lower-to-llvm", timeout: float = 900
 
 
 def _short(name: str) -> str:
+    if name.startswith("Parser"):
+        return "parse+verify"
+    if name.startswith("Verifier"):
+        return "verify-each"
     m = re.search(r"\(([^)]*)\)\s*$", name)
     if m and not name.startswith("Verifier"):
         return m.group(1)
     return name.split(" (")[0].split()[0].lower()
 
 
-def run_scaling(sizes: list[int]) -> list[dict]:
+def pass_times(n_ops: int, verify_each: bool = False) -> dict:
+    """In-process: parse + each pass of ad,lower-to-llvm (+ verify-each when asked)."""
+    import irtoolkit
+    from irtoolkit.pipeline import PipelineRunner, build_passes
+    from irtoolkit.verifier import verify_module
+
+    t0 = time.perf_counter()
+    m = irtoolkit.parse(generate(n_ops))
+    parts = {"parse": time.perf_counter() - t0}
+    runner = PipelineRunner(build_passes("ad,lower-to-llvm"), verify_each=False)
+    vt = 0.0
+    for p in runner.passes:
+        t = time.perf_counter()
+        PipelineRunner([p], verify_each=False).run(m)
+        parts[p.name] = time.perf_counter() - t
+        if verify_each:
+            t = time.perf_counter()
+            verify_module(m)
+            vt += time.perf_counter() - t
+    if verify_each:
+        parts["verify-each"] = vt
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+def run_scaling(sizes: list[int], timeout: float = 600.0) -> list[dict]:
     print("\n=== compile-time scaling: irt-opt -p ad,lower-to-llvm (generated elementwise chain) ===",
           flush=True)
     results = []
     for n in sizes:
-        r = run_one(n)
+        if results and "error" in results[-1] and "timeout" in results[-1]["error"]:
+            print(f"  {n:>7} ops: skipped (a smaller size timed out)", flush=True)
+            continue
+        r = run_one(n, timeout=timeout)
         results.append(r)
         if "error" in r:
             print(f"  {n:>7} ops: error: {r['error']}", flush=True)
@@ -109,5 +141,33 @@ def run_scaling(sizes: list[int]) -> list[dict]:
     return results
 
 
+def run_pass_series(sizes: list[int]) -> None:
+    """Per-pass times without verify-each (in this process), to expose superlinear passes."""
+    print("\n=== per-pass compile time, in process, verify-each off (seconds; us/op) ===", flush=True)
+    prev = None
+    for n in sizes:
+        parts = pass_times(n)
+        cells = ", ".join(f"{k} {v:.2f}" for k, v in parts.items())
+        print(f"  {n:>7} ops: {parts['total'] / n * 1e6:8.1f} us/op  [{cells}]", flush=True)
+        if prev is not None:
+            pn, pp = prev
+            grow = {k: (parts[k] / pp[k]) / (n / pn) for k in parts if pp.get(k, 0) > 0.01}
+            bad = {k: round(g, 2) for k, g in grow.items() if g > 1.4}
+            if bad:
+                print(f"           per-op cost growth vs {pn} ops (1.0 = linear): {bad}")
+        prev = (n, parts)
+
+
 if __name__ == "__main__":
-    run_scaling([int(a) for a in sys.argv[1:]] or [1000, 10000, 50000])
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m bench.scaling")
+    ap.add_argument("sizes", nargs="*", type=int)
+    ap.add_argument("--timeout", type=float, default=600.0)
+    ap.add_argument("--passes", action="store_true",
+                    help="in-process per-pass series without verify-each instead of irt-opt")
+    a = ap.parse_args()
+    if a.passes:
+        run_pass_series(a.sizes or [250, 500, 1000, 2000])
+    else:
+        run_scaling(a.sizes or [1000, 10000, 50000], a.timeout)

@@ -334,11 +334,43 @@ def m_checkpoint(r, text, seeds):
     return "\n".join(ls)
 
 
+SAME_KIND = [
+    ["tensor.add", "tensor.sub", "tensor.mul", "tensor.div", "tensor.max", "tensor.min", "tensor.pow"],
+    ["tensor.neg", "tensor.exp", "tensor.log", "tensor.sqrt", "tensor.tanh", "tensor.sin", "tensor.cos",
+     "tensor.abs", "tensor.logistic"],
+    ["tensor.reduce_sum", "tensor.reduce_max"],
+    ["arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.maximumf", "arith.minimumf",
+     "arith.maxnumf", "arith.minnumf", "arith.remf", "math.powf", "math.atan2", "math.copysign"],
+    ["arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
+     "arith.andi", "arith.ori", "arith.xori", "arith.shli", "arith.shrsi", "arith.shrui", "arith.maxsi",
+     "arith.minsi", "arith.maxui", "arith.minui", "arith.ceildivsi", "arith.floordivsi"],
+    ["math.exp", "math.log", "math.sqrt", "math.tanh", "math.sin", "math.cos", "math.absf", "math.exp2",
+     "math.expm1", "math.log2", "math.log10", "math.log1p", "math.rsqrt", "math.cbrt", "math.tan",
+     "math.sinh", "math.cosh", "math.asin", "math.acos", "math.atan", "math.asinh", "math.acosh",
+     "math.atanh", "math.erf", "math.floor", "math.ceil", "math.round", "math.trunc", "arith.negf"],
+    ["autodiff.grad", "autodiff.value_and_grad"],
+    ["loop.for", "scf.for"],
+]
+_KIND_OF = {name: group for group in SAME_KIND for name in group}
+
+
+def m_same_kind_op(r, text, seeds):
+    """An op replaced by another of the same form: the program usually stays valid,
+    and every rule (verifier, interpreter, lowering, derivative) gets exercised."""
+    return _replace_token(r, text, lambda t: r.choice(_KIND_OF[t]), lambda t: t in _KIND_OF)
+
+
+def m_float_type(r, text, seeds):
+    """f64 <-> f32 <-> f16 everywhere (valid for float programs)."""
+    old, new = r.sample(["f64", "f32", "f16", "bf16"], 2)
+    return re.sub(rf"\b{old}\b", new, text)
+
+
 MUTATORS = [
     (m_drop_line, 6), (m_dup_line, 4), (m_swap_lines, 4), (m_truncate, 2), (m_op_name, 5), (m_type, 6),
     (m_number, 5), (m_dim, 5), (m_consistent_elt, 10), (m_consistent_dim, 10), (m_list, 4), (m_symbol, 3),
     (m_ssa, 3), (m_predicate, 2), (m_delete_token, 3), (m_dup_token, 2), (m_punct, 3), (m_splice, 3),
-    (m_nest, 1), (m_huge_line, 1), (m_checkpoint, 2),
+    (m_nest, 1), (m_huge_line, 1), (m_checkpoint, 2), (m_same_kind_op, 14), (m_float_type, 5),
 ]
 
 
@@ -373,13 +405,15 @@ def mutate(r: random.Random, seeds: list[str]) -> tuple[bytes, str, list[str]]:
 # the worker: runs cases in-process, one JSON request/answer per line
 
 
-def _npy_inputs(module, tmpdir: str, rng, want: str | None = None) -> tuple[str, list[str]] | None:
+def _npy_inputs(module, tmpdir: str, rng, want: str | None = None,
+                public_only: bool = False) -> tuple[str, list[str]] | None:
     """Pick an entry function and write random inputs matching its signature."""
     import numpy as np
     from xdsl.dialects.builtin import MemRefType, TensorType
     from xdsl.dialects.func import FuncOp
 
-    funcs = [op for op in module.body.block.ops if isinstance(op, FuncOp) and not op.is_declaration]
+    funcs = [op for op in module.body.block.ops if isinstance(op, FuncOp) and not op.is_declaration
+             and not (public_only and op.sym_visibility is not None and op.sym_visibility.data == "private")]
     if not funcs:
         return None
     entry = (next((f for f in funcs if f.sym_name.data == want), None)
@@ -448,7 +482,7 @@ def _diff(path: str, text: str, rng) -> tuple[int, str, str]:
     except DiagnosticError as e:
         return 1, "", e.format()
     with tempfile.TemporaryDirectory() as d:
-        picked = _npy_inputs(module, d, rng, ENTRY[0])
+        picked = _npy_inputs(module, d, rng, ENTRY[0], public_only=True)
         if picked is None:
             return 0, "skipped", ""
         name, paths = picked
@@ -503,12 +537,14 @@ def worker_main(mem_mb: int) -> None:
     proto.write("ready\n")
     for line in sys.stdin:
         req = json.loads(line)
-        path, pipe, debug = req["path"], req["pipeline"], req.get("debug", False)
+        path, pipe, debug = req.get("path", ""), req["pipeline"], req.get("debug", False)
         extra = ["--debug"] if debug else []
         t0 = time.perf_counter()
         rng = np.random.default_rng(req.get("seed", 0))
         ENTRY[0] = req.get("entry")
-        if pipe == "parse":
+        if "argv" in req:  # a plain command line: {"tool": "irt-opt"|"irt-run", "argv": [...]}
+            code, out, err = _run_cli(opt_main if req["tool"] == "irt-opt" else run_main, req["argv"])
+        elif pipe == "parse":
             code, out, err = _run_cli(opt_main, [path, "-o", os.devnull, *extra])
         elif pipe == "ad-llvm":
             code, out, err = _run_cli(opt_main, [path, "-p", "ad,lower-to-llvm", "-o", os.devnull, *extra])
@@ -612,15 +648,22 @@ class Worker:
             self.proc.wait()
         self.proc = None
 
+    def cli(self, tool: str, argv: list[str]) -> dict:
+        """Run ``irt-opt``/``irt-run`` with ``argv`` in the worker: code, out, err
+        (and ``signal``/``hang`` when it crashed or timed out)."""
+        return self._request({"tool": tool, "argv": list(argv), "pipeline": "argv"})
+
     def run(self, path: str, pipeline: str, debug: bool = False, seed: int = 0, entry: str | None = None) -> dict:
+        return self._request({"path": path, "pipeline": pipeline, "debug": debug, "seed": seed, "entry": entry})
+
+    def _request(self, req: dict) -> dict:
         if self.proc is None or self.proc.poll() is not None or self.served >= self.recycle:
             self.kill()
             self.start()
             self.restarts += 1
         assert self.proc and self.proc.stdin
         t0 = time.perf_counter()
-        self.proc.stdin.write(json.dumps({"path": path, "pipeline": pipeline, "debug": debug, "seed": seed,
-                                          "entry": entry}) + "\n")
+        self.proc.stdin.write(json.dumps(req) + "\n")
         self.proc.stdin.flush()
         line = self._readline(self.timeout)
         self.served += 1

@@ -7,6 +7,11 @@ first use of each value that is never defined.
 
 from __future__ import annotations
 
+import bisect
+import re
+import sys
+import threading
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation, SSAValue
@@ -16,20 +21,40 @@ from xdsl.utils.exceptions import ParseError
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, Location, register_source
 
 
+def _patch_string_literal_regex() -> None:
+    """xDSL's string-literal regex backtracks exponentially on an unterminated
+    string (`(a+)*` shape); the possessive form accepts the same strings."""
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    MLIRLexer._unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
+    )
+
+
+_patch_string_literal_regex()
+
+
 class LocatedParser(Parser):
     def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0):
         super().__init__(ctx, text, name)
         self._name = name
         self._line_offset = line_offset
         self._first_use: dict[str, object] = {}
+        # offsets of line starts: Span.get_location counts newlines from the
+        # start of the input for every call, which is quadratic over a file
+        self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def _line_col(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
 
     def parse_operation(self) -> Operation:
-        start = self._current_token.span
+        start = self._current_token.span.start
         op = super().parse_operation()
         if isinstance(op.location, UnknownLoc):
-            loc = start.get_location()
+            line, col = self._line_col(start)
             op.location = FileLineColLoc(
-                StringAttr(self._name), IntAttr(loc.line + self._line_offset), IntAttr(loc.col)
+                StringAttr(self._name), IntAttr(line + self._line_offset), IntAttr(col)
             )
         return op
 
@@ -75,7 +100,10 @@ def parse_module(
     register_source(filename, text if line_offset == 0 else "\n" * line_offset + text)
     ctx = ctx or make_context()
     try:
-        module = LocatedParser(ctx, text, filename, line_offset).parse_module()
+        try:
+            module = LocatedParser(ctx, text, filename, line_offset).parse_module()
+        except RecursionError:
+            module = _parse_deeply_nested(ctx, text, filename, line_offset)
     except ParseError as err:
         raise parse_error_to_diagnostic(err, filename, line_offset) from None
     except DiagnosticError:
@@ -87,3 +115,42 @@ def parse_module(
 
         verify_module(module)
     return module
+
+
+# The parser recurses once per nested region; deep programs get a thread with
+# a large stack rather than a RecursionError.
+_DEEP_STACK_BYTES = 512 * 1024 * 1024
+_DEEP_RECURSION_LIMIT = 200_000
+
+
+def _parse_deeply_nested(ctx: Context, text: str, filename: str, line_offset: int) -> ModuleOp:
+    return run_with_deep_stack(lambda: LocatedParser(ctx, text, filename, line_offset).parse_module())
+
+
+def run_with_deep_stack(fn):
+    """Run ``fn()`` on a thread with a large stack and recursion limit; re-raise its error."""
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = fn()
+        except BaseException as err:  # re-raised in the caller's thread
+            outcome["error"] = err
+
+    old_limit = sys.getrecursionlimit()
+    old_size = threading.stack_size()
+    try:
+        threading.stack_size(_DEEP_STACK_BYTES)
+        sys.setrecursionlimit(_DEEP_RECURSION_LIMIT)
+        worker = threading.Thread(target=target)
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(old_size)
+        sys.setrecursionlimit(old_limit)
+    if "error" in outcome:
+        err = outcome["error"]
+        if isinstance(err, RecursionError):
+            raise DiagnosticError(Diagnostic("program nested too deeply to parse")) from None
+        raise err  # type: ignore[misc]
+    return outcome["value"]

@@ -7,10 +7,12 @@ checks that span dialects, such as scalar `arith`/`math` ops applied to tensors.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation
+from xdsl.ir import ErasedSSAValue, Operation
+from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from irtoolkit.diagnostics import op_error
+from irtoolkit.dominance import DominanceChecker
 
 # Scalar ops and the tensor op to use instead when the operands are tensors.
 _TENSOR_EQUIVALENT = {
@@ -40,10 +42,62 @@ def _check_scalar_op(op: Operation) -> None:
         raise op_error(op, f"operates on scalars only, not tensors{use}")
 
 
-def verify_op(op: Operation) -> None:
+def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
+    """xDSL's structural checks of ``Operation.verify``, without its per-op block counting.
+
+    xDSL counts a region's blocks (a linked-list walk) for every terminator,
+    which makes verification quadratic in the number of blocks; the counts are
+    computed once per region here.
+    """
+    if any(isinstance(v, ErasedSSAValue) for v in op.operands):
+        raise VerifyException("an operand is an erased value")
+    block = op.parent
+    region = None if block is None else block.parent
+    if op.successors:
+        if block is None or region is None or block.last_op is not op:
+            raise VerifyException("an op with successors must terminate its block")
+        if any(succ.parent is not region for succ in op.successors):
+            raise VerifyException("branches to a block of a different region")
+    if region is None or block.last_op is not op:
+        return
+    n_blocks = block_counts.get(id(region))
+    if n_blocks is None:
+        n_blocks = block_counts[id(region)] = len(region.blocks)
+    if op.has_trait(IsTerminator):
+        return
+    if n_blocks > 1:
+        raise VerifyException("terminates a block of a multi-block region but is not a terminator")
+    parent_op = region.parent
+    if parent_op is not None and not parent_op.has_trait(NoTerminator):
+        raise VerifyException("terminates a single-block region but is not a terminator")
+
+
+def _verify_empty_blocks(op: Operation) -> None:
+    if op.has_trait(NoTerminator):
+        return
+    for region in op.regions:
+        first = region.first_block
+        if first is not None and first.next_block is None and first.first_op is None:
+            raise VerifyException("contains an empty block in a single-block region that expects a terminator")
+
+
+def _verify_dominance(op: Operation, dominance: DominanceChecker) -> None:
+    for i, value in enumerate(op.operands):
+        if not dominance.properly_dominates(value, op):
+            raise VerifyException(f"operand #{i} does not dominate this use")
+
+
+def verify_op(
+    op: Operation,
+    block_counts: dict[int, int] | None = None,
+    dominance: DominanceChecker | None = None,
+) -> None:
     """Verify ``op`` alone (not its nested ops); raise a located DiagnosticError."""
     try:
-        op.verify(verify_nested_ops=False)
+        _verify_structure(op, {} if block_counts is None else block_counts)
+        _verify_dominance(op, dominance or DominanceChecker())
+        _verify_empty_blocks(op)
+        op.verify_()
         if op.name == "func.func" and any(k.startswith("autodiff.custom_") for k in op.attributes):
             from irtoolkit.dialects.autodiff import verify_function_attributes
 
@@ -58,5 +112,7 @@ def verify_op(op: Operation) -> None:
 
 def verify_module(module: ModuleOp) -> None:
     """Verify every op of ``module``, outermost first, reporting the first failure."""
+    block_counts: dict[int, int] = {}
+    dominance = DominanceChecker()
     for op in module.walk():
-        verify_op(op)
+        verify_op(op, block_counts, dominance)

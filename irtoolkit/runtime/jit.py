@@ -20,6 +20,7 @@ from irtoolkit.runtime.signature import Signature, ValueSpec, capture_signatures
 from irtoolkit.runtime.translate import (
     add_interface,
     lower_module,
+    mangle_functions,
     spec_words,
     to_llvmlite,
 )
@@ -51,8 +52,121 @@ def _init_llvm():
         if not _llvm_ready:
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
+            register_c_symbols(llvm, _C_FUNCTIONS)
             _llvm_ready = True
     return llvm
+
+
+# C functions compiled code may call: libm functions LLVM lowers intrinsics to,
+# and what our lowering calls directly. MCJIT does not search the process for
+# them on its own, so they are registered with their addresses.
+_LIBM_BASE = (
+    "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt",
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+    "asinh", "acosh", "atanh", "erf", "erfc", "fmod", "floor", "ceil", "trunc", "round",
+    "roundeven", "rint", "nearbyint", "fmin", "fmax", "fabs", "copysign", "ldexp", "frexp",
+    "sincos", "hypot", "lgamma", "tgamma",
+)
+_C_FUNCTIONS = (
+    *_LIBM_BASE, *(f + "f" for f in _LIBM_BASE),
+    "malloc", "free", "calloc", "realloc", "aligned_alloc", "memcpy", "memmove", "memset",
+    "puts", "abort", "printf",
+    # compiler runtime (libgcc_s): integer powers, half-precision conversions
+    "__powidf2", "__powisf2", "__extendhfsf2", "__truncsfhf2", "__truncdfhf2",
+)
+_registered: set[str] = set()
+
+
+def _c_libraries() -> list:
+    import ctypes.util
+
+    libs = [ctypes.CDLL(None)]
+    for name in ("m", "c", "gcc_s"):
+        path = ctypes.util.find_library(name)
+        if path:
+            try:
+                libs.append(ctypes.CDLL(path))
+            except OSError:
+                pass
+    return libs
+
+
+_LIBS: list = []
+
+
+def register_c_symbols(llvm, names) -> list[str]:
+    """Make C functions visible to MCJIT; returns the names that were not found."""
+    if not _LIBS:
+        _LIBS.extend(_c_libraries())
+    missing = []
+    for name in names:
+        if name in _registered:
+            continue
+        addr = None
+        for lib in _LIBS:
+            try:
+                addr = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+            except AttributeError:
+                continue
+            if addr:
+                break
+        if not addr and not _BLAS_LOADED and _load_numpy_blas():
+            return register_c_symbols(llvm, names)
+        if addr:
+            llvm.add_symbol(name, addr)
+            _registered.add(name)
+        else:
+            missing.append(name)
+    return missing
+
+
+_BLAS_LOADED: list = []
+
+
+def _load_numpy_blas() -> bool:
+    """Add numpy's bundled OpenBLAS (``scipy_cblas_dgemm64_`` ...) to the searched
+    libraries, once; True if something new was loaded."""
+    import glob
+    import os
+
+    if _BLAS_LOADED:
+        return False
+    _BLAS_LOADED.append(True)
+    root = os.path.dirname(os.path.dirname(np.__file__))
+    found = False
+    for pattern in ("numpy.libs/*openblas*.so*", "numpy/.dylibs/*openblas*", "numpy.libs/*blas*.so*"):
+        for path in sorted(glob.glob(os.path.join(root, pattern))):
+            try:
+                _LIBS.append(ctypes.CDLL(path))
+                found = True
+            except OSError:
+                pass
+        if found:
+            break
+    return found
+
+
+def elf_undefined_symbols(obj: bytes) -> list[str] | None:
+    """Names of the undefined symbols of an ELF64 little-endian object (None: not ELF64)."""
+    import struct
+
+    if len(obj) < 64 or obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+        return None
+    shoff, = struct.unpack_from("<Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
+    names: list[str] = []
+    for sec in sections:
+        if sec[1] != 2:  # SHT_SYMTAB
+            continue
+        offset, size, link, entsize = sec[4], sec[5], sec[6], sec[9] or 24
+        str_off = sections[link][4]
+        for k in range(1, size // entsize):
+            st_name, st_info, _, st_shndx = struct.unpack_from("<IBBH", obj, offset + k * entsize)
+            if st_shndx == 0 and st_name:
+                end = obj.index(b"\0", str_off + st_name)
+                names.append(obj[str_off + st_name: end].decode())
+    return names
 
 
 def _target_machine(llvm, opt: int):
@@ -162,6 +276,12 @@ class Function:
         return a
 
     def _scalar(self, i: int, spec: ValueSpec, x: Any):
+        t = type(x)
+        kind = spec.dtype.kind
+        if kind == "f" and (t is float or t is spec.dtype.type):
+            return x
+        if kind == "b" and t is bool:
+            return x
         where = f"@{self.name} argument #{i} ({spec.type_text})"
         if isinstance(x, np.ndarray):
             if x.ndim != 0:
@@ -320,16 +440,24 @@ class Executable:
 
     def __init__(self, lowered: ModuleOp, signatures: dict[str, Signature], opt: int = 3):
         llvm = _init_llvm()
+        mapping = mangle_functions(lowered)
         llmod = to_llvmlite(lowered)
         entries: dict[str, str | None] = {}
         for name, sig in signatures.items():
-            entries[name] = add_interface(llmod, sig) if sig.unsupported is None else None
+            entries[name] = (add_interface(llmod, sig, mapping.get(name, name))
+                             if sig.unsupported is None else None)
         self.llvm_ir = str(llmod)
         try:
             mod = llvm.parse_assembly(self.llvm_ir)
             mod.verify()
         except RuntimeError as err:
             raise DiagnosticError(Diagnostic(f"invalid LLVM IR produced: {err}")) from None
+        externals = [f.name for f in mod.functions
+                     if f.is_declaration and not f.name.startswith("llvm.")]
+        missing = register_c_symbols(llvm, externals)
+        if missing:
+            raise DiagnosticError(Diagnostic(
+                "unresolved external function(s): " + ", ".join(f"@{n}" for n in missing)))
         tm = _target_machine(llvm, opt)
         mod.triple = llvm.get_process_triple()
         mod.data_layout = str(tm.target_data)
@@ -337,7 +465,18 @@ class Executable:
             pto = llvm.create_pipeline_tuning_options(speed_level=min(opt, 3))
             pb = llvm.create_pass_builder(tm, pto)
             pb.getModulePassManager().run(mod, pb)
-        self._engine = llvm.create_mcjit_compiler(mod, tm)
+        # Machine code first, so that every external symbol it needs can be checked:
+        # MCJIT aborts the process on an unresolved one.
+        obj = tm.emit_object(mod)
+        undefined = elf_undefined_symbols(obj)
+        if undefined is not None:
+            missing = register_c_symbols(llvm, undefined)
+            if missing:
+                raise DiagnosticError(Diagnostic(
+                    "compiled code needs symbols that cannot be resolved: "
+                    + ", ".join(missing)))
+        self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+        self._engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         self._engine.finalize_object()
         self._module = mod
         self.signatures = signatures

@@ -160,13 +160,54 @@ def _check_no_index(module: ModuleOp) -> None:
                 raise op_error(op, "the index type must be lowered (to i64) before LLVM translation")
 
 
-def to_llvmlite(module: ModuleOp) -> ir.Module:
-    """Translate an llvm-dialect module (it is modified: blocks are reordered)."""
+FUNCTION_PREFIX = "__irt_fn_"
+
+
+def mangle_functions(module: ModuleOp) -> dict[str, str]:
+    """Rename every function defined in ``module`` to ``__irt_fn_<name>``.
+
+    For the JIT: LLVM lowers intrinsics to C library calls (``llvm.pow.f64`` to
+    ``pow``) that would otherwise bind to a user function of the same name.
+    Declarations (bodyless functions: libm, malloc ...) keep their names.
+    Returns the old -> new name mapping.
+    """
+    from xdsl.dialects import llvm
+    from xdsl.dialects.builtin import StringAttr, SymbolRefAttr
+
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
+    mapping: dict[str, str] = {}
+    for op in module.ops:
+        if isinstance(op, llvm.FuncOp) and op.body.blocks:
+            old = op.sym_name.data
+            new = FUNCTION_PREFIX + old
+            while new in taken:
+                new = "_" + new
+            taken.add(new)
+            mapping[old] = new
+            op.sym_name = StringAttr(new)
+    if mapping:
+        for op in module.walk():
+            if isinstance(op, llvm.CallOp) and op.callee is not None:
+                name = op.callee.string_value()
+                if name in mapping:
+                    op.callee = SymbolRefAttr(mapping[name])
+            elif isinstance(op, llvm.AddressOfOp):
+                name = op.global_name.root_reference.data
+                if name in mapping:
+                    op.global_name = SymbolRefAttr(mapping[name])
+    return mapping
+
+
+def to_llvmlite(module: ModuleOp, mangle: bool = False) -> ir.Module:
+    """Translate an llvm-dialect module (it is modified: blocks are reordered,
+    and with ``mangle`` defined functions are renamed, see ``mangle_functions``)."""
     from xdsl.backend.llvm.convert import convert_module
     from xdsl.dialects import llvm
 
     _check_no_index(module)
     _sort_blocks(module)
+    if mangle:
+        mangle_functions(module)
     target = host_triple()
     try:
         llmod = convert_module(module, fallback_target_triple=target)
@@ -214,7 +255,7 @@ def _spec_type(spec: ValueSpec) -> ir.Type:
     return ir.IntType(dt.itemsize * 8)
 
 
-def add_interface(llmod: ir.Module, sig: Signature) -> str | None:
+def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None) -> str | None:
     """Add ``void @_irt_call_<name>(ptr frame)``; None (with the reason in
     ``sig``-independent form raised later) when the lowered signature does not
     match the captured one.
@@ -227,7 +268,7 @@ def add_interface(llmod: ir.Module, sig: Signature) -> str | None:
     import llvmlite.ir as ir
 
     try:
-        fn = llmod.get_global(sig.name)
+        fn = llmod.get_global(symbol or sig.name)
     except KeyError:
         return None
     fty = fn.function_type

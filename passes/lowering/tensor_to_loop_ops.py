@@ -149,7 +149,9 @@ _INT_BIN = {
     "add": arith.AddiOp, "sub": arith.SubiOp, "mul": arith.MuliOp, "div": arith.DivSIOp,
     "max": arith.MaxSIOp, "min": arith.MinSIOp, "pow": math.IPowIOp,
 }
-_BOOL_BIN = {"add": arith.OrIOp, "mul": arith.AndIOp, "max": arith.OrIOp, "min": arith.AndIOp,
+# i1 is one-bit wrapping arithmetic (as arith.addi on i1 and the interpreter): add and
+# sub are xor, mul is and; max/min read i1 as unsigned (or/and), as tensor.cmp does.
+_BOOL_BIN = {"add": arith.XOrIOp, "mul": arith.AndIOp, "max": arith.OrIOp, "min": arith.AndIOp,
              "sub": arith.XOrIOp}
 
 
@@ -717,6 +719,50 @@ def lower_concat(L: TensorLowering, op: Operation) -> None:
 
         L.for_each(vd, body)
         offset = L.emit1(arith.AddiOp(offset, vd[axis]))
+
+
+@rule("tensor.pad")
+def lower_pad(L: TensorLowering, op: Operation) -> None:
+    """Fill the result with the region's value at each index, then copy the
+    source in at offset ``low``. The region must compute scalars only."""
+    src, res = op.operands[0], op.results[0]
+    region_block = op.regions[0].blocks.first
+    assert region_block is not None
+    inner_ops = list(region_block.ops)
+    for o in op.regions[0].walk():
+        if any(isinstance(v.type, TensorType) for v in (*o.operands, *o.results)):
+            raise unsupported(op, "a 'tensor.pad' region using tensors")
+
+    def mix(static: list[int], dyn) -> list[SSAValue]:
+        it = iter(dyn)
+        return [L.val(next(it)) if x == DYNAMIC_INDEX else L.index(x) for x in static]
+
+    low = mix(int_list(prop(op, "static_low")), op.low)  # type: ignore[attr-defined]
+    high = mix(int_list(prop(op, "static_high")), op.high)  # type: ignore[attr-defined]
+    sd = L.dims(src)
+    known = [L.index_add(L.index_add(d, lo), hi) for d, lo, hi in zip(sd, low, high)]
+    dims = result_dims(L, res, known)
+    out = fresh(L, res, dims)
+    # values from outside the region, used inside it
+    outer: dict[SSAValue, SSAValue] = {}
+    for o in op.regions[0].walk():
+        for v in o.operands:
+            if v in L.vmap and v not in outer:
+                outer[v] = L.vmap[v]
+
+    def fill(ivs: list[SSAValue]) -> None:
+        mapper: dict[SSAValue, SSAValue] = dict(outer)
+        mapper.update(zip(region_block.args, ivs))
+        for o in inner_ops[:-1]:
+            new = o.clone(value_mapper=mapper)
+            L.emit(new)
+            mapper.update(zip(o.results, new.results))
+        y = inner_ops[-1].operands[0]
+        L.store(mapper.get(y, y), out, ivs)
+
+    L.for_each(dims, fill)
+    b = L.buf(src)
+    L.for_each(sd, lambda ivs: L.store(L.load(b, ivs), out, [L.index_add(i, lo) for i, lo in zip(ivs, low)]))
 
 
 @rule("func.call")

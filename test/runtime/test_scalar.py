@@ -215,3 +215,26 @@ def test_cf_loops_and_calls(int_exe):
     assert int_exe["caller"](2) == 0.0625
     assert int_exe["nothing"]() is None
     assert "square" not in int_exe  # private functions are not entry points
+
+
+LIBM_NAMES = """
+func.func @pow(%x: f64, %n: i32) -> (f64, f64) {
+  %0 = math.powf %x, %x : f64
+  %1 = math.fpowi %x, %n : f64, i32
+  return %0, %1 : f64, f64
+}
+func.func @exp(%x: f32) -> f32 {
+  %0 = math.exp %x : f32
+  %1 = math.expm1 %0 : f32
+  return %1 : f32
+}
+"""
+
+
+def test_user_functions_named_like_libm():
+    # LLVM lowers llvm.pow.f64 to a call of C's `pow`: it must not bind to @pow.
+    exe = irt.compile(irt.parse(LIBM_NAMES))
+    p, pi = exe["pow"](2.0, 3)
+    assert p == 4.0 and pi == 8.0
+    np.testing.assert_allclose(exe["exp"](np.float32(0.5)), np.expm1(np.exp(np.float32(0.5))),
+                               rtol=1e-6)

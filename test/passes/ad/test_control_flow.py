@@ -10,7 +10,7 @@ import irtoolkit as irt
 from irtoolkit.diagnostics import DiagnosticError
 
 sys.path.insert(0, os.path.dirname(__file__))
-from adcheck import add_grad, check_grad, check_jvp  # noqa: E402
+from adcheck import add_grad, check_grad, check_jvp, run1, runner  # noqa: E402
 
 FOR = """
 func.func @p(%x: f64, %n: index) -> f64 {
@@ -27,10 +27,10 @@ func.func @p(%x: f64, %n: index) -> f64 {
 
 
 @pytest.mark.parametrize("n", [0, 1, 5])
-def test_for_trip_counts(n):
+def test_for_trip_counts(n, backend):
     args = [np.float64(0.5), n]
-    check_grad(FOR, "p", ["f64", "index"], args, wrt=[0])
-    check_jvp(FOR, "p", ["f64", "index"], ["f64"], args, wrt=[0])
+    check_grad(FOR, "p", ["f64", "index"], args, wrt=[0], backend=backend)
+    check_jvp(FOR, "p", ["f64", "index"], ["f64"], args, wrt=[0], backend=backend)
 
 
 IF = """
@@ -52,10 +52,10 @@ func.func @g(%x: f64, %y: f64) -> f64 {
 
 
 @pytest.mark.parametrize("x", [0.5, -0.5])
-def test_if_on_data(x):
+def test_if_on_data(x, backend):
     args = [np.float64(x), np.float64(0.3)]
-    check_grad(IF, "g", ["f64", "f64"], args)
-    check_jvp(IF, "g", ["f64", "f64"], ["f64"], args)
+    check_grad(IF, "g", ["f64", "f64"], args, backend=backend)
+    check_jvp(IF, "g", ["f64", "f64"], ["f64"], args, backend=backend)
 
 
 WHILE = """
@@ -75,10 +75,10 @@ func.func @w(%x: f64, %y: f64) -> f64 {
 
 
 @pytest.mark.parametrize("x", [0.7, 3.0, 11.0])  # several trip counts, including 0
-def test_while_data_dependent_trip_count(x):
+def test_while_data_dependent_trip_count(x, backend):
     args = [np.float64(x), np.float64(1.7)]
-    check_grad(WHILE, "w", ["f64", "f64"], args)
-    check_jvp(WHILE, "w", ["f64", "f64"], ["f64"], args)
+    check_grad(WHILE, "w", ["f64", "f64"], args, backend=backend)
+    check_jvp(WHILE, "w", ["f64", "f64"], ["f64"], args, backend=backend)
 
 
 def test_while_tape_is_dynamic():
@@ -103,10 +103,10 @@ func.func @h(%x: f64, %y: f64) -> f64 {
 """
 
 
-def test_calls():
+def test_calls(backend):
     args = [np.float64(0.5), np.float64(0.3)]
-    m = check_grad(CALL, "h", ["f64", "f64"], args)
-    check_jvp(CALL, "h", ["f64", "f64"], ["f64"], args)
+    m = check_grad(CALL, "h", ["f64", "f64"], args, backend=backend)
+    check_jvp(CALL, "h", ["f64", "f64"], ["f64"], args, backend=backend)
     irt.run_pipeline(m, "ad")
     names = [op.sym_name.data for op in m.body.block.ops]
     assert names.count("sq_vjp_0") == 1  # generated once, reused by both calls
@@ -115,11 +115,11 @@ def test_calls():
 RNN = open(os.path.join(os.path.dirname(__file__), "Inputs", "rnn.mlir")).read()
 
 
-def test_rnn_gradient_and_tape_size():
+def test_rnn_gradient_and_tape_size(backend):
     rng = np.random.default_rng(0)
     types = ["tensor<3x3xf64>", "tensor<4x3xf64>", "tensor<3xf64>"]
     args = [rng.standard_normal((3, 3)) * 0.5, rng.standard_normal((4, 3)), rng.standard_normal(3)]
-    m = check_grad(RNN, "rnn", types, args)
+    m = check_grad(RNN, "rnn", types, args, backend=backend)
     irt.run_pipeline(m, "ad,canonicalize,cse")
     # only the hidden state is stored, once per iteration: one tape of 4x3;
     # the weights (loop-invariant) and the inputs are never stored.
@@ -152,7 +152,7 @@ def _stored_elements(m):
 
 
 @pytest.mark.parametrize("how", ["attr", "option", "segment"])
-def test_checkpointing_sqrt(how):
+def test_checkpointing_sqrt(how, backend):
     attr = {"attr": ' {autodiff.checkpoint = "sqrt"}', "option": "", "segment": " {autodiff.checkpoint = 4}"}[how]
     pipeline = "ad{checkpoint=sqrt}" if how == "option" else "ad"
     src = CKPT.replace("ATTR", attr)
@@ -162,10 +162,12 @@ def test_checkpointing_sqrt(how):
     irt.run_pipeline(plain, "ad,canonicalize,cse")
     irt.run_pipeline(ck, pipeline + ",canonicalize,cse")
     # the same operations on the same values, in the same order: identical
+    if backend == "jit":
+        assert run1(str(ck), backend, "__d", 0.5) == run1(str(plain), backend, "__d", 0.5) == want
     assert irt.interpret(ck, "__d", 0.5) == want
     assert _stored_elements(plain) == 16
     assert _stored_elements(ck) == 8  # 4 segment starts + 4 iterates of one segment
-    check_grad(src, "p", ["f64"], [np.float64(0.5)])
+    check_grad(src, "p", ["f64"], [np.float64(0.5)], backend=backend)
 
 
 NESTED = """
@@ -191,24 +193,23 @@ func.func @hvp(%x: f64, %y: f64, %t: f64) -> (f64, f64) {
 """
 
 
-def test_second_derivatives_closed_form():
-    m = irt.parse(NESTED)
+def test_second_derivatives_closed_form(backend):
     x, y = 0.7, 1.3
-    gx, gy = irt.interpret(m, "d2f", x, y)
+    gx, gy = run1(NESTED, backend, "d2f", x, y)
     np.testing.assert_allclose([gx, gy], [6 * x * np.sin(y), 3 * x * x * np.cos(y)], rtol=1e-12)
-    g, h = irt.interpret(m, "hvp", x, y, 2.0)
+    g, h = run1(NESTED, backend, "hvp", x, y, 2.0)
     np.testing.assert_allclose([g, h], [3 * x * x * np.sin(y), 2.0 * 6 * x * np.sin(y)], rtol=1e-12)
 
 
-def test_hessian_vector_product_through_loop():
+def test_hessian_vector_product_through_loop(backend):
     src = FOR + """
 func.func @dp(%x: f64, %n: index) -> f64 {
   %g = autodiff.grad @p(%x, %n) wrt [0] : (f64, index) -> f64
   return %g : f64
 }
 """
-    check_jvp(src, "dp", ["f64", "index"], ["f64"], [np.float64(0.5), 3], wrt=[0], rtol=1e-5)
-    check_grad(src, "dp", ["f64", "index"], [np.float64(0.5), 3], wrt=[0], rtol=1e-5)
+    check_jvp(src, "dp", ["f64", "index"], ["f64"], [np.float64(0.5), 3], wrt=[0], rtol=1e-5, backend=backend)
+    check_grad(src, "dp", ["f64", "index"], [np.float64(0.5), 3], wrt=[0], rtol=1e-5, backend=backend)
 
 
 STE = """
@@ -239,16 +240,15 @@ func.func @j(%x: f64, %t: f64) -> (f64, f64) {
 """
 
 
-def test_straight_through_estimator():
-    m = irt.parse(STE)
+def test_straight_through_estimator(backend):
     x = 1.7
     # d/dx round(x) * x with round' := 1 (straight through): x + round(x)
-    assert irt.interpret(m, "g", x) == pytest.approx(x + 2.0)
-    y, dy = irt.interpret(m, "j", x, 1.0)
+    assert run1(STE, backend, "g", x) == pytest.approx(x + 2.0)
+    y, dy = run1(STE, backend, "j", x, 1.0)
     assert y == pytest.approx(2.0 * x) and dy == pytest.approx(x + 2.0)
 
 
-def test_stop_gradient():
+def test_stop_gradient(backend):
     src = """
 func.func @sg(%x: f64) -> f64 {
   %s = autodiff.stop_gradient %x : f64
@@ -261,7 +261,7 @@ func.func @g(%x: f64) -> f64 {
 }
 """
     m = irt.parse(src)
-    assert irt.interpret(m, "g", 1.7) == pytest.approx(1.7)
+    assert run1(src, backend, "g", 1.7) == pytest.approx(1.7)
     irt.run_pipeline(m, "ad")
     assert "stop_gradient" not in str(m)
 
@@ -338,12 +338,12 @@ func.func @nl(%x: tensor<3xf64>, %w: tensor<3xf64>, %n: index) -> f64 {
 """
 
 
-def test_nested_loops_with_if_and_element_updates():
+def test_nested_loops_with_if_and_element_updates(backend):
     rng = np.random.default_rng(3)
     types = ["tensor<3xf64>", "tensor<3xf64>", "index"]
     args = [rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3), 3]
-    check_grad(NESTED_LOOPS, "nl", types, args, wrt=[0, 1])
-    check_jvp(NESTED_LOOPS, "nl", types, ["f64"], args, wrt=[0, 1])
+    check_grad(NESTED_LOOPS, "nl", types, args, wrt=[0, 1], backend=backend)
+    check_jvp(NESTED_LOOPS, "nl", types, ["f64"], args, wrt=[0, 1], backend=backend)
 
 
 VJP = """
@@ -371,17 +371,17 @@ func.func @vg(%x: tensor<2xf64>, %y: f64) -> (f64, f64) {
 """
 
 
-def test_vjp_and_value_and_grad():
-    m = irt.parse(VJP)
+def test_vjp_and_value_and_grad(backend):
+    run = runner(VJP, backend)
     x, y = np.array([0.3, -0.2]), 0.7
     c1, c2 = np.array([1.5, -0.5]), 2.0
-    a, b, dx, dy = irt.interpret(m, "v", x, y, c1, c2)
-    e, z = irt.interpret(m, "f", x, y)
+    a, b, dx, dy = run1(VJP, backend, "v", x, y, c1, c2)
+    e, z = run("f", x, y)
     np.testing.assert_allclose(a, e)
     assert b == z
 
     def lin(x, y):
-        e, z = irt.interpret(m, "f", x, y)
+        e, z = run("f", x, y)
         return float(np.dot(c1, e) + c2 * z)
 
     eps = 1e-6
@@ -389,9 +389,9 @@ def test_vjp_and_value_and_grad():
     ndy = (lin(x, y + eps) - lin(x, y - eps)) / (2 * eps)
     np.testing.assert_allclose(dx, ndx, rtol=1e-6)
     np.testing.assert_allclose(dy, ndy, rtol=1e-6)
-    v, g = irt.interpret(m, "vg", x, y)
-    assert v == irt.interpret(m, "l", x, y)
-    want = (irt.interpret(m, "l", x, y + eps) - irt.interpret(m, "l", x, y - eps)) / (2 * eps)
+    v, g = run1(VJP, backend, "vg", x, y)
+    assert v == run("l", x, y)[0]
+    want = (run("l", x, y + eps)[0] - run("l", x, y - eps)[0]) / (2 * eps)
     np.testing.assert_allclose(g, want, rtol=1e-6)
 
 
@@ -409,10 +409,10 @@ func.func @d(%x: tensor<?xf64>, %y: f64) -> f64 {
 """
 
 
-def test_dynamic_shapes():
+def test_dynamic_shapes(backend):
     args = [np.array([0.1, 0.5, -0.3]), np.float64(0.7)]
-    check_grad(DYNAMIC, "d", ["tensor<?xf64>", "f64"], args)
-    check_jvp(DYNAMIC, "d", ["tensor<?xf64>", "f64"], ["f64"], args)
+    check_grad(DYNAMIC, "d", ["tensor<?xf64>", "f64"], args, backend=backend)
+    check_jvp(DYNAMIC, "d", ["tensor<?xf64>", "f64"], ["f64"], args, backend=backend)
 
 
 F32 = """
@@ -431,10 +431,9 @@ func.func @main(%x: tensor<3xf32>, %y: f32) -> (tensor<3xf32>, f32) {
 """
 
 
-def test_f32_closed_form():
-    m = irt.parse(F32)
+def test_f32_closed_form(backend):
     x, y = np.array([0.1, 0.5, -0.3], dtype=np.float32), np.float32(0.7)
-    a, b = irt.interpret(m, "main", x, y)
+    a, b = run1(F32, backend, "main", x, y)
     t = np.tanh(x * y)
     assert a.dtype == np.float32
     np.testing.assert_allclose(a, (1 - t * t) * y, rtol=1e-6)
@@ -495,10 +494,10 @@ func.func @l2(%w: tensor<3x3xf64>, %xs: tensor<4x3xf64>, %h0: tensor<3xf64>) -> 
 """
 
 
-def test_rnn_second_order():
+def test_rnn_second_order(backend):
     """Forward-over-reverse (HVP) and reverse-over-reverse through a taped loop."""
     rng = np.random.default_rng(0)
     types = ["tensor<3x3xf64>", "tensor<4x3xf64>", "tensor<3xf64>"]
     args = [rng.standard_normal((3, 3)) * 0.5, rng.standard_normal((4, 3)), rng.standard_normal(3)]
-    check_jvp(RNN_SECOND, "dw", types, ["tensor<3x3xf64>"], args, wrt=[0], rtol=1e-5)
-    check_grad(RNN_SECOND, "l2", types, args, wrt=[2], rtol=1e-5)
+    check_jvp(RNN_SECOND, "dw", types, ["tensor<3x3xf64>"], args, wrt=[0], rtol=1e-5, backend=backend)
+    check_grad(RNN_SECOND, "l2", types, args, wrt=[2], rtol=1e-5, backend=backend)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from adcheck import check_grad, check_jvp  # noqa: E402
+from adcheck import check_grad, check_jvp, grad_texts, register, run1  # noqa: E402
 
 RNG = np.random.default_rng(1234)
 
@@ -56,20 +56,20 @@ func.func @f(%x: f64, %y: f64) -> f64 {{
 
 
 @pytest.mark.parametrize("op", sorted(UNARY))
-def test_scalar_unary(op):
+def test_scalar_unary(op, backend):
     x = _u(*UNARY[op])
-    check_grad(_unary_src(op), "f", ["f64"], [x])
-    check_jvp(_unary_src(op), "f", ["f64"], ["f64"], [x])
+    check_grad(_unary_src(op), "f", ["f64"], [x], backend=backend)
+    check_jvp(_unary_src(op), "f", ["f64"], ["f64"], [x], backend=backend)
 
 
 @pytest.mark.parametrize("op", sorted(BINARY))
-def test_scalar_binary(op):
+def test_scalar_binary(op, backend):
     a, b = (_u(*r) for r in BINARY[op])
-    check_grad(_binary_src(op), "f", ["f64", "f64"], [a, b])
-    check_jvp(_binary_src(op), "f", ["f64", "f64"], ["f64"], [a, b])
+    check_grad(_binary_src(op), "f", ["f64", "f64"], [a, b], backend=backend)
+    check_jvp(_binary_src(op), "f", ["f64", "f64"], ["f64"], [a, b], backend=backend)
 
 
-def test_scalar_misc():
+def test_scalar_misc(backend):
     src = """
 func.func @f(%x: f64, %y: f64, %w: f32) -> f64 {
   %c = arith.cmpf olt, %x, %y : f64
@@ -86,8 +86,8 @@ func.func @f(%x: f64, %y: f64, %w: f32) -> f64 {
 """
     for x, y in ((0.3, 0.9), (0.9, 0.3)):
         args = [np.float64(x), np.float64(y), np.float32(0.75)]
-        check_grad(src, "f", ["f64", "f64", "f32"], args, wrt=[0, 1])
-        check_jvp(src, "f", ["f64", "f64", "f32"], ["f64"], args, wrt=[0, 1])
+        check_grad(src, "f", ["f64", "f64", "f32"], args, wrt=[0, 1], backend=backend)
+        check_jvp(src, "f", ["f64", "f64", "f32"], ["f64"], args, wrt=[0, 1], backend=backend)
 
 
 # -- tensor ops -------------------------------------------------------------------
@@ -120,24 +120,47 @@ def _arr(shape, lo, hi):
     return RNG.uniform(lo, hi, size=shape)
 
 
-@pytest.mark.parametrize("shape", SHAPES)
+def _tensor_unary_src(op, shape):
+    t = _tt(shape)
+    return f"func.func @f(%x: {t}) -> f64 {{\n  %y = tensor.{op} %x : {t}\n{_loss('%y', t, shape)}\n}}\n"
+
+
+def _tensor_binary_src(op, shape):
+    t = _tt(shape)
+    return f"func.func @f(%x: {t}, %y: {t}) -> f64 {{\n  %r = tensor.{op} %x, %y : {t}\n{_loss('%r', t, shape)}\n}}\n"
+
+
+# compiled once per group (backend "jit"): the derivative programs of all cases
+register(t for op in UNARY for t in grad_texts(_unary_src(op), "f", ["f64"], ["f64"]))
+register(t for op in BINARY for t in grad_texts(_binary_src(op), "f", ["f64", "f64"], ["f64"]))
+register(t for op in T_UNARY for shape in SHAPES[-1:]
+         for t in grad_texts(_tensor_unary_src(op, shape), "f", [_tt(shape)], ["f64"]))
+register(t for op in T_BINARY for shape in SHAPES[-1:]
+         for t in grad_texts(_tensor_binary_src(op, shape), "f", [_tt(shape)] * 2, ["f64"]))
+
+
+# compiled: the 2-D shape only (the lowering of every op and shape is covered by test/lowering_e2e)
+SHAPE_BACKENDS = [(s, b) for s in SHAPES for b in ("interp", "jit") if b == "interp" or s == SHAPES[-1]]
+
+
+@pytest.mark.parametrize(("shape", "backend"), SHAPE_BACKENDS)
 @pytest.mark.parametrize("op", sorted(T_UNARY))
-def test_tensor_unary(op, shape):
+def test_tensor_unary(op, shape, backend):
     t = _tt(shape)
-    src = f"func.func @f(%x: {t}) -> f64 {{\n  %y = tensor.{op} %x : {t}\n{_loss('%y', t, shape)}\n}}\n"
+    src = _tensor_unary_src(op, shape)
     x = _arr(shape, *T_UNARY[op])
-    check_grad(src, "f", [t], [x])
-    check_jvp(src, "f", [t], ["f64"], [x])
+    check_grad(src, "f", [t], [x], backend=backend)
+    check_jvp(src, "f", [t], ["f64"], [x], backend=backend)
 
 
-@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize(("shape", "backend"), SHAPE_BACKENDS)
 @pytest.mark.parametrize("op", sorted(T_BINARY))
-def test_tensor_binary(op, shape):
+def test_tensor_binary(op, shape, backend):
     t = _tt(shape)
-    src = f"func.func @f(%x: {t}, %y: {t}) -> f64 {{\n  %r = tensor.{op} %x, %y : {t}\n{_loss('%r', t, shape)}\n}}\n"
+    src = _tensor_binary_src(op, shape)
     a, b = (_arr(shape, *r) for r in T_BINARY[op])
-    check_grad(src, "f", [t, t], [a, b])
-    check_jvp(src, "f", [t, t], ["f64"], [a, b])
+    check_grad(src, "f", [t, t], [a, b], backend=backend)
+    check_jvp(src, "f", [t, t], ["f64"], [a, b], backend=backend)
 
 
 STRUCT = {
@@ -179,11 +202,21 @@ def _shape_of(t):
 
 
 @pytest.mark.parametrize("name", sorted(STRUCT))
-def test_tensor_structural(name):
+def _struct_src(name):
     types, body, rshape = STRUCT[name]
     rt = _tt(rshape)
     args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
-    src = f"func.func @f({args}) -> f64 {{\n  {body}\n{_loss('%r', rt, rshape)}\n}}\n"
+    return f"func.func @f({args}) -> f64 {{\n  {body}\n{_loss('%r', rt, rshape)}\n}}\n"
+
+
+register(t for name, (types, _, _) in STRUCT.items()
+         for t in grad_texts(_struct_src(name), "f", types, ["f64"], [i for i, t in enumerate(types) if "f64" in t]))
+
+
+@pytest.mark.parametrize("name", sorted(STRUCT))
+def test_tensor_structural(name, backend):
+    types, body, rshape = STRUCT[name]
+    src = _struct_src(name)
     vals = []
     for t in types:
         shp = _shape_of(t)
@@ -192,14 +225,12 @@ def test_tensor_structural(name):
             v = v.astype(np.float32)
         vals.append(v if shp else np.float64(v))
     wrt = [i for i, t in enumerate(types) if "f64" in t]
-    check_grad(src, "f", types, vals, wrt=wrt)
-    check_jvp(src, "f", types, ["f64"], vals, wrt=wrt)
+    check_grad(src, "f", types, vals, wrt=wrt, backend=backend)
+    check_jvp(src, "f", types, ["f64"], vals, wrt=wrt, backend=backend)
 
 
-def test_tensor_convert_f32_to_f64():
+def test_tensor_convert_f32_to_f64(backend):
     """FD is too coarse in f32: compare with the closed form d sum(x^2) = 2x."""
-    import irtoolkit as irt
-
     src = """
 func.func @f(%x: tensor<3xf32>) -> f64 {
   %r = tensor.convert %x : tensor<3xf32> -> tensor<3xf64>
@@ -214,6 +245,6 @@ func.func @g(%x: tensor<3xf32>) -> tensor<3xf32> {
 }
 """
     x = np.array([0.5, -1.25, 2.0], dtype=np.float32)
-    got = irt.interpret(irt.parse(src), "g", x)
+    got = run1(src, backend, "g", x)
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, 2 * x, rtol=1e-6)

@@ -63,8 +63,11 @@ def run_guarded(body: Callable[[], int], debug: bool, prog: str) -> int:
     """
     import click
 
+    from irtoolkit.parsing import run_with_deep_stack
+
     try:
-        return body()
+        # deeply nested programs recurse deeply in xDSL's walkers and printer
+        return run_with_deep_stack(body)
     except DiagnosticError as err:
         if debug:
             traceback.print_exception(err, file=sys.stderr)
@@ -95,7 +98,7 @@ def run_guarded(body: Callable[[], int], debug: bool, prog: str) -> int:
     except RecursionError as err:
         if debug:
             traceback.print_exception(err, file=sys.stderr)
-        sys.stderr.write("error: internal error: input nested too deeply (recursion limit)\n")
+        sys.stderr.write("error: program nested too deeply (recursion limit)\n")
         return EXIT_FAILURE
     except Exception as err:  # a bug: still no traceback unless --debug
         if debug:

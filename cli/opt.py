@@ -285,7 +285,7 @@ class Driver:
                 raise
             except RecursionError as err:
                 diagnostics = [_internal(err, opts.debug)]
-                diagnostics[0].message = "internal error: input nested too deeply (recursion limit)"
+                diagnostics[0].message = "program nested too deeply (recursion limit)"
                 out = None
             except Exception as err:  # a bug: a diagnostic, not a traceback
                 diagnostics = [_internal(err, opts.debug)]

@@ -149,6 +149,8 @@ def find_entry(module: ModuleOp, entry: str, filename: str) -> FuncOp:
         if f.sym_name.data == entry:
             if f.is_declaration:
                 raise error(f"entry function '@{entry}' is a declaration without a body")
+            if f.sym_visibility is not None and f.sym_visibility.data == "private":
+                raise error(f"entry function '@{entry}' is private; only public functions can be run")
             return f
     names = ", ".join("@" + f.sym_name.data for f in funcs if not f.is_declaration) or "none"
     raise error(f"no function '@{entry}' in '{filename}' (functions: {names}); choose one with -e")

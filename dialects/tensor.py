@@ -1269,6 +1269,13 @@ def _verify_reassociation(collapsed: TensorType, expanded: TensorType, reassocia
             f"{expanded.get_element_type()}"
         )
     groups = [[cast(IntegerAttr, e).value.data for e in g] for g in reassociation.data]
+    if collapsed.get_num_dims() == 0:
+        # MLIR's rank-0 form: `[]`, and every expanded dim is a unit dim
+        if groups:
+            raise VerifyException(f"a rank-0 collapsed type takes an empty reassociation, got {groups}")
+        if any(d != 1 for d in expanded.get_shape()):
+            raise VerifyException(f"only unit dims collapse to rank 0, got {expanded}")
+        return
     flat = [d for g in groups for d in g]
     if flat != list(range(len(flat))):
         raise VerifyException(
@@ -1383,7 +1390,8 @@ class ExpandShapeOp(_xt.ExpandShapeOp):
                     raise VerifyException(
                         f"output_shape dimension {i} is {s} but the result type has {r}"
                     )
-        super().verify_()
+        if cast(TensorType, self.src.type).get_num_dims() != 0:
+            super().verify_()  # xDSL's check does not know the rank-0 form
         _verify_reassociation(cast(TensorType, self.src.type), rt, self.reassociation)
 
 

@@ -124,7 +124,10 @@ _DEEP_RECURSION_LIMIT = 200_000
 
 
 def _parse_deeply_nested(ctx: Context, text: str, filename: str, line_offset: int) -> ModuleOp:
-    return run_with_deep_stack(lambda: LocatedParser(ctx, text, filename, line_offset).parse_module())
+    try:
+        return run_with_deep_stack(lambda: LocatedParser(ctx, text, filename, line_offset).parse_module())
+    except RecursionError:
+        raise DiagnosticError(Diagnostic("program nested too deeply to parse")) from None
 
 
 def run_with_deep_stack(fn):
@@ -142,7 +145,7 @@ def run_with_deep_stack(fn):
     try:
         threading.stack_size(_DEEP_STACK_BYTES)
         sys.setrecursionlimit(_DEEP_RECURSION_LIMIT)
-        worker = threading.Thread(target=target)
+        worker = threading.Thread(target=target, daemon=True)
         worker.start()
         worker.join()
     finally:
@@ -150,7 +153,5 @@ def run_with_deep_stack(fn):
         sys.setrecursionlimit(old_limit)
     if "error" in outcome:
         err = outcome["error"]
-        if isinstance(err, RecursionError):
-            raise DiagnosticError(Diagnostic("program nested too deeply to parse")) from None
         raise err  # type: ignore[misc]
     return outcome["value"]

@@ -56,9 +56,19 @@ def flatten_nested(text: str) -> str:
         i += 1
     if stack or depth_brace:
         raise _pipeline_error(f"malformed pass pipeline '{text}': unbalanced brackets")
-    flat = "".join(out).replace(" ", "")
+    flat = _strip_spaces_outside_braces("".join(out))
     # an anchor around several passes leaves empty items behind: drop them
     return ",".join(item for item in _split_top(flat) if item)
+
+
+def _strip_spaces_outside_braces(text: str) -> str:
+    kept, depth = [], 0
+    for c in text:
+        depth += (c == "{") - (c == "}")
+        if c.isspace() and depth == 0:
+            continue
+        kept.append(c)
+    return "".join(kept)
 
 
 def _split_top(text: str) -> list[str]:

@@ -22,6 +22,11 @@ def _call(op: func.CallOp):
             if callee is None:
                 raise op_error(op, f"calls '@{name}', which is not defined in the module")
             if not callee.body.blocks:
+                from irtoolkit.interpreter.blas import external_rule
+
+                ext = external_rule(name)  # e.g. BLAS gemm emitted for tensor.matmul
+                if ext is not None:
+                    return ext(interp, op, args)
                 raise op_error(op, f"calls external function '@{name}', which has no body to interpret")
             captured["f"] = callee
         return interp.call_function(callee, args)

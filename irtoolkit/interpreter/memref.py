@@ -224,7 +224,10 @@ def _extract_strided_metadata(interp, op, args):
 
 @register(memref.ExtractAlignedPointerAsIndexOp)
 def _aligned_pointer(interp, op, args):
-    return (np.int64(args[0].__array_interface__["data"][0]),)
+    from irtoolkit.interpreter.blas import register_pointer
+
+    # remembered for external calls that take buffers by address (BLAS gemm)
+    return (np.int64(register_pointer(interp, args[0])),)
 
 
 @register(memref.ViewOp)

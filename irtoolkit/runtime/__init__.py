@@ -34,12 +34,23 @@ Inside compiled code (as MLIR's llvm lowering):
 * A function with several results returns one ``!llvm.struct`` of them.
 
 At the Python boundary every public ``func.func`` ``@f`` gets an entry point
-``void @_irt_call_f(ptr frame)``. The frame is an array of 8-byte words: one
+``i64 @_irt_call_f(ptr frame)``. The frame is an array of 8-byte words: one
 slot per argument, then one per result, in order. A scalar takes one word (its
 value in the first bytes, ``i1`` as one byte 0/1); a rank-R memref takes
 ``3 + 2R`` words holding its descriptor. The wrapper loads the arguments,
 calls ``@f`` and stores the results into their slots. Dynamic dimensions need
 nothing more: sizes travel in the descriptors, in and out.
+
+The wrapper returns an ``i64`` status: 0, or the size of an allocation that
+failed. Compiled ``malloc`` calls go through ``@__irt_malloc``, which on a null
+result (or a negative size) ``longjmp``s back to the wrapper (its ``jmp_buf`` is
+found under a pthread TLS key, so concurrent calls from several threads are
+fine); Python then raises ``AllocationError`` (a ``MemoryError``). Buffers
+allocated earlier in that call leak. In the JIT, functions defined in the
+module are renamed ``__irt_fn_<name>`` so that C library calls LLVM emits
+(``pow`` for ``llvm.pow``) never bind to a user function of the same name;
+external symbols of the machine code are checked before loading (an unknown
+one is a diagnostic, not a crash).
 
 Ownership: arguments stay owned by the caller (numpy); compiled code must not
 free or keep them. Result buffers are ``malloc``'ed by the callee
@@ -56,7 +67,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-__all__ = ["llvm_ir", "compile_module", "clear_cache", "Executable", "Function", "ArgumentError"]
+__all__ = ["llvm_ir", "compile_module", "clear_cache", "Executable", "Function", "ArgumentError",
+           "AllocationError"]
 
 
 def llvm_ir(module: ModuleOp, pipeline: str | None = None) -> str:
@@ -78,7 +90,7 @@ def clear_cache() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Executable", "Function", "ArgumentError"):
+    if name in ("Executable", "Function", "ArgumentError", "AllocationError"):
         from irtoolkit.runtime import jit
 
         return getattr(jit, name)

@@ -19,6 +19,8 @@ from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 from irtoolkit.runtime.signature import Signature, ValueSpec, capture_signatures
 from irtoolkit.runtime.translate import (
     add_interface,
+    add_allocation_guard,
+    guard_allocations,
     lower_module,
     mangle_functions,
     spec_words,
@@ -26,6 +28,26 @@ from irtoolkit.runtime.translate import (
 )
 
 DEAD_POINTER = 0xDEADBEEF  # allocated pointer of memref.get_global buffers (never freed)
+
+
+class AllocationError(DiagnosticError, MemoryError):
+    """Compiled code could not allocate a buffer (too large, or a negative size)."""
+
+    def __init__(self, message: str):
+        DiagnosticError.__init__(self, Diagnostic(message))
+
+
+_KEY: list[int] = []
+
+
+def _pthread_key() -> int:
+    """One pthread TLS key for the jmp_buf of the running entry wrapper."""
+    if not _KEY:
+        key = ctypes.c_uint(0)
+        if _libc.pthread_key_create(ctypes.byref(key), None) != 0:
+            raise DiagnosticError(Diagnostic("cannot create a thread-local key for the JIT"))
+        _KEY.append(key.value)
+    return _KEY[0]
 
 
 class ArgumentError(DiagnosticError, TypeError):
@@ -70,7 +92,8 @@ _LIBM_BASE = (
 _C_FUNCTIONS = (
     *_LIBM_BASE, *(f + "f" for f in _LIBM_BASE),
     "malloc", "free", "calloc", "realloc", "aligned_alloc", "memcpy", "memmove", "memset",
-    "puts", "abort", "printf",
+    "puts", "abort", "printf", "_setjmp", "longjmp", "pthread_getspecific",
+    "pthread_setspecific",
     # compiler runtime (libgcc_s): integer powers, half-precision conversions
     "__powidf2", "__powisf2", "__extendhfsf2", "__truncsfhf2", "__truncdfhf2",
 )
@@ -222,7 +245,7 @@ class Function:
         self.signature = sig
         self.name = sig.name
         self._reason = reason
-        self._cfunc = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address) if address else None
+        self._cfunc = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)(address) if address else None
         layout, word = [], 0
         for spec in (*sig.inputs, *sig.outputs):
             layout.append(word)
@@ -343,8 +366,13 @@ class Function:
                 frame[w: w + 3] = (ptr, ptr, 0)
             else:
                 self._store_scalar(tls, w, spec.dtype, self._scalar(i, spec, x))
-        self._cfunc(tls.ptr)
+        status = self._cfunc(tls.ptr)
         del keep
+        if status:
+            if status < 0:
+                raise AllocationError(
+                    f"@{self.name}: invalid allocation of {status} bytes (a negative size?)")
+            raise AllocationError(f"@{self.name}: memory allocation of {status} bytes failed")
         if not sig.outputs:
             return None
         words = frame.tolist()
@@ -441,10 +469,14 @@ class Executable:
     def __init__(self, lowered: ModuleOp, signatures: dict[str, Signature], opt: int = 3):
         llvm = _init_llvm()
         mapping = mangle_functions(lowered)
+        guarded = guard_allocations(lowered)
         llmod = to_llvmlite(lowered)
+        key = _pthread_key() if guarded else None
+        if guarded:
+            add_allocation_guard(llmod, key)
         entries: dict[str, str | None] = {}
         for name, sig in signatures.items():
-            entries[name] = (add_interface(llmod, sig, mapping.get(name, name))
+            entries[name] = (add_interface(llmod, sig, mapping.get(name, name), key)
                              if sig.unsupported is None else None)
         self.llvm_ir = str(llmod)
         try:

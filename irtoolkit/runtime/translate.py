@@ -255,10 +255,11 @@ def _spec_type(spec: ValueSpec) -> ir.Type:
     return ir.IntType(dt.itemsize * 8)
 
 
-def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None) -> str | None:
-    """Add ``void @_irt_call_<name>(ptr frame)``; None (with the reason in
-    ``sig``-independent form raised later) when the lowered signature does not
-    match the captured one.
+def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None,
+                  guard_key: int | None = None) -> str | None:
+    """Add ``i64 @_irt_call_<name>(ptr frame)``, or return None when the lowered
+    signature does not match the captured one. It returns 0, or with
+    ``guard_key`` the size of a failed allocation (see ``add_allocation_guard``).
 
     Frame: one slot per argument then one per result, in order, each
     ``spec_words`` 8-byte words: scalars in the first bytes of their word
@@ -285,12 +286,35 @@ def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None) -
     elif str(fty.return_type) != str(ir.LiteralStructType(out_types)):
         return None
 
-    i8, i64 = ir.IntType(8), ir.IntType(64)
+    i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
+    ptr = ir.PointerType()
     name = INTERFACE_PREFIX + sig.name
-    wrapper = ir.Function(llmod, ir.FunctionType(ir.VoidType(), [ir.PointerType()]), name=name)
+    wrapper = ir.Function(llmod, ir.FunctionType(i64, [ptr]), name=name)
     b = ir.IRBuilder(wrapper.append_basic_block("entry"))
     frame = wrapper.args[0]
     word = 0
+
+    guarded = guard_key is not None
+    if guarded:
+        # a failed allocation longjmps back here (see add_allocation_guard)
+        key = ir.Constant(i32, guard_key)
+        buf = b.alloca(ir.ArrayType(i64, JMPBUF_WORDS + 1), name="jmpbuf")
+        buf.align = 16
+        prev = b.call(_declare(llmod, "pthread_getspecific", ir.FunctionType(ptr, [i32])), [key])
+        setspec = _declare(llmod, "pthread_setspecific", ir.FunctionType(i32, [i32, ptr]))
+        b.call(setspec, [key, buf])
+        setjmp = _declare(llmod, "_setjmp", ir.FunctionType(i32, [ptr]))
+        setjmp.attributes.add("returns_twice")
+        jumped = b.call(setjmp, [buf])
+        run_block = wrapper.append_basic_block("run")
+        fail_block = wrapper.append_basic_block("failed")
+        b.cbranch(b.icmp_signed("!=", jumped, ir.Constant(i32, 0)), fail_block, run_block)
+        b.position_at_end(fail_block)
+        size_slot = b.gep(buf, [ir.Constant(i64, JMPBUF_WORDS * 8)], source_etype=i8)
+        failed_size = b.load(size_slot, typ=i64)
+        b.call(setspec, [key, prev])
+        b.ret(failed_size)
+        b.position_at_end(run_block)
 
     def slot(offset_words: int):
         if offset_words == 0:
@@ -314,8 +338,82 @@ def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None) -
         else:
             b.store(v, p)
         word += spec_words(spec)
-    b.ret_void()
+    if guarded:
+        b.call(setspec, [key, prev])
+    b.ret(ir.Constant(i64, 0))
     return name
+
+
+# --------------------------------------------------------------------------- allocation failures
+
+GUARDED_MALLOC = "__irt_malloc"
+JMPBUF_WORDS = 64  # glibc's x86-64 jmp_buf is 25 words; room for any target
+
+
+def guard_allocations(module: ModuleOp) -> bool:
+    """Route the ``malloc`` calls of ``module`` (llvm dialect) through
+    ``@__irt_malloc``, which ``add_allocation_guard`` defines: on failure it
+    returns to the entry wrapper with ``longjmp`` instead of letting compiled
+    code write through a null pointer. True if there was any."""
+    from xdsl.dialects import llvm
+    from xdsl.dialects.builtin import SymbolRefAttr
+
+    found = False
+    for op in module.walk():
+        if isinstance(op, llvm.CallOp) and op.callee is not None \
+                and op.callee.string_value() == "malloc":
+            op.callee = SymbolRefAttr(GUARDED_MALLOC)
+            found = True
+    if found:
+        from irtoolkit.passes.lowering.to_llvm.common import I64, PTR
+
+        decl = llvm.FuncOp(GUARDED_MALLOC, llvm.LLVMFunctionType([I64], PTR),
+                           linkage=llvm.LinkageAttr("external"))
+        module.body.block.add_op(decl)
+    return found
+
+
+def _declare(llmod: ir.Module, name: str, fty: ir.FunctionType) -> ir.Function:
+    import llvmlite.ir as ir
+
+    try:
+        return llmod.get_global(name)
+    except KeyError:
+        return ir.Function(llmod, fty, name=name)
+
+
+def add_allocation_guard(llmod: ir.Module, key: int) -> None:
+    """Define ``ptr @__irt_malloc(i64 n)``: malloc, but a null result for a
+    non-zero size (or a negative size) stores ``n`` after the thread's current
+    jmp_buf (found under pthread key ``key``) and longjmps to the entry wrapper,
+    which returns ``n`` as its status."""
+    import llvmlite.ir as ir
+
+    i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
+    ptr = ir.PointerType()
+    fn = llmod.get_global(GUARDED_MALLOC)
+    fn.linkage = "internal"
+    malloc = _declare(llmod, "malloc", ir.FunctionType(ptr, [i64]))
+    getspec = _declare(llmod, "pthread_getspecific", ir.FunctionType(ptr, [i32]))
+    longjmp = _declare(llmod, "longjmp", ir.FunctionType(ir.VoidType(), [ptr, i32]))
+    longjmp.attributes.add("noreturn")
+    abort = _declare(llmod, "abort", ir.FunctionType(ir.VoidType(), []))
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    n = fn.args[0]
+    p = b.call(malloc, [n])
+    null = b.icmp_unsigned("==", p, ir.Constant(ptr, None))
+    nonzero = b.icmp_signed("!=", n, ir.Constant(i64, 0))
+    negative = b.icmp_signed("<", n, ir.Constant(i64, 0))
+    bad = b.or_(negative, b.and_(null, nonzero))
+    with b.if_then(bad, likely=False):
+        buf = b.call(getspec, [ir.Constant(i32, key)])
+        with b.if_then(b.icmp_unsigned("==", buf, ir.Constant(ptr, None)), likely=False):
+            b.call(abort, [])
+            b.unreachable()
+        b.store(n, b.gep(buf, [ir.Constant(i64, JMPBUF_WORDS * 8)], source_etype=i8))
+        b.call(longjmp, [buf, ir.Constant(i32, 1)])
+        b.unreachable()
+    b.ret(p)
 
 
 def llvm_ir(module: ModuleOp, pipeline: str | None = None) -> str:

@@ -56,6 +56,12 @@ Memref ops emitted: `memref.alloc`, `memref.dealloc`, `memref.load`,
 dense constants with more than ``global_threshold`` elements (smaller ones
 are an alloc filled by stores; splats a fill loop). A get_global buffer is
 borrowed: never written, never freed.
+
+Large f32/f64 `tensor.matmul`s call BLAS instead of a loop nest: `func.call
+@scipy_cblas_{s,d}gemm64_` (a private declaration added to the module) on
+buffer addresses from `memref.extract_aligned_pointer_as_index`, with
+transposed operands folded into the gemm flags (options ``blas``,
+``blas_threshold``; see ``lower_matmul`` in tensor_to_loop_ops.py).
 """
 
 from __future__ import annotations
@@ -626,10 +632,19 @@ class LowerTensorToLoopPass(ModulePass):
     # memref.global (-1: never; always alloc + stores)
     global_threshold: int = 16
 
+    # f32/f64 matmuls call BLAS gemm (numpy's OpenBLAS, see runtime/blas.py):
+    # true / false / unset = when the library is found. Static matmuls with
+    # M*N*K below blas_threshold stay loop nests.
+    blas: bool | None = None
+    blas_threshold: int = 4096
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not _has_tensor_types(op):
             return
         lowering = TensorLowering(op, self)
+        from irtoolkit.passes.lowering.tensor_to_loop_ops import plan_matmuls
+
+        plan_matmuls(lowering, op)  # BLAS matmuls; folds transposed operands
         funcs = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         for f in funcs:
             if not _has_tensor_types(f):

@@ -340,6 +340,19 @@ def lower_convert(L: TensorLowering, op: Operation) -> None:
 
 @rule("tensor.matmul")
 def lower_matmul(L: TensorLowering, op: Operation) -> None:
+    """Large float matmuls call BLAS gemm (transposed operands folded into its
+    flags, see :func:`plan_matmuls`); the others become loop nests."""
+    plan = matmul_plan(L, op)
+    if plan is not None:
+        _matmul_gemm(L, op, *plan)
+    elif _small_static_matmul(L, op):
+        _matmul_ijk(L, op)
+    else:
+        _matmul_ikj(L, op)
+
+
+def _matmul_ijk(L: TensorLowering, op: Operation) -> None:
+    """i-j-k nest with a scalar accumulator (small static matmuls: LLVM unrolls it)."""
     a, b = op.operands[0], op.operands[1]
     res = op.results[0]
     ra, rb = len(shape(a)), len(shape(b))
@@ -370,6 +383,223 @@ def lower_matmul(L: TensorLowering, op: Operation) -> None:
         L.store(s, out, ivs)
 
     L.for_each(dims, body)
+
+
+def _matmul_ikj(L: TensorLowering, op: Operation) -> None:
+    """C = 0, then i-k-j: the innermost loop runs along rows of B and C
+    (contiguous: LLVM vectorizes it). Same summation order as i-j-k."""
+    a, b = op.operands[0], op.operands[1]
+    res = op.results[0]
+    ra, rb = len(shape(a)), len(shape(b))
+    if rb != 2:  # matrix-vector / dot: i-j-k is already contiguous along k
+        _matmul_ijk(L, op)
+        return
+    da, db = L.dims(a), L.dims(b)
+    known: list[SSAValue | None] = [da[0], db[1]] if ra == 2 else [db[1]]
+    dims = result_dims(L, res, known)
+    out = fresh(L, res, dims)
+    ba, bb = L.buf(a), L.buf(b)
+    et = elem(res)
+    zero = L.const(0.0 if is_float(et) else 0, et)
+    L.for_each(dims, lambda ivs: L.store(zero, out, ivs))
+    N = dims[-1]
+
+    def body(ivs: list[SSAValue]) -> None:
+        i, k = ivs[:-1], ivs[-1]
+        x = L.load(ba, [*i, k])
+
+        def inner(jv: list[SSAValue]) -> None:
+            c = L.load(out, [*i, jv[0]])
+            y = L.load(bb, [k, jv[0]])
+            L.store(scalar_binary(L, "add", c, scalar_binary(L, "mul", x, y, op), op), out, [*i, jv[0]])
+
+        L.for_each([N], inner)
+
+    L.for_each([*([da[0]] if ra == 2 else []), da[-1]], body)
+
+
+# -- BLAS -------------------------------------------------------------------
+#
+# A matmul on f32/f64 whose static size M*N*K is at least the pass option
+# ``blas_threshold`` (any dynamic size counts as large) lowers to
+#
+#   func.call @scipy_cblas_{s,d}gemm64_(%order, %transA, %transB, %M, %N, %K,
+#       %alpha, %A, %lda, %B, %ldb, %beta, %C, %ldc)
+#       : (i32, i32, i32, i64, i64, i64, T, i64, i64, i64, i64, T, i64, i64) -> ()
+#
+# on a private declaration added to the module (numpy's bundled OpenBLAS:
+# row-major CBLAS with 64-bit integers; see irtoolkit/runtime/blas.py). The
+# pointers are passed as i64 (`memref.extract_aligned_pointer_as_index` +
+# `arith.index_cast`; same ABI as a pointer), leading dimensions are clamped
+# to at least 1 (BLAS rejects 0 for empty operands), beta = 0 (C is
+# overwritten, K = 0 gives zeros). Option ``blas``: true / false / unset (use
+# BLAS if the library is found, else loop nests).
+
+_GEMM = {"f32": "scipy_cblas_sgemm64_", "f64": "scipy_cblas_dgemm64_"}
+
+
+def _float_name(t: Attribute) -> str | None:
+    from xdsl.dialects.builtin import Float32Type, Float64Type
+
+    if isinstance(t, Float32Type):
+        return "f32"
+    if isinstance(t, Float64Type):
+        return "f64"
+    return None
+
+
+def _blas_enabled(L: TensorLowering) -> bool:
+    choice = getattr(L.options, "blas", None)
+    if choice is None:
+        cached = getattr(L, "_blas_auto", None)
+        if cached is None:
+            from irtoolkit.runtime.blas import blas_available
+
+            cached = blas_available()
+            L._blas_auto = cached  # type: ignore[attr-defined]
+        return cached
+    return bool(choice)
+
+
+def _small_static_matmul(L: TensorLowering, op: Operation) -> bool:
+    """All sizes static and M*N*K below the ``blas_threshold`` option."""
+    threshold = getattr(L.options, "blas_threshold", 4096)
+    sizes = [*shape(op.operands[0]), *shape(op.operands[1])]
+    if any(s == DYNAMIC_INDEX for s in sizes):
+        return False
+    n = 1
+    for s in shape(op.results[0]):
+        n *= s
+    return n * shape(op.operands[0])[-1] < threshold
+
+
+def _gemm_symbol(L: TensorLowering, op: Operation) -> str | None:
+    """The gemm a matmul lowers to, or None for a loop nest."""
+    name = _float_name(elem(op.results[0]))
+    if name is None or any(_float_name(elem(v)) != name for v in op.operands[:2]):
+        return None
+    if _small_static_matmul(L, op) or not _blas_enabled(L):
+        return None
+    return _GEMM[name]
+
+
+def plan_matmuls(L: TensorLowering, module: Operation) -> None:
+    """Before lowering: decide which matmuls call BLAS and fold a 2-D
+    `tensor.transpose [1, 0]` operand of those into the gemm's trans flags
+    (the matmul then reads the transpose's source; a transpose left without
+    uses is erased). The plans are kept in ``L.matmul_plans``: until the
+    lowering, such a matmul has operands of transposed shapes."""
+    plans: dict[Operation, tuple[str, bool, bool]] = {}
+    L.matmul_plans = plans  # type: ignore[attr-defined]
+    dead: list[Operation] = []
+    for op in list(module.walk()):
+        if op.name != "tensor.matmul" or len(op.operands) < 2:
+            continue
+        sym = _gemm_symbol(L, op)
+        if sym is None:
+            continue
+        flags = [False, False]
+        operands = list(op.operands)
+        for k in (0, 1):
+            v = operands[k]
+            t = v.owner
+            if (isinstance(t, Operation) and t.name == "tensor.transpose" and len(shape(v)) == 2
+                    and int_list(prop(t, "permutation")) == [1, 0]):
+                operands[k] = t.operands[0]
+                flags[k] = True
+                dead.append(t)
+        if any(flags):
+            op.operands = operands
+        plans[op] = (sym, flags[0], flags[1])
+    for t in dead:
+        if t.parent is not None and not t.results[0].uses:
+            t.detach()
+            t.erase()
+
+
+def matmul_plan(L: TensorLowering, op: Operation) -> tuple[str, bool, bool] | None:
+    """(gemm symbol, transA, transB) if ``op`` calls BLAS, else None."""
+    plans = getattr(L, "matmul_plans", None)
+    if plans is not None:
+        return plans.get(op)
+    sym = _gemm_symbol(L, op)
+    return None if sym is None else (sym, False, False)
+
+
+def _as_i64(L: TensorLowering, d: SSAValue, at_least_1: bool = False,
+            cache: dict | None = None) -> SSAValue:
+    c = L.const_values.get(d)
+    if c is not None:
+        return L.const(max(int(c), 1) if at_least_1 else int(c), i64)
+    cache = {} if cache is None else cache
+    v = cache.get((d, False))
+    if v is None:
+        v = cache[(d, False)] = L.emit1(arith.IndexCastOp(d, i64))
+    if at_least_1:
+        w = cache.get((d, True))
+        if w is None:
+            w = cache[(d, True)] = L.emit1(arith.MaxSIOp(v, L.const(1, i64)))
+        v = w
+    return v
+
+
+def _pointer(L: TensorLowering, buf: SSAValue) -> SSAValue:
+    from xdsl.dialects import memref
+
+    p = L.emit1(memref.ExtractAlignedPointerAsIndexOp.get(buf))
+    return L.emit1(arith.IndexCastOp(p, i64))
+
+
+def _declare_gemm(L: TensorLowering, sym: str, et: Attribute) -> None:
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import i32
+
+    block = L.module.body.block
+    for o in block.ops:
+        if isinstance(o, func.FuncOp) and o.sym_name.data == sym:
+            return
+    decl = func.FuncOp.external(sym, [i32, i32, i32, i64, i64, i64, et, i64, i64, i64, i64, et, i64, i64], [])
+    if L.loc is not None:
+        decl.location = L.loc
+    block.add_op(decl)
+    L.taken_symbols.add(sym)
+
+
+def _matmul_gemm(L: TensorLowering, op: Operation, sym: str, ta: bool, tb: bool) -> None:
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import i32
+
+    from irtoolkit.runtime.blas import NO_TRANS, ROW_MAJOR, TRANS
+
+    a, b = op.operands[0], op.operands[1]
+    res = op.results[0]
+    ra, rb = len(shape(a)), len(shape(b))
+    da, db = L.dims(a), L.dims(b)
+    one = L.index(1)
+    # stored operands: a is M x K (K x M if ta), a vector is 1 x K;
+    # b is K x N (N x K if tb), a vector is K x 1
+    if ra == 2:
+        M, K, lda = (da[1], da[0], da[1]) if ta else (da[0], da[1], da[1])
+    else:
+        M, K, lda = one, da[0], da[0]
+    if rb == 2:
+        N, ldb = (db[0], db[1]) if tb else (db[1], db[1])
+    else:
+        N, ldb = one, one
+    known: list[SSAValue | None] = ([M] if ra == 2 else []) + ([N] if rb == 2 else [])
+    dims = result_dims(L, res, known)
+    out = fresh(L, res, dims)
+    et = elem(res)
+    _declare_gemm(L, sym, et)
+    c: dict = {}
+    args = [
+        L.const(ROW_MAJOR, i32), L.const(TRANS if ta else NO_TRANS, i32), L.const(TRANS if tb else NO_TRANS, i32),
+        _as_i64(L, M, cache=c), _as_i64(L, N, cache=c), _as_i64(L, K, cache=c),
+        L.const(1.0, et), _pointer(L, L.buf(a)), _as_i64(L, lda, True, c),
+        _pointer(L, L.buf(b)), _as_i64(L, ldb, True, c),
+        L.const(0.0, et), _pointer(L, out), _as_i64(L, N, True, c),
+    ]
+    L.emit(func.CallOp(sym, args, []))
 
 
 @rule("tensor.transpose")

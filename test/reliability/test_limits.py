@@ -227,7 +227,7 @@ def test_deep_nesting_works_or_is_a_clear_error(tmp_path, depth, pipeline):
 
 
 @pytest.mark.parametrize("kind", ["dense", "type", "region"])
-def test_deeply_nested_syntax_is_a_clear_error(tmp_path, kind):
+def test_deeply_nested_syntax_works_or_is_a_clear_error(tmp_path, kind):
     depth = 3000
     if kind == "dense":
         body = ("%0 = arith.constant dense<" + "[" * depth + "1.0" + "]" * depth + "> : tensor<1xf64>\n"
@@ -243,7 +243,9 @@ def test_deeply_nested_syntax_is_a_clear_error(tmp_path, kind):
     f = tmp_path / "deep.mlir"
     f.write_text(src)
     proc = run_tool("irt-opt", str(f), "-o", os.devnull)
-    assert_clean_error(proc)
+    # correct behaviour (deep programs get a deep stack) or a clean error
+    if proc.returncode != 0:
+        assert_clean_error(proc)
 
 
 # ---------------------------------------------------------------------------

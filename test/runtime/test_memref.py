@@ -270,3 +270,28 @@ def test_views_and_copies():
     np.testing.assert_array_equal(copy, a)
     del flat  # cube views the same buffer
     np.testing.assert_array_equal(cube, a.reshape(2, 3, 4))
+
+
+ALLOC = """
+func.func @fill(%n: index) -> memref<?xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f64
+  %m = memref.alloc(%n) : memref<?xf64>
+  loop.for %i = %c0 to %n step %c1 {
+    memref.store %one, %m[%i] : memref<?xf64>
+  }
+  return %m : memref<?xf64>
+}
+"""
+
+
+def test_failed_allocation_is_an_exception():
+    # malloc returning null (or a negative size) ends the call with an exception
+    # instead of compiled code writing through a null pointer.
+    exe = irt.compile(irt.parse(ALLOC))
+    with pytest.raises(MemoryError, match="invalid allocation of -24 bytes"):
+        exe["fill"](-3)
+    with pytest.raises(MemoryError, match=f"allocation of {8 * 2**59} bytes failed"):
+        exe["fill"](2**59)  # 4 EiB: more than any address space
+    np.testing.assert_array_equal(exe["fill"](3), np.ones(3))  # still usable

@@ -64,8 +64,13 @@ def lower_constant(rw: Lowering, op: arith.ConstantOp) -> None:
     value = op.value
     if isinstance(value, IntegerAttr):
         v = value.value.data
-        if _width(t) == 1:
+        w = _width(t)
+        if w == 1:
             v = 1 if v else 0
+        elif not -(1 << (w - 1)) <= v < (1 << w):
+            raise op_error(op, f"constant value {v} does not fit in {w} bits")
+        elif v >= 1 << (w - 1):
+            v -= 1 << w  # the same bits, as a signed value
         res = rw.const_int(v, lt)
     elif isinstance(value, FloatAttr):
         res = rw.const_float(value.value.data, lt)

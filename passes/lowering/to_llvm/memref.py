@@ -141,7 +141,18 @@ class Memref:
 def _memref_type(op: Operation, t: Attribute) -> MemRefType:
     if not isinstance(t, MemRefType):
         raise op_error(op, f"unranked or non-memref type {t} is not supported")
+    elem = convert_type(t.element_type)
+    if elem is None or isinstance(elem, (MemRefType,)) or not _sized(t.element_type):
+        raise op_error(op, f"memrefs of {t.element_type} cannot be lowered to the llvm dialect")
     return t
+
+
+def _sized(t: Attribute) -> bool:
+    try:
+        element_size(t)
+    except ValueError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- allocation
@@ -415,8 +426,16 @@ def lower_expand_shape(rw: Lowering, op: memref.ExpandShapeOp) -> None:
     res = _memref_type(op, op.result.type)
     desc = rw.value(op.src)
     m = Memref(rw)
-    out_shape = _mixed(op.static_output_shape.get_values(), op.output_shape, rw)
+    static_out = op.static_output_shape.get_values()
     rank = res.get_num_dims()
+    if len(static_out) != rank or len(op.output_shape) != sum(d == DYNAMIC_INDEX for d in static_out):
+        raise op_error(op, f"output_shape has {len(static_out)} sizes but the result "
+                           f"{res} has rank {rank}")
+    for d, want in zip(static_out, res.get_shape()):
+        if d != DYNAMIC_INDEX and _static(want) and d != want:
+            raise op_error(op, f"output_shape {list(static_out)} does not match the result "
+                               f"type {res}")
+    out_shape = _mixed(static_out, op.output_shape, rw)
     sizes: list[SSAValue] = [None] * rank  # type: ignore[list-item]
     strides: list[SSAValue] = [None] * rank  # type: ignore[list-item]
     for d, group in enumerate(_reassociation(op)):

@@ -186,3 +186,13 @@ func.func @more_upstream(%a: tensor<2x3xf32>, %b: tensor<4x3xf32>, %s: tensor<1x
   %g = tensor.expand_shape %f [[0, 1]] output_shape [%i, 3] : tensor<?xf32> into tensor<?x3xf32>
   return
 }
+
+// Rank 0 collapses and expands with an empty reassociation, as in MLIR.
+// CHECK-LABEL: func.func @rank0_reshapes
+// CHECK: tensor.collapse_shape %{{.*}} [] : tensor<1x1xf32> into tensor<f32>
+// CHECK: tensor.expand_shape %{{.*}} [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+func.func @rank0_reshapes(%x: tensor<1x1xf32>) -> tensor<1x1xf32> {
+  %c = tensor.collapse_shape %x [] : tensor<1x1xf32> into tensor<f32>
+  %e = tensor.expand_shape %c [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+  func.return %e : tensor<1x1xf32>
+}

@@ -1,0 +1,124 @@
+"""Locating and loading numpy's bundled OpenBLAS for compiled matmuls.
+
+`lower-tensor-to-loop` lowers large float matmuls to calls of the row-major
+CBLAS gemm with 64-bit integers that numpy's wheel ships (in
+``numpy.libs/libscipy_openblas64_*.so``)::
+
+    void scipy_cblas_{s,d}gemm64_(int order, int transA, int transB,
+                                  i64 M, i64 N, i64 K, T alpha, T *A, i64 lda,
+                                  T *B, i64 ldb, T beta, T *C, i64 ldc)
+
+``find_openblas()`` finds that library without loading it (the lowering asks
+``blas_available()`` when its ``blas`` option is left on auto, and falls back
+to loop nests when there is none); ``load_blas()`` makes its symbols visible to
+LLVM's JIT (``llvmlite.binding.load_library_permanently``) — the runtime
+resolves them before linking. scipy's own OpenBLAS is deliberately not used:
+a second thread pool slows numpy's.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import threading
+
+#: element type name -> the gemm symbol
+GEMM_SYMBOLS = {"f32": "scipy_cblas_sgemm64_", "f64": "scipy_cblas_dgemm64_"}
+
+# CBLAS enums
+ROW_MAJOR = 101
+NO_TRANS = 111
+TRANS = 112
+
+_lock = threading.Lock()
+_found: list = []  # [path or None] once searched
+_loaded: list = []  # [bool] once loaded
+
+
+def _numpy_site() -> str | None:
+    import importlib.util
+
+    spec = importlib.util.find_spec("numpy")
+    if spec is None or not spec.origin:
+        return None
+    return os.path.dirname(os.path.dirname(spec.origin))
+
+
+def find_openblas() -> str | None:
+    """Path of numpy's bundled OpenBLAS exporting ``scipy_cblas_dgemm64_``, or None.
+
+    ``IRT_BLAS=0`` in the environment disables BLAS (always None);
+    ``IRT_BLAS_LIBRARY=/path/lib.so`` names the library to use instead.
+    """
+    if os.environ.get("IRT_BLAS", "1").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    with _lock:
+        if _found:
+            return _found[0]
+        path = _search()
+        _found.append(path)
+        return path
+
+
+def _search() -> str | None:
+    candidates: list[str] = []
+    explicit = os.environ.get("IRT_BLAS_LIBRARY")
+    if explicit:
+        candidates.append(explicit)
+    else:
+        root = _numpy_site()
+        if root is not None:
+            for pattern in ("numpy.libs/libscipy_openblas64_*.so*", "numpy/.libs/libscipy_openblas64_*",
+                            "numpy/.dylibs/libscipy_openblas64_*", "numpy.libs/*openblas64*"):
+                candidates.extend(sorted(glob.glob(os.path.join(root, pattern))))
+    for path in candidates:
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        if all(hasattr(lib, sym) for sym in GEMM_SYMBOLS.values()):
+            return path
+    return None
+
+
+def blas_available() -> bool:
+    """True if compiled code can call the gemm functions (the library exists)."""
+    return find_openblas() is not None
+
+
+def load_blas() -> bool:
+    """Make the gemm symbols visible to LLVM's JIT, once; False if no library."""
+    with _lock:
+        if _loaded:
+            return _loaded[0]
+    path = find_openblas()
+    ok = False
+    if path is not None:
+        import llvmlite.binding as llvm
+
+        try:
+            llvm.load_library_permanently(path)
+            ok = True
+        except RuntimeError:
+            ok = False
+    with _lock:
+        if not _loaded:
+            _loaded.append(ok)
+        return _loaded[0]
+
+
+def gemm_address(symbol: str) -> int | None:
+    """Address of a gemm symbol of the library (for ``llvm.add_symbol``), or None."""
+    path = find_openblas()
+    if path is None:
+        return None
+    try:
+        fn = getattr(ctypes.CDLL(path), symbol)
+    except (OSError, AttributeError):
+        return None
+    return ctypes.cast(fn, ctypes.c_void_p).value
+
+
+__all__ = ["GEMM_SYMBOLS", "find_openblas", "blas_available", "load_blas", "gemm_address",
+           "ROW_MAJOR", "NO_TRANS", "TRANS"]

@@ -1,0 +1,305 @@
+"""`tensor.matmul` lowered to BLAS gemm (numpy's OpenBLAS) by `lower-tensor-to-loop`:
+compiled results against numpy (f32/f64, static and dynamic shapes, transposed
+operands folded into the gemm flags, degenerate sizes), the loop-nest fallback
+(`blas=false`, or no library), and the reference interpreter on the lowered IR."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import func
+
+import irtoolkit as irt
+from irtoolkit.interpreter import interpret_function
+from irtoolkit.passes.lowering.tensor_to_loop import LowerTensorToLoopPass
+from irtoolkit.pipeline import run_pipeline
+from irtoolkit.runtime import blas as rt_blas
+
+needs_blas = pytest.mark.skipif(not rt_blas.blas_available(), reason="numpy's OpenBLAS not found")
+
+LOWER = "lower-tensor-to-loop,lower-loop-to-cf,convert-to-llvm"
+LOWER_NOBLAS = "lower-tensor-to-loop{blas=false},lower-loop-to-cf,convert-to-llvm"
+
+MM = """
+func.func @mm(%a: tensor<{A}x{t}>, %b: tensor<{B}x{t}>) -> tensor<{C}x{t}> {{
+  %c = tensor.matmul %a, %b : (tensor<{A}x{t}>, tensor<{B}x{t}>) -> tensor<{C}x{t}>
+  return %c : tensor<{C}x{t}>
+}}
+"""
+
+TRANSPOSED = """
+func.func @ta(%a: tensor<?x?x{t}>, %b: tensor<?x?x{t}>) -> tensor<?x?x{t}> {{
+  %at = tensor.transpose %a [1, 0] : tensor<?x?x{t}> -> tensor<?x?x{t}>
+  %c = tensor.matmul %at, %b : (tensor<?x?x{t}>, tensor<?x?x{t}>) -> tensor<?x?x{t}>
+  return %c : tensor<?x?x{t}>
+}}
+func.func @tb(%a: tensor<?x?x{t}>, %b: tensor<?x?x{t}>) -> tensor<?x?x{t}> {{
+  %bt = tensor.transpose %b [1, 0] : tensor<?x?x{t}> -> tensor<?x?x{t}>
+  %c = tensor.matmul %a, %bt : (tensor<?x?x{t}>, tensor<?x?x{t}>) -> tensor<?x?x{t}>
+  return %c : tensor<?x?x{t}>
+}}
+func.func @tab(%a: tensor<?x?x{t}>, %b: tensor<?x?x{t}>) -> tensor<?x?x{t}> {{
+  %at = tensor.transpose %a [1, 0] : tensor<?x?x{t}> -> tensor<?x?x{t}>
+  %bt = tensor.transpose %b [1, 0] : tensor<?x?x{t}> -> tensor<?x?x{t}>
+  %c = tensor.matmul %at, %bt : (tensor<?x?x{t}>, tensor<?x?x{t}>) -> tensor<?x?x{t}>
+  return %c : tensor<?x?x{t}>
+}}
+func.func @shared(%a: tensor<?x?x{t}>, %b: tensor<?x?x{t}>) -> (tensor<?x?x{t}>, tensor<?x?x{t}>) {{
+  %at = tensor.transpose %a [1, 0] : tensor<?x?x{t}> -> tensor<?x?x{t}>
+  %c = tensor.matmul %at, %b : (tensor<?x?x{t}>, tensor<?x?x{t}>) -> tensor<?x?x{t}>
+  return %c, %at : tensor<?x?x{t}>, tensor<?x?x{t}>
+}}
+"""
+
+DTYPES = {"f32": np.float32, "f64": np.float64}
+RTOL = {"f32": 2e-5, "f64": 1e-12}
+
+
+def _mm(t: str, A: str, B: str, C: str) -> str:
+    return MM.format(t=t, A=A, B=B, C=C)
+
+
+def _rand(rng, shape, t):
+    return rng.standard_normal(shape).astype(DTYPES[t])
+
+
+def _close(got, want, t):
+    assert got.shape == want.shape
+    assert got.dtype == want.dtype
+    scale = max(1.0, float(np.abs(want).max())) if want.size else 1.0
+    np.testing.assert_allclose(got, want, rtol=0, atol=RTOL[t] * scale * 8)
+
+
+def _lowered(text: str, spec: str = "lower-tensor-to-loop{blas=true}", **options):
+    m = irt.parse(text)
+    if options:  # several options: build the pass directly
+        LowerTensorToLoopPass(**options).apply(irt.context(), m)
+    else:
+        run_pipeline(m, spec)
+    return m
+
+
+def _calls(m) -> list[func.CallOp]:
+    return [o for o in m.walk() if isinstance(o, func.CallOp) and "gemm" in o.callee.string_value()]
+
+
+def _flags(call: func.CallOp) -> tuple[int, int]:
+    vals = []
+    for v in call.operands[1:3]:
+        vals.append(v.owner.value.value.data)  # arith.constant
+    return tuple(vals)
+
+
+# ---------------------------------------------------------------------------
+# compiled against numpy
+# ---------------------------------------------------------------------------
+
+
+@needs_blas
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_static_bit_exact_with_numpy(t):
+    rng = np.random.default_rng(1)
+    exe = irt.compile(irt.parse(_mm(t, "96x64", "64x80", "96x80")))
+    assert "gemm64_" in exe.llvm_ir
+    a, b = _rand(rng, (96, 64), t), _rand(rng, (64, 80), t)
+    got = exe["mm"](a, b)
+    # the same library with the same arguments as numpy's matmul
+    assert np.array_equal(got, a @ b)
+
+
+@needs_blas
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_dynamic_shapes_and_degenerate_sizes(t):
+    rng = np.random.default_rng(2)
+    exe = irt.compile(irt.parse(_mm(t, "?x?", "?x?", "?x?")))
+    assert "gemm64_" in exe.llvm_ir
+    for M, K, N in [(37, 53, 29), (1, 40, 30), (30, 40, 1), (25, 1, 33), (1, 1, 1), (200, 3, 1),
+                    (3, 0, 4), (0, 5, 4), (4, 5, 0), (0, 0, 0)]:
+        a, b = _rand(rng, (M, K), t), _rand(rng, (K, N), t)
+        got = exe["mm"](a, b)
+        want = a @ b
+        _close(got, want, t)
+        if K == 0:
+            assert not np.any(got), "K = 0 must give zeros"
+
+
+@needs_blas
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_k_zero_with_uninitialized_result_buffers(t):
+    # malloc'ed results hold garbage: gemm with beta = 0 and K = 0 must still write zeros
+    exe = irt.compile(irt.parse(_mm(t, "?x?", "?x?", "?x?")))
+    for _ in range(3):
+        big = exe["mm"](np.ones((300, 300), DTYPES[t]), np.ones((300, 300), DTYPES[t]))
+        del big
+        got = exe["mm"](np.zeros((300, 0), DTYPES[t]), np.zeros((0, 300), DTYPES[t]))
+        assert got.shape == (300, 300) and not np.any(got)
+
+
+# ---------------------------------------------------------------------------
+# transposed operands: folded into the gemm flags
+# ---------------------------------------------------------------------------
+
+
+@needs_blas
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_transposes_fold_into_flags(t):
+    text = TRANSPOSED.format(t=t)
+    m = _lowered(text)
+    flags = {}
+    for f in m.walk():
+        if isinstance(f, func.FuncOp) and f.body.blocks:
+            calls = _calls(f)
+            assert len(calls) == 1
+            flags[f.sym_name.data] = _flags(calls[0])
+    assert flags == {"ta": (112, 111), "tb": (111, 112), "tab": (112, 112), "shared": (112, 111)}
+    # no transpose copy is left where the transposed value has no other use
+    by_name = {f.sym_name.data: f for f in m.walk() if isinstance(f, func.FuncOp)}
+    for name in ("ta", "tb", "tab"):
+        assert not any(o.name == "loop.for" for o in by_name[name].walk()), name
+    # @shared still returns the transpose: its copy loop stays
+    assert any(o.name == "loop.for" for o in by_name["shared"].walk())
+
+    rng = np.random.default_rng(4)
+    exe = irt.compile(irt.parse(text))
+    a, b = _rand(rng, (40, 30), t), _rand(rng, (40, 20), t)
+    assert np.array_equal(exe["ta"](a, b), a.T @ b)
+    a, b = _rand(rng, (30, 40), t), _rand(rng, (20, 40), t)
+    assert np.array_equal(exe["tb"](a, b), a @ b.T)
+    a, b = _rand(rng, (40, 30), t), _rand(rng, (20, 40), t)
+    assert np.array_equal(exe["tab"](a, b), a.T @ b.T)
+    a, b = _rand(rng, (40, 30), t), _rand(rng, (40, 20), t)
+    c, at = exe["shared"](a, b)
+    assert np.array_equal(c, a.T @ b) and np.array_equal(at, a.T)
+    # degenerate transposed shapes
+    for K, M, N in [(0, 3, 4), (1, 5, 1), (5, 1, 7), (3, 4, 0)]:
+        a, b = _rand(rng, (K, M), t), _rand(rng, (N, K), t)
+        _close(exe["tab"](a, b), a.T @ b.T, t)
+        _close(exe["tb"](a.T.copy(), b), a.T @ b.T, t)
+
+
+@needs_blas
+def test_gradient_of_matmul_uses_transposed_gemm():
+    # what the ad pass produces: dA = dC @ B^T, dB = A^T @ dC
+    text = """
+    func.func @loss(%a: tensor<64x48xf32>, %b: tensor<48x32xf32>) -> f32 {
+      %c = tensor.matmul %a, %b : (tensor<64x48xf32>, tensor<48x32xf32>) -> tensor<64x32xf32>
+      %s = tensor.reduce_sum %c [0, 1] : tensor<64x32xf32> -> tensor<f32>
+      %r = tensor.extract %s[] : tensor<f32>
+      func.return %r : f32
+    }
+    func.func @grad(%a: tensor<64x48xf32>, %b: tensor<48x32xf32>) -> (tensor<64x48xf32>, tensor<48x32xf32>) {
+      %ga, %gb = autodiff.grad @loss(%a, %b) wrt [0, 1]
+          : (tensor<64x48xf32>, tensor<48x32xf32>) -> (tensor<64x48xf32>, tensor<48x32xf32>)
+      func.return %ga, %gb : tensor<64x48xf32>, tensor<48x32xf32>
+    }"""
+    m = irt.parse(text)
+    run_pipeline(m, "ad,lower-tensor-to-loop")
+    calls = _calls(m)
+    assert sorted(_flags(c) for c in calls) == [(111, 111), (111, 112), (112, 111)]
+    assert not any(o.name == "tensor.transpose" for o in m.walk())
+    rng = np.random.default_rng(5)
+    a, b = _rand(rng, (64, 48), "f32"), _rand(rng, (48, 32), "f32")
+    ga, gb = irt.compile(irt.parse(text))["grad"](a, b)
+    ones = np.ones((64, 32), np.float32)
+    _close(ga, ones @ b.T, "f32")
+    _close(gb, a.T @ ones, "f32")
+
+
+# ---------------------------------------------------------------------------
+# when BLAS is not used
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_fallback_loop_nest(t):
+    text = _mm(t, "?x?", "?x?", "?x?") + TRANSPOSED.format(t=t)
+    m = _lowered(text, "lower-tensor-to-loop{blas=false}")
+    assert not _calls(m)
+    assert not any(isinstance(o, func.FuncOp) and not o.body.blocks for o in m.walk())
+    rng = np.random.default_rng(6)
+    exe = irt.compile(irt.parse(text), LOWER_NOBLAS)
+    assert "gemm" not in exe.llvm_ir
+    for M, K, N in [(33, 17, 29), (1, 8, 1), (6, 1, 1), (3, 0, 4), (0, 2, 3)]:
+        a, b = _rand(rng, (M, K), t), _rand(rng, (K, N), t)
+        _close(exe["mm"](a, b), a @ b, t)
+        _close(exe["ta"](a.T.copy(), b), a @ b, t)
+        _close(exe["tb"](a, b.T.copy()), a @ b, t)
+
+
+def test_fallback_is_i_k_j_with_contiguous_inner_loop():
+    m = _lowered(_mm("f64", "?x?", "?x?", "?x?"), "lower-tensor-to-loop{blas=false}")
+    f = next(o for o in m.walk() if isinstance(o, func.FuncOp))
+    # zero fill (2 loops), then i, k, j: the innermost loop loads and stores C[i, j] and reads B[k, j]
+    fors = [o for o in f.walk() if o.name == "loop.for"]
+    assert len(fors) == 5
+    inner = fors[-1]
+    j = inner.regions[0].blocks[0].args[0]
+    loads = [o for o in inner.walk() if o.name == "memref.load"]
+    assert len(loads) == 2 and all(o.operands[-1] is j for o in loads)
+    stores = [o for o in inner.walk() if o.name == "memref.store"]
+    assert len(stores) == 1 and stores[0].operands[-1] is j
+
+
+def test_small_static_and_f16_matmuls_stay_loops():
+    small = _lowered(_mm("f32", "2x3", "3x4", "2x4"))
+    assert not _calls(small)
+    forced = _lowered(_mm("f32", "2x3", "3x4", "2x4"), blas=True, blas_threshold=0)
+    assert len(_calls(forced)) == 1
+    half = _lowered(_mm("f16", "?x?", "?x?", "?x?"))
+    assert not _calls(half)
+    exe = irt.compile(irt.parse(_mm("f16", "?x?", "?x?", "?x?")))
+    rng = np.random.default_rng(7)
+    a, b = rng.integers(-3, 3, (20, 30)).astype(np.float16), rng.integers(-3, 3, (30, 10)).astype(np.float16)
+    assert np.array_equal(exe["mm"](a, b), (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
+
+
+def test_automatic_fallback_without_library(monkeypatch):
+    monkeypatch.setattr(rt_blas, "blas_available", lambda: False)
+    m = _lowered(_mm("f64", "?x?", "?x?", "?x?") + TRANSPOSED.format(t="f64"), "lower-tensor-to-loop")
+    assert not _calls(m)
+    monkeypatch.setenv("IRT_BLAS", "0")
+    assert rt_blas.find_openblas() is None
+
+
+@needs_blas
+def test_library_is_found_and_loads():
+    path = rt_blas.find_openblas()
+    assert path is not None and "openblas" in path
+    assert rt_blas.load_blas()
+    assert rt_blas.gemm_address("scipy_cblas_dgemm64_")
+
+
+@needs_blas
+def test_static_k_zero_through_blas():
+    t = "f64"
+    text = _mm(t, "3x0", "0x4", "3x4")
+    lowered = _lowered(text, blas=True, blas_threshold=0)
+    assert len(_calls(lowered)) == 1
+    exe = irt.compile(lowered, "lower-loop-to-cf,convert-to-llvm")
+    got = exe["mm"](np.zeros((3, 0)), np.zeros((0, 4)))
+    assert got.shape == (3, 4) and not np.any(got)
+
+
+# ---------------------------------------------------------------------------
+# the interpreter runs the lowered IR (the gemm call included)
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_interpreter_runs_gemm_calls(t):
+    text = _mm(t, "?x?", "?x?", "?x?") + TRANSPOSED.format(t=t)
+    lowered = _lowered(text)
+    assert _calls(lowered)
+    tensor_level = irt.parse(text)
+    rng = np.random.default_rng(8)
+    for M, K, N in [(7, 5, 3), (1, 4, 1), (3, 0, 2), (0, 3, 2)]:
+        a, b = _rand(rng, (M, K), t), _rand(rng, (K, N), t)
+        want = a @ b
+        _close(interpret_function(lowered, "mm", a, b), want, t)
+        _close(interpret_function(lowered, "ta", a.T.copy(), b), want, t)
+        _close(interpret_function(lowered, "tb", a, b.T.copy()), want, t)
+        _close(interpret_function(lowered, "tab", a.T.copy(), b.T.copy()), want, t)
+        _close(interpret_function(tensor_level, "tab", a.T.copy(), b.T.copy()), want, t)
+        c, at = interpret_function(lowered, "shared", a.T.copy(), b)
+        _close(c, want, t)
+        assert np.array_equal(at, a)

@@ -1,0 +1,133 @@
+// RUN: irt-opt --split-input-file -p tensor-fuse %s | FileCheck %s
+// RUN: irt-opt --split-input-file -p tensor-fuse %s | irt-opt --split-input-file | FileCheck %s
+
+// The chain and the broadcast become one 2-d nest; the broadcast is an index remapping.
+// CHECK-LABEL: func.func @chain
+// CHECK-NOT:     tensor.broadcast
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x3xf32>
+// CHECK:         %[[R:.*]] = loop.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[O:.*]] = %[[E]]) -> (tensor<4x3xf32>) {
+// CHECK-NEXT:      loop.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[P:.*]] = %[[O]]) -> (tensor<4x3xf32>) {
+// CHECK-NEXT:        %[[X:.*]] = tensor.extract %x[%[[I]], %[[J]]] : tensor<4x3xf32>
+// CHECK-NEXT:        %[[B:.*]] = tensor.extract %b[%[[J]]] : tensor<3xf32>
+// CHECK-NEXT:        %[[A:.*]] = arith.addf %[[X]], %[[B]] : f32
+// CHECK-NEXT:        %[[EX:.*]] = math.exp %[[A]] : f32
+// CHECK-NEXT:        %[[M:.*]] = arith.mulf %[[EX]], %[[X]] : f32
+// CHECK-NEXT:        %[[U:.*]] = tensor.insert %[[M]] into %[[P]][%[[I]], %[[J]]] : tensor<4x3xf32>
+// CHECK-NEXT:        loop.yield %[[U]] : tensor<4x3xf32>
+// CHECK:         func.return %[[R]] : tensor<4x3xf32>
+
+func.func @chain(%x: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
+  %bb = tensor.broadcast %b [1] : tensor<3xf32> -> tensor<4x3xf32>
+  %a = tensor.add %x, %bb : tensor<4x3xf32>
+  %e = tensor.exp %a : tensor<4x3xf32>
+  %m = tensor.mul %e, %x : tensor<4x3xf32>
+  func.return %m : tensor<4x3xf32>
+}
+
+// -----
+
+// A full reduction carries a scalar; the extract of its 0-d result reads it; the size is tensor.dim.
+// CHECK-LABEL: func.func @sum
+// CHECK:         %[[D:.*]] = tensor.dim %x, %{{.*}} : tensor<?xf64>
+// CHECK-NOT:     tensor.empty
+// CHECK:         %[[R:.*]] = loop.for %[[I:.*]] = %{{.*}} to %[[D]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64) {
+// CHECK-NEXT:      %[[X:.*]] = tensor.extract %x[%[[I]]] : tensor<?xf64>
+// CHECK-NEXT:      %[[T:.*]] = math.tanh %[[X]] : f64
+// CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[T]], %[[X]] : f64
+// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[M]] : f64
+// CHECK-NEXT:      loop.yield %[[S]] : f64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %[[R]] : f64
+
+func.func @sum(%x: tensor<?xf64>) -> f64 {
+  %t = tensor.tanh %x : tensor<?xf64>
+  %m = tensor.mul %t, %x : tensor<?xf64>
+  %s = tensor.reduce_sum %m [0] : tensor<?xf64> -> tensor<f64>
+  %r = tensor.extract %s[] : tensor<f64>
+  func.return %r : f64
+}
+
+// -----
+
+// A partial reduction: kept dims outside (carrying the output), reduced dims inside (a scalar).
+// CHECK-LABEL: func.func @rows
+// CHECK:         %[[NINF:.*]] = arith.constant 0xfff0000000000000 : f64
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<2xf64>
+// CHECK:         %[[R:.*]] = loop.for %[[I:.*]] = {{.*}} iter_args(%[[O:.*]] = %[[E]]) -> (tensor<2xf64>) {
+// CHECK-NEXT:      %[[V:.*]] = loop.for %[[J:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[NINF]]) -> (f64) {
+// CHECK-NEXT:        %[[X:.*]] = tensor.extract %x[%[[I]], %[[J]]] : tensor<2x5xf64>
+// CHECK-NEXT:        %[[N:.*]] = arith.negf %[[X]] : f64
+// CHECK-NEXT:        %[[EX:.*]] = math.exp %[[N]] : f64
+// CHECK-NEXT:        %[[MX:.*]] = arith.maximumf %[[ACC]], %[[EX]] : f64
+// CHECK-NEXT:        loop.yield %[[MX]] : f64
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[U:.*]] = tensor.insert %[[V]] into %[[O]][%[[I]]] : tensor<2xf64>
+// CHECK-NEXT:      loop.yield %[[U]] : tensor<2xf64>
+// CHECK:         func.return %[[R]] : tensor<2xf64>
+
+func.func @rows(%x: tensor<2x5xf64>) -> tensor<2xf64> {
+  %n = tensor.neg %x : tensor<2x5xf64>
+  %e = tensor.exp %n : tensor<2x5xf64>
+  %s = tensor.reduce_max %e [1] : tensor<2x5xf64> -> tensor<2xf64>
+  func.return %s : tensor<2xf64>
+}
+
+// -----
+
+// A value used by two trees is cut: it stays a tensor op, both nests read it.
+// CHECK-LABEL: func.func @cut
+// CHECK:         %[[E:.*]] = tensor.exp %x : tensor<4xf32>
+// CHECK:         loop.for
+// CHECK:           tensor.extract %[[E]]
+// CHECK-NEXT:      math.sin
+// CHECK-NEXT:      math.cos
+// CHECK:         loop.for
+// CHECK:           tensor.extract %[[E]]
+// CHECK-NEXT:      math.log
+// CHECK-NEXT:      arith.negf
+// CHECK-NOT:     tensor.sin
+// CHECK-NOT:     tensor.log
+
+func.func @cut(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.exp %x : tensor<4xf32>
+  %s = tensor.sin %e : tensor<4xf32>
+  %c = tensor.cos %s : tensor<4xf32>
+  %l = tensor.log %e : tensor<4xf32>
+  %n = tensor.neg %l : tensor<4xf32>
+  func.return %c, %n : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// A single op is left alone.
+// CHECK-LABEL: func.func @single
+// CHECK-NEXT:    %[[E:.*]] = tensor.exp %x : tensor<4xf32>
+// CHECK-NEXT:    func.return %[[E]]
+
+func.func @single(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.exp %x : tensor<4xf32>
+  func.return %e : tensor<4xf32>
+}
+
+// -----
+
+// x * 1 vanishes; reduce_sum(broadcast(x)) is x * 4; A @ ones is a row sum, broadcast.
+// CHECK-LABEL: func.func @simplify
+// CHECK-NOT:     tensor.matmul
+// CHECK-NOT:     tensor.reduce_sum %{{.*}} : tensor<3x4xf64>
+// CHECK:         %[[C:.*]] = arith.constant 4.000000e+00 : f64
+// CHECK:         %[[S:.*]] = tensor.splat %[[C]] : tensor<3xf64>
+// CHECK:         %[[M:.*]] = tensor.mul %x, %[[S]] : tensor<3xf64>
+// CHECK:         %[[RS:.*]] = tensor.reduce_sum %a [1] : tensor<2x4xf64> -> tensor<2xf64>
+// CHECK:         %[[B:.*]] = tensor.broadcast %[[RS]] [0] : tensor<2xf64> -> tensor<2x5xf64>
+// CHECK:         func.return %[[M]], %[[B]]
+
+func.func @simplify(%x: tensor<3xf64>, %a: tensor<2x4xf64>) -> (tensor<3xf64>, tensor<2x5xf64>) {
+  %one = arith.constant dense<1.0> : tensor<3xf64>
+  %m = tensor.mul %x, %one : tensor<3xf64>
+  %b = tensor.broadcast %m [0] : tensor<3xf64> -> tensor<3x4xf64>
+  %s = tensor.reduce_sum %b [1] : tensor<3x4xf64> -> tensor<3xf64>
+  %ones = arith.constant dense<1.0> : tensor<4x5xf64>
+  %p = tensor.matmul %a, %ones : (tensor<2x4xf64>, tensor<4x5xf64>) -> tensor<2x5xf64>
+  func.return %s, %p : tensor<3xf64>, tensor<2x5xf64>
+}

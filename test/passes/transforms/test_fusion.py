@@ -1,0 +1,438 @@
+"""tensor-fuse: fused vs unfused results, on the interpreter and compiled; structure checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import irtoolkit
+from irtoolkit.pipeline import run_pipeline
+
+LOWER = "lower-tensor-to-loop,lower-loop-to-cf,convert-to-llvm"
+FUSED = "tensor-fuse," + LOWER
+
+
+def _fused(text: str, pre: str | None = None):
+    m = irtoolkit.parse(text)
+    if pre:
+        run_pipeline(m, pre)
+    run_pipeline(m, "tensor-fuse")
+    return m
+
+
+def _count(m, name: str, top_only_in: str | None = None) -> int:
+    return sum(1 for o in m.walk() if o.name == name)
+
+
+def _tensor_compute_ops(m) -> list[str]:
+    from irtoolkit.dialects import tensor as T
+
+    return [o.name for o in m.walk() if isinstance(o, T.COMPUTE_OPS)]
+
+
+def check(text: str, fn: str, *args, pre: str | None = None, exact: bool = True, interp: bool = True):
+    """Compare fused and unfused results: compiled (always), interpreted (if interp)."""
+    pfx = (pre + ",") if pre else ""
+    ref = irtoolkit.compile(irtoolkit.parse(text), pipeline=pfx + LOWER)[fn](*args)
+    got = irtoolkit.compile(irtoolkit.parse(text), pipeline=pfx + FUSED)[fn](*args)
+    ref, got = np.asarray(ref), np.asarray(got)
+    assert got.shape == ref.shape and got.dtype == ref.dtype
+    if exact:
+        np.testing.assert_array_equal(got, ref)
+    else:
+        np.testing.assert_allclose(got, ref, rtol=1e-6 if ref.dtype == np.float32 else 1e-12)
+    if interp:
+        m0 = irtoolkit.parse(text)
+        if pre:
+            run_pipeline(m0, pre)
+        iref = np.asarray(irtoolkit.interpret(m0, fn, *args))
+        igot = np.asarray(irtoolkit.interpret(_fused(text, pre), fn, *args))
+        tol = 1e-5 if iref.dtype == np.float32 else 1e-12
+        scale = float(np.nanmax(np.abs(iref))) if iref.size else 0.0
+        for v in (igot, got):  # the interpreter is numpy: libm may differ in the last bits
+            np.testing.assert_allclose(v, iref, rtol=tol, atol=tol * scale)
+    return got
+
+
+W1 = """
+func.func @loss(%x: tensor<{n}x{t}>) -> {t} {{
+  %e = tensor.exp %x : tensor<{n}x{t}>
+  %m = tensor.mul %e, %x : tensor<{n}x{t}>
+  %one = arith.constant 1.0 : {t}
+  %ones = tensor.splat %one : tensor<{n}x{t}>
+  %a = tensor.add %m, %ones : tensor<{n}x{t}>
+  %th = tensor.tanh %a : tensor<{n}x{t}>
+  %s = tensor.reduce_sum %th [0] : tensor<{n}x{t}> -> tensor<{t}>
+  %r = tensor.extract %s[] : tensor<{t}>
+  func.return %r : {t}
+}}
+func.func @grad(%x: tensor<{n}x{t}>) -> tensor<{n}x{t}> {{
+  %g = autodiff.grad @loss(%x) wrt [0] : (tensor<{n}x{t}>) -> tensor<{n}x{t}>
+  func.return %g : tensor<{n}x{t}>
+}}
+"""
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_w1_loss_and_grad(t):
+    text = W1.format(n=37, t=t)
+    x = np.linspace(-2, 1, 37).astype(np.float32 if t == "f32" else np.float64)
+    check(text, "loss", x, pre="ad")
+    check(text, "grad", x, pre="ad")
+    m = _fused(text, "ad,canonicalize,cse")
+    # forward: one nest with a scalar accumulator, no tensor compute op left
+    # gradient: the whole adjoint is one loop nest
+    assert _tensor_compute_ops(m) == []
+    assert _count(m, "loop.for") == 2
+    assert _count(m, "tensor.empty") == 1  # the gradient's output
+
+
+def test_w1_grad_is_one_nest_without_canonicalize():
+    m = _fused(W1.format(n=8, t="f64"), "ad")
+    assert _tensor_compute_ops(m) == []
+    assert _count(m, "loop.for") == 2
+
+
+BCAST = """
+func.func @f(%x: tensor<4x3x{t}>, %b: tensor<3x{t}>, %c: tensor<4x{t}>) -> tensor<4x3x{t}> {{
+  %bb = tensor.broadcast %b [1] : tensor<3x{t}> -> tensor<4x3x{t}>
+  %cb = tensor.broadcast %c [0] : tensor<4x{t}> -> tensor<4x3x{t}>
+  %a = tensor.add %x, %bb : tensor<4x3x{t}>
+  %m = tensor.mul %a, %cb : tensor<4x3x{t}>
+  %z = arith.constant dense<0.0> : tensor<4x3x{t}>
+  %r = tensor.max %m, %z : tensor<4x3x{t}>
+  %g = tensor.cmp gt, %r, %x : tensor<4x3x{t}>
+  %l = tensor.logistic %r : tensor<4x3x{t}>
+  %s = tensor.select %g, %l, %a : tensor<4x3xi1>, tensor<4x3x{t}>
+  func.return %s : tensor<4x3x{t}>
+}}
+"""
+
+
+@pytest.mark.parametrize("t", ["f32", "f64"])
+def test_broadcasts_cmp_select(t):
+    dt = np.float32 if t == "f32" else np.float64
+    rng = np.random.default_rng(1)
+    x, b, c = (rng.standard_normal(s).astype(dt) for s in [(4, 3), (3,), (4,)])
+    x[0, 0] = np.nan  # max propagates NaN, cmp is ordered
+    text = BCAST.format(t=t)
+    check(text, "f", x, b, c)
+    m = _fused(text)
+    assert _tensor_compute_ops(m) == []
+    assert _count(m, "loop.for") == 2  # one 2-d nest
+    assert _count(m, "tensor.broadcast") == 0
+
+
+REDUCE = """
+func.func @rows(%x: tensor<5x7xf64>, %y: tensor<5x7xf64>) -> tensor<5xf64> {
+  %a = tensor.mul %x, %y : tensor<5x7xf64>
+  %e = tensor.sin %a : tensor<5x7xf64>
+  %s = tensor.reduce_sum %e [1] : tensor<5x7xf64> -> tensor<5xf64>
+  func.return %s : tensor<5xf64>
+}
+func.func @cols(%x: tensor<5x7xf64>, %y: tensor<5x7xf64>) -> tensor<7xf64> {
+  %a = tensor.sub %x, %y : tensor<5x7xf64>
+  %e = tensor.abs %a : tensor<5x7xf64>
+  %s = tensor.reduce_max %e [0] : tensor<5x7xf64> -> tensor<7xf64>
+  func.return %s : tensor<7xf64>
+}
+func.func @all(%x: tensor<5x7xf64>, %y: tensor<5x7xf64>) -> tensor<f64> {
+  %a = tensor.div %x, %y : tensor<5x7xf64>
+  %e = tensor.cos %a : tensor<5x7xf64>
+  %s = tensor.reduce_sum %e [0, 1] : tensor<5x7xf64> -> tensor<f64>
+  func.return %s : tensor<f64>
+}
+func.func @mid(%x: tensor<2x3x4xf32>) -> tensor<2x4xf32> {
+  %n = tensor.neg %x : tensor<2x3x4xf32>
+  %e = tensor.exp %n : tensor<2x3x4xf32>
+  %s = tensor.reduce_sum %e [1] : tensor<2x3x4xf32> -> tensor<2x4xf32>
+  func.return %s : tensor<2x4xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("fn", ["rows", "cols", "all"])
+def test_reductions_bit_identical(fn):
+    rng = np.random.default_rng(2)
+    x, y = rng.standard_normal((2, 5, 7))
+    check(REDUCE, fn, x, y, exact=True)
+
+
+def test_reduction_middle_dim_f32():
+    x = np.random.default_rng(3).standard_normal((2, 3, 4)).astype(np.float32)
+    check(REDUCE, "mid", x, exact=True)
+
+
+def test_reductions_are_one_nest():
+    m = _fused(REDUCE)
+    assert _tensor_compute_ops(m) == []
+    # rows: 2 loops, cols: 2, all: 2, mid: 3
+    assert _count(m, "loop.for") == 9
+
+
+DYNAMIC = """
+func.func @f(%x: tensor<?x3xf32>, %b: tensor<?xf32>) -> tensor<?x3xf32> {
+  %bb = tensor.broadcast %b [0] : tensor<?xf32> -> tensor<?x3xf32>
+  %a = tensor.mul %x, %bb : tensor<?x3xf32>
+  %t = tensor.tanh %a : tensor<?x3xf32>
+  %r = tensor.add %t, %x : tensor<?x3xf32>
+  func.return %r : tensor<?x3xf32>
+}
+func.func @g(%x: tensor<?x?xf64>) -> tensor<?xf64> {
+  %a = tensor.mul %x, %x : tensor<?x?xf64>
+  %e = tensor.sqrt %a : tensor<?x?xf64>
+  %s = tensor.reduce_sum %e [1] : tensor<?x?xf64> -> tensor<?xf64>
+  func.return %s : tensor<?xf64>
+}
+func.func @h(%x: tensor<?xf64>) -> f64 {
+  %a = tensor.mul %x, %x : tensor<?xf64>
+  %e = tensor.log %a : tensor<?xf64>
+  %s = tensor.reduce_max %e [0] : tensor<?xf64> -> tensor<f64>
+  %r = tensor.extract %s[] : tensor<f64>
+  func.return %r : f64
+}
+"""
+
+
+def test_dynamic_dims():
+    rng = np.random.default_rng(4)
+    for n in (0, 1, 6):
+        x = rng.standard_normal((n, 3)).astype(np.float32)
+        b = rng.standard_normal(n).astype(np.float32)
+        check(DYNAMIC, "f", x, b, exact=True)
+    for shape in ((4, 5), (3, 0), (0, 2)):
+        check(DYNAMIC, "g", rng.standard_normal(shape), exact=True)
+    check(DYNAMIC, "h", rng.standard_normal(9) + 3.0, exact=True)
+    assert float(irtoolkit.compile(irtoolkit.parse(DYNAMIC), pipeline=FUSED)["h"](np.zeros(0))) == -np.inf
+    m = _fused(DYNAMIC)
+    assert _tensor_compute_ops(m) == []
+    assert _count(m, "tensor.dim") >= 3
+
+
+ZERO_D = """
+func.func @f(%x: tensor<f64>, %y: tensor<f64>) -> tensor<f64> {
+  %a = tensor.pow %x, %y : tensor<f64>
+  %b = tensor.min %a, %y : tensor<f64>
+  func.return %b : tensor<f64>
+}
+"""
+
+
+def test_zero_d():
+    check(ZERO_D, "f", np.array(1.5), np.array(2.5))
+    m = _fused(ZERO_D)
+    assert _tensor_compute_ops(m) == []
+    assert _count(m, "loop.for") == 0 and _count(m, "tensor.insert") == 1
+
+
+SHARED = """
+func.func @f(%x: tensor<6xf64>) -> (tensor<6xf64>, tensor<6xf64>) {
+  %e = tensor.exp %x : tensor<6xf64>
+  %a = tensor.sin %e : tensor<6xf64>
+  %b = tensor.add %a, %e : tensor<6xf64>
+  %c = tensor.mul %e, %x : tensor<6xf64>
+  %d = tensor.neg %c : tensor<6xf64>
+  func.return %b, %d : tensor<6xf64>, tensor<6xf64>
+}
+"""
+
+
+def test_shared_intermediate_is_cut():
+    x = np.linspace(-1, 1, 6)
+    ref = irtoolkit.compile(irtoolkit.parse(SHARED), pipeline=LOWER)["f"](x)
+    got = irtoolkit.compile(irtoolkit.parse(SHARED), pipeline=FUSED)["f"](x)
+    for r, g in zip(ref, got):
+        np.testing.assert_array_equal(g, r)
+    m = _fused(SHARED)
+    # %e is used by two groups: it stays a tensor op of its own (cut), read by both nests
+    assert _tensor_compute_ops(m) == ["tensor.exp"]
+    assert _count(m, "loop.for") == 2
+
+
+INTS = """
+func.func @f(%x: tensor<8xi32>, %y: tensor<8xi32>) -> tensor<8xf64> {
+  %a = tensor.add %x, %y : tensor<8xi32>
+  %m = tensor.cmp ne, %a, %x : tensor<8xi32>
+  %s = tensor.select %m, %a, %y : tensor<8xi1>, tensor<8xi32>
+  %c = tensor.convert %s : tensor<8xi32> -> tensor<8xf64>
+  %d = tensor.convert %m : tensor<8xi1> -> tensor<8xf64>
+  %r = tensor.sub %c, %d : tensor<8xf64>
+  func.return %r : tensor<8xf64>
+}
+"""
+
+
+def test_integers_convert_select():
+    x = np.array([1, -2, 3, 0, 5, -6, 7, 8], dtype=np.int32)
+    y = np.array([0, 2, 0, 4, 0, 6, 0, 1], dtype=np.int32)
+    check(INTS, "f", x, y)
+    assert _tensor_compute_ops(_fused(INTS)) == []
+
+
+def test_single_op_left_alone():
+    text = """
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = tensor.exp %x : tensor<4xf32>
+  func.return %e : tensor<4xf32>
+}
+"""
+    m = _fused(text)
+    assert _tensor_compute_ops(m) == ["tensor.exp"]
+    assert _count(m, "loop.for") == 0
+
+
+def test_no_fusion_across_matmul_and_transpose():
+    text = """
+func.func @f(%a: tensor<2x3xf64>, %b: tensor<3x4xf64>) -> tensor<4x2xf64> {
+  %e = tensor.exp %a : tensor<2x3xf64>
+  %l = tensor.log %e : tensor<2x3xf64>
+  %m = tensor.matmul %l, %b : (tensor<2x3xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
+  %t = tensor.transpose %m [1, 0] : tensor<2x4xf64> -> tensor<4x2xf64>
+  %s = tensor.sin %t : tensor<4x2xf64>
+  %c = tensor.cos %s : tensor<4x2xf64>
+  func.return %c : tensor<4x2xf64>
+}
+"""
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    check(text, "f", a, b)
+    m = _fused(text)
+    assert sorted(_tensor_compute_ops(m)) == ["tensor.matmul", "tensor.transpose"]
+    assert _count(m, "loop.for") == 4
+
+
+def test_fusion_inside_loop_body():
+    text = """
+func.func @f(%x: tensor<5xf64>, %n: index) -> tensor<5xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = loop.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<5xf64>) {
+    %s = tensor.sin %acc : tensor<5xf64>
+    %m = tensor.mul %s, %x : tensor<5xf64>
+    %a = tensor.add %m, %acc : tensor<5xf64>
+    loop.yield %a : tensor<5xf64>
+  }
+  func.return %r : tensor<5xf64>
+}
+"""
+    x = np.linspace(0, 1, 5)
+    check(text, "f", x, 3)
+    assert _tensor_compute_ops(_fused(text)) == []
+
+
+def test_locations_inherited():
+    from irtoolkit.diagnostics import location_of
+
+    m = _fused(W1.format(n=4, t="f64"))
+    f = next(o for o in m.walk() if o.name == "func.func")
+    lines = {location_of(o).line for o in f.walk() if o.name in ("math.exp", "math.tanh", "arith.mulf")}
+    assert lines == {3, 4, 8}  # exp, mul, tanh lines of W1
+    loop = next(o for o in f.walk() if o.name == "loop.for")
+    assert location_of(loop).line == 9  # the reduce_sum
+
+
+# ---------------------------------------------------------------------------
+# simplifications
+# ---------------------------------------------------------------------------
+
+
+def test_mul_one_add_zero_vanish():
+    text = """
+func.func @f(%x: tensor<4xf64>) -> tensor<4xf64> {
+  %one = arith.constant dense<1.0> : tensor<f64>
+  %b = tensor.broadcast %one [] : tensor<f64> -> tensor<4xf64>
+  %m = tensor.mul %b, %x : tensor<4xf64>
+  %z = arith.constant 0.0 : f64
+  %zs = tensor.splat %z : tensor<4xf64>
+  %a = tensor.add %zs, %m : tensor<4xf64>
+  func.return %a : tensor<4xf64>
+}
+"""
+    m = _fused(text)
+    assert _tensor_compute_ops(m) == []
+    ret = next(o for o in m.walk() if o.name == "func.return")
+    assert ret.operands[0] is next(o for o in m.walk() if o.name == "func.func").body.blocks.first.args[0]
+
+
+def test_reduce_of_broadcast():
+    text = """
+func.func @f(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %b = tensor.broadcast %x [1] : tensor<3xf64> -> tensor<4x3x5xf64>
+  %s = tensor.reduce_sum %b [0, 2] : tensor<4x3x5xf64> -> tensor<3xf64>
+  func.return %s : tensor<3xf64>
+}
+func.func @g(%x: tensor<3xf64>) -> tensor<4x3xf64> {
+  %b = tensor.broadcast %x [1] : tensor<3xf64> -> tensor<4x3x5xf64>
+  %s = tensor.reduce_sum %b [2] : tensor<4x3x5xf64> -> tensor<4x3xf64>
+  func.return %s : tensor<4x3xf64>
+}
+func.func @h(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %b = tensor.broadcast %x [0] : tensor<3xf64> -> tensor<3x6xf64>
+  %s = tensor.reduce_max %b [1] : tensor<3x6xf64> -> tensor<3xf64>
+  func.return %s : tensor<3xf64>
+}
+"""
+    x = np.array([0.1, -2.0, 3.5])
+    exe = irtoolkit.compile(irtoolkit.parse(text), pipeline=FUSED)
+    np.testing.assert_allclose(exe["f"](x), x * 20)
+    np.testing.assert_allclose(exe["g"](x), np.broadcast_to(x * 5, (4, 3)))
+    np.testing.assert_array_equal(exe["h"](x), x)
+    m = _fused(text)
+    names = _tensor_compute_ops(m)
+    assert "tensor.reduce_sum" not in names and "tensor.reduce_max" not in names
+    np.testing.assert_allclose(irtoolkit.interpret(m, "g", x), np.broadcast_to(x * 5, (4, 3)))
+
+
+SUM_MATMUL = """
+func.func @loss(%a: tensor<3x4xf64>, %b: tensor<4x5xf64>) -> f64 {
+  %c = tensor.matmul %a, %b : (tensor<3x4xf64>, tensor<4x5xf64>) -> tensor<3x5xf64>
+  %s = tensor.reduce_sum %c [0, 1] : tensor<3x5xf64> -> tensor<f64>
+  %r = tensor.extract %s[] : tensor<f64>
+  func.return %r : f64
+}
+func.func @grad(%a: tensor<3x4xf64>, %b: tensor<4x5xf64>) -> (tensor<3x4xf64>, tensor<4x5xf64>) {
+  %g:2 = autodiff.grad @loss(%a, %b) wrt [0, 1] : (tensor<3x4xf64>, tensor<4x5xf64>) -> (tensor<3x4xf64>, tensor<4x5xf64>)
+  func.return %g#0, %g#1 : tensor<3x4xf64>, tensor<4x5xf64>
+}
+func.func @scaled(%a: tensor<3x4xf64>) -> tensor<3x2xf64> {
+  %c = arith.constant dense<2.5> : tensor<4x2xf64>
+  %m = tensor.matmul %a, %c : (tensor<3x4xf64>, tensor<4x2xf64>) -> tensor<3x2xf64>
+  func.return %m : tensor<3x2xf64>
+}
+func.func @ones_lhs(%a: tensor<3x4xf64>) -> tensor<2x4xf64> {
+  %one = arith.constant 1.0 : f64
+  %v = tensor.splat %one : tensor<2x3xf64>
+  %m = tensor.matmul %v, %a : (tensor<2x3xf64>, tensor<3x4xf64>) -> tensor<2x4xf64>
+  func.return %m : tensor<2x4xf64>
+}
+"""
+
+
+def test_matmul_with_splat_needs_no_gemm():
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 5))
+    m = irtoolkit.parse(SUM_MATMUL)
+    run_pipeline(m, "ad,canonicalize,cse,tensor-fuse")
+    grad_fn = next(o for o in m.walk() if o.name == "func.func" and "grad_" in o.sym_name.data)
+    assert not any(o.name == "tensor.matmul" for o in grad_fn.walk())
+    ga, gb = irtoolkit.compile(irtoolkit.parse(SUM_MATMUL), pipeline="ad,canonicalize,cse," + FUSED)["grad"](a, b)
+    np.testing.assert_allclose(ga, np.broadcast_to(b.sum(axis=1), (3, 4)), rtol=1e-13)
+    np.testing.assert_allclose(gb, np.broadcast_to(a.sum(axis=0)[:, None], (4, 5)), rtol=1e-13)
+    exe = irtoolkit.compile(irtoolkit.parse(SUM_MATMUL), pipeline="ad," + FUSED)
+    np.testing.assert_allclose(exe["loss"](a, b), (a @ b).sum(), rtol=1e-13)
+    np.testing.assert_allclose(exe["scaled"](a), a @ np.full((4, 2), 2.5), rtol=1e-13)
+    np.testing.assert_allclose(exe["ones_lhs"](a), np.ones((2, 3)) @ a, rtol=1e-13)
+    ms = _fused(SUM_MATMUL)
+    for name in ("scaled", "ones_lhs"):
+        f = next(o for o in ms.walk() if o.name == "func.func" and o.sym_name.data == name)
+        assert not any(o.name == "tensor.matmul" for o in f.walk())
+    np.testing.assert_allclose(irtoolkit.interpret(ms, "scaled", a), a @ np.full((4, 2), 2.5), rtol=1e-13)
+
+
+def test_pass_options():
+    m = irtoolkit.parse(BCAST.format(t="f32"))
+    run_pipeline(m, "tensor-fuse{fuse=false}")
+    assert _count(m, "loop.for") == 0
+    m = irtoolkit.parse(SUM_MATMUL)
+    run_pipeline(m, "tensor-fuse{simplify=false}")
+    assert _count(m, "tensor.matmul") == 3

@@ -63,7 +63,7 @@ def run_guarded(body: Callable[[], int], debug: bool, prog: str) -> int:
     """
     import click
 
-    from irtoolkit.parsing import run_with_deep_stack
+    from irtoolkit.deepstack import run_with_deep_stack
 
     try:
         # deeply nested programs recurse deeply in xDSL's walkers and printer

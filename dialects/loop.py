@@ -1046,7 +1046,7 @@ class ForHoistConstants(RewritePattern):
         for child in list(op.body.block.ops):
             if child.has_trait(ConstantLike) and not child.regions:
                 child.detach()
-                rewriter.insert_op(child, InsertPoint.before(op))
+                rewriter.insert(child, InsertPoint.before(op))
 
 
 class ForRemoveDeadIterArgs(RewritePattern):

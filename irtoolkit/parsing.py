@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import bisect
 import re
-import sys
-import threading
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
@@ -18,6 +16,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
+from irtoolkit.deepstack import run_with_deep_stack
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, Location, register_source
 
 
@@ -119,39 +118,8 @@ def parse_module(
 
 # The parser recurses once per nested region; deep programs get a thread with
 # a large stack rather than a RecursionError.
-_DEEP_STACK_BYTES = 512 * 1024 * 1024
-_DEEP_RECURSION_LIMIT = 200_000
-
-
 def _parse_deeply_nested(ctx: Context, text: str, filename: str, line_offset: int) -> ModuleOp:
     try:
         return run_with_deep_stack(lambda: LocatedParser(ctx, text, filename, line_offset).parse_module())
     except RecursionError:
         raise DiagnosticError(Diagnostic("program nested too deeply to parse")) from None
-
-
-def run_with_deep_stack(fn):
-    """Run ``fn()`` on a thread with a large stack and recursion limit; re-raise its error."""
-    outcome: dict[str, object] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = fn()
-        except BaseException as err:  # re-raised in the caller's thread
-            outcome["error"] = err
-
-    old_limit = sys.getrecursionlimit()
-    old_size = threading.stack_size()
-    try:
-        threading.stack_size(_DEEP_STACK_BYTES)
-        sys.setrecursionlimit(_DEEP_RECURSION_LIMIT)
-        worker = threading.Thread(target=target, daemon=True)
-        worker.start()
-        worker.join()
-    finally:
-        threading.stack_size(old_size)
-        sys.setrecursionlimit(old_limit)
-    if "error" in outcome:
-        err = outcome["error"]
-        raise err  # type: ignore[misc]
-    return outcome["value"]

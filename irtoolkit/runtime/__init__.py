@@ -46,7 +46,16 @@ failed. Compiled ``malloc`` calls go through ``@__irt_malloc``, which on a null
 result (or a negative size) ``longjmp``s back to the wrapper (its ``jmp_buf`` is
 found under a pthread TLS key, so concurrent calls from several threads are
 fine); Python then raises ``AllocationError`` (a ``MemoryError``). Buffers
-allocated earlier in that call leak. In the JIT, functions defined in the
+allocated earlier in that call leak.
+
+Run-time checks (``cf.assert``, emitted by ``lower-tensor-to-loop`` where the
+verifier could not check statically: dynamic dims that must agree, indices and
+slices in bounds, reshape sizes) call ``@__irt_check_failed(msg, has_values,
+a, b)`` when they fail; it longjmps back to the wrapper the same way, which
+copies the message pointer and the two compared values to the frame's
+``ERROR_WORDS`` words after the result slots; Python raises
+``RuntimeCheckError`` (a ``DiagnosticError`` and a ``ValueError``) naming the
+op, its ``file:line:col`` and the mismatch. No result is written. In the JIT, functions defined in the
 module are renamed ``__irt_fn_<name>`` so that C library calls LLVM emits
 (``pow`` for ``llvm.pow``) never bind to a user function of the same name;
 external symbols of the machine code are checked before loading (an unknown
@@ -68,7 +77,7 @@ if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
 __all__ = ["llvm_ir", "compile_module", "clear_cache", "Executable", "Function", "ArgumentError",
-           "AllocationError"]
+           "AllocationError", "RuntimeCheckError"]
 
 
 def llvm_ir(module: ModuleOp, pipeline: str | None = None) -> str:
@@ -90,7 +99,7 @@ def clear_cache() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Executable", "Function", "ArgumentError", "AllocationError"):
+    if name in ("Executable", "Function", "ArgumentError", "AllocationError", "RuntimeCheckError"):
         from irtoolkit.runtime import jit
 
         return getattr(jit, name)

@@ -18,6 +18,8 @@ from xdsl.dialects.builtin import ModuleOp
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 from irtoolkit.runtime.signature import Signature, ValueSpec, capture_signatures
 from irtoolkit.runtime.translate import (
+    ERROR_WORDS,
+    add_check_handler,
     add_interface,
     add_allocation_guard,
     guard_allocations,
@@ -25,6 +27,8 @@ from irtoolkit.runtime.translate import (
     mangle_functions,
     spec_words,
     to_llvmlite,
+    track_frees,
+    uses_runtime_checks,
 )
 
 DEAD_POINTER = 0xDEADBEEF  # allocated pointer of memref.get_global buffers (never freed)
@@ -35,6 +39,37 @@ class AllocationError(DiagnosticError, MemoryError):
 
     def __init__(self, message: str):
         DiagnosticError.__init__(self, Diagnostic(message))
+
+
+class RuntimeCheckError(DiagnosticError, ValueError):
+    """A run-time check of compiled code failed (dynamic sizes that disagree,
+    an index or slice out of bounds ...): a ``cf.assert`` emitted by the
+    lowering. The message names the op, its location and what mismatched.
+    Nothing was written to the results."""
+
+    def __init__(self, message: str, location: Any = None):
+        DiagnosticError.__init__(self, Diagnostic(message, location))
+
+
+def check_failure(function: str, text: bytes, has_values: int, a: int, b: int) -> RuntimeCheckError:
+    """The error for a failed check whose message global holds ``text``
+    (``file\x1fline\x1fcol\x1fmessage``, see ``to_llvm/cf.py``)."""
+    from irtoolkit.diagnostics import Location
+
+    raw = text.decode("utf-8", "replace")
+    parts = raw.split("\x1f", 3)
+    location = None
+    if len(parts) == 4:
+        file, line, col, message = parts
+        if file and line.isdigit() and col.isdigit():
+            location = Location(file, int(line), int(col))
+    else:
+        message = raw
+    if has_values:
+        message = f"{message}: {a} vs {b}"
+    if location is None:
+        message = f"@{function}: {message}"
+    return RuntimeCheckError(message, location)
 
 
 _KEY: list[int] = []
@@ -255,7 +290,8 @@ class Function:
         self._in_plan = [(s, layout[i], s.rank if s.is_array else 0)
                          for i, s in enumerate(sig.inputs)]
         self._out_plan = [(s, layout[n_in + j]) for j, s in enumerate(sig.outputs)]
-        self._nwords = max(word, 1)
+        self._err = word  # error words of a failed runtime check (see add_interface)
+        self._nwords = word + ERROR_WORDS
         self._tls = threading.local()
 
     def _frame(self):
@@ -369,6 +405,10 @@ class Function:
         status = self._cfunc(tls.ptr)
         del keep
         if status:
+            if frame[self._err]:
+                err = self._err
+                msg, flag, a, b = (int(x) for x in frame[err: err + 4])
+                raise check_failure(self.name, ctypes.string_at(msg % (1 << 64)), flag, a, b)
             if status < 0:
                 raise AllocationError(
                     f"@{self.name}: invalid allocation of {status} bytes (a negative size?)")
@@ -470,13 +510,20 @@ class Executable:
         llvm = _init_llvm()
         mapping = mangle_functions(lowered)
         guarded = guard_allocations(lowered)
+        checked = uses_runtime_checks(lowered)
+        # a failed check frees what the call allocated: track its buffers
+        track = guarded and checked
+        if track:
+            track_frees(lowered)
         llmod = to_llvmlite(lowered)
-        key = _pthread_key() if guarded else None
+        key = _pthread_key() if guarded or checked else None
         if guarded:
-            add_allocation_guard(llmod, key)
+            add_allocation_guard(llmod, key, track)
+        if checked:
+            add_check_handler(llmod, key)
         entries: dict[str, str | None] = {}
         for name, sig in signatures.items():
-            entries[name] = (add_interface(llmod, sig, mapping.get(name, name), key)
+            entries[name] = (add_interface(llmod, sig, mapping.get(name, name), key, track)
                              if sig.unsupported is None else None)
         self.llvm_ir = str(llmod)
         try:

@@ -209,10 +209,18 @@ def to_llvmlite(module: ModuleOp, mangle: bool = False) -> ir.Module:
     if mangle:
         mangle_functions(module)
     target = host_triple()
+    # --- vector math: exp/log/tanh/sin/cos intrinsics to vectorizable arithmetic
+    from irtoolkit.passes.lowering.to_llvm.vector_math import expand_math_intrinsics
+    expand_math_intrinsics(module)
+    # --- end vector math
     try:
         llmod = convert_module(module, fallback_target_triple=target)
     except NotImplementedError as err:
         raise _error(f"LLVM translation failed: {err}") from None
+    # --- vector math: define the libm helpers of passes/lowering/to_llvm/vector_math.py
+    from irtoolkit.passes.lowering.to_llvm.vector_math import add_vector_helpers
+    add_vector_helpers(llmod)
+    # --- end vector math
     for op in module.ops:
         if isinstance(op, llvm.FuncOp) and op.body.blocks:
             if op.linkage.linkage.data in ("internal", "private"):
@@ -256,7 +264,7 @@ def _spec_type(spec: ValueSpec) -> ir.Type:
 
 
 def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None,
-                  guard_key: int | None = None) -> str | None:
+                  guard_key: int | None = None, track: bool = False) -> str | None:
     """Add ``i64 @_irt_call_<name>(ptr frame)``, or return None when the lowered
     signature does not match the captured one. It returns 0, or with
     ``guard_key`` the size of a failed allocation (see ``add_allocation_guard``).
@@ -296,10 +304,16 @@ def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None,
 
     guarded = guard_key is not None
     if guarded:
-        # a failed allocation longjmps back here (see add_allocation_guard)
+        # a failed allocation or runtime check longjmps back here (see
+        # add_allocation_guard, add_check_handler)
         key = ir.Constant(i32, guard_key)
-        buf = b.alloca(ir.ArrayType(i64, JMPBUF_WORDS + 1), name="jmpbuf")
+        buf = b.alloca(ir.ArrayType(i64, JMPBUF_WORDS + FAIL_WORDS + TRACK_WORDS), name="jmpbuf")
         buf.align = 16
+        # no check failed (yet): message word 0; no tracked allocation
+        for k in [JMPBUF_WORDS + 1] + ([TRACK_AT, TRACK_AT + 1, TRACK_AT + 2] if track else []):
+            b.store(ir.Constant(i64, 0),
+                    b.gep(buf, [ir.Constant(i32, 0), ir.Constant(i32, k)], inbounds=True))
+        release = _release_function(llmod) if track else None
         prev = b.call(_declare(llmod, "pthread_getspecific", ir.FunctionType(ptr, [i32])), [key])
         setspec = _declare(llmod, "pthread_setspecific", ir.FunctionType(i32, [i32, ptr]))
         b.call(setspec, [key, buf])
@@ -312,6 +326,14 @@ def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None,
         b.position_at_end(fail_block)
         size_slot = b.gep(buf, [ir.Constant(i64, JMPBUF_WORDS * 8)], source_etype=i8)
         failed_size = b.load(size_slot, typ=i64)
+        # the failed check's message and values go to the frame's error words
+        err_word = sum(spec_words(s) for s in (*sig.inputs, *sig.outputs))
+        for k in range(FAIL_WORDS - 1):
+            w = b.load(b.gep(buf, [ir.Constant(i32, 0), ir.Constant(i32, JMPBUF_WORDS + 1 + k)],
+                             inbounds=True), typ=i64)
+            b.store(w, b.gep(frame, [ir.Constant(i64, (err_word + k) * 8)], source_etype=i8))
+        if release is not None:  # free what the failed call allocated
+            b.call(release, [buf, ir.Constant(ir.IntType(1), 1)])
         b.call(setspec, [key, prev])
         b.ret(failed_size)
         b.position_at_end(run_block)
@@ -339,6 +361,8 @@ def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None,
             b.store(v, p)
         word += spec_words(spec)
     if guarded:
+        if release is not None:  # the list only: live buffers are results
+            b.call(release, [buf, ir.Constant(ir.IntType(1), 0)])
         b.call(setspec, [key, prev])
     b.ret(ir.Constant(i64, 0))
     return name
@@ -348,6 +372,126 @@ def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None,
 
 GUARDED_MALLOC = "__irt_malloc"
 JMPBUF_WORDS = 64  # glibc's x86-64 jmp_buf is 25 words; room for any target
+# after the jmp_buf: status (failed allocation size, or 1 for a failed check),
+# then the failed check's message pointer, value flag, and two values
+FAIL_WORDS = 5
+# words after a function's argument and result slots in the frame: a failed
+# check's message pointer, value flag, two values (see add_interface)
+ERROR_WORDS = FAIL_WORDS - 1
+CHECK_FAILED = "__irt_check_failed"
+# with tracking (modules with run-time checks): after those, the list of the
+# buffers the running call malloc'ed and has not freed {ptr array, count, capacity}
+TRACK_WORDS = 3
+TRACK_AT = JMPBUF_WORDS + FAIL_WORDS
+TRACKED_FREE = "__irt_free"
+RELEASE = "__irt_release"
+
+
+def track_frees(module: ModuleOp) -> None:
+    """Route the ``free`` calls of ``module`` (llvm dialect) through
+    ``@__irt_free`` (``add_allocation_guard(track=True)`` defines it), which
+    drops the buffer from the call's allocation list."""
+    from xdsl.dialects import llvm
+    from xdsl.dialects.builtin import SymbolRefAttr
+
+    found = False
+    for op in module.walk():
+        if isinstance(op, llvm.CallOp) and op.callee is not None \
+                and op.callee.string_value() == "free":
+            op.callee = SymbolRefAttr(TRACKED_FREE)
+            found = True
+    if found:
+        from irtoolkit.passes.lowering.to_llvm.common import PTR
+
+        module.body.block.add_op(llvm.FuncOp(TRACKED_FREE, llvm.LLVMFunctionType([PTR]),
+                                             linkage=llvm.LinkageAttr("external")))
+
+
+def _track_word(b, buf, k: int):
+    import llvmlite.ir as ir
+
+    return b.gep(buf, [ir.Constant(ir.IntType(64), (TRACK_AT + k) * 8)], source_etype=ir.IntType(8))
+
+
+def _release_function(llmod: ir.Module) -> ir.Function:
+    """``void @__irt_release(ptr jmpbuf, i1 all)``: free the call's allocation
+    list, and with ``all`` every buffer still in it (after a failure)."""
+    import llvmlite.ir as ir
+
+    i64, ptr = ir.IntType(64), ir.PointerType()
+    fn = _declare(llmod, RELEASE, ir.FunctionType(ir.VoidType(), [ptr, ir.IntType(1)]))
+    if fn.blocks:
+        return fn
+    fn.linkage = "internal"
+    free = _declare(llmod, "free", ir.FunctionType(ir.VoidType(), [ptr]))
+    buf, everything = fn.args
+    entry = fn.append_basic_block("entry")
+    loop = fn.append_basic_block("loop")
+    body = fn.append_basic_block("body")
+    done = fn.append_basic_block("done")
+    b = ir.IRBuilder(entry)
+    arr = b.inttoptr(b.load(_track_word(b, buf, 0), typ=i64), ptr)
+    count = b.load(_track_word(b, buf, 1), typ=i64)
+    b.cbranch(everything, loop, done)
+    b.position_at_end(loop)
+    i = b.phi(i64)
+    i.add_incoming(ir.Constant(i64, 0), entry)
+    b.cbranch(b.icmp_signed("<", i, count), body, done)
+    b.position_at_end(body)
+    p = b.load(b.gep(arr, [i], source_etype=ptr), typ=ptr)
+    b.call(free, [p])
+    i.add_incoming(b.add(i, ir.Constant(i64, 1)), body)
+    b.branch(loop)
+    b.position_at_end(done)
+    b.call(free, [arr])
+    b.ret_void()
+    return fn
+
+
+def _add_tracked_free(llmod: ir.Module, key: int) -> None:
+    """``void @__irt_free(ptr p)``: drop ``p`` from the call's allocation list
+    (searched from the end: buffers die young), then ``free`` it."""
+    import llvmlite.ir as ir
+
+    i32, i64, ptr = ir.IntType(32), ir.IntType(64), ir.PointerType()
+    try:
+        fn = llmod.get_global(TRACKED_FREE)
+    except KeyError:
+        return
+    fn.linkage = "internal"
+    free = _declare(llmod, "free", ir.FunctionType(ir.VoidType(), [ptr]))
+    getspec = _declare(llmod, "pthread_getspecific", ir.FunctionType(ptr, [i32]))
+    (p,) = fn.args
+    entry = fn.append_basic_block("entry")
+    search = fn.append_basic_block("search")
+    loop = fn.append_basic_block("loop")
+    body = fn.append_basic_block("body")
+    found = fn.append_basic_block("found")
+    done = fn.append_basic_block("done")
+    b = ir.IRBuilder(entry)
+    buf = b.call(getspec, [ir.Constant(i32, key)])
+    b.cbranch(b.icmp_unsigned("==", buf, ir.Constant(ptr, None)), done, search)
+    b.position_at_end(search)
+    arr = b.inttoptr(b.load(_track_word(b, buf, 0), typ=i64), ptr)
+    count = b.load(_track_word(b, buf, 1), typ=i64)
+    b.branch(loop)
+    b.position_at_end(loop)
+    i = b.phi(i64)
+    i.add_incoming(count, search)
+    b.cbranch(b.icmp_signed(">", i, ir.Constant(i64, 0)), body, done)
+    b.position_at_end(body)
+    j = b.sub(i, ir.Constant(i64, 1))
+    slot = b.gep(arr, [j], source_etype=ptr)
+    i.add_incoming(j, body)
+    b.cbranch(b.icmp_unsigned("==", b.load(slot, typ=ptr), p), found, loop)
+    b.position_at_end(found)
+    last = b.sub(count, ir.Constant(i64, 1))
+    b.store(b.load(b.gep(arr, [last], source_etype=ptr), typ=ptr), slot)
+    b.store(last, _track_word(b, buf, 1))
+    b.branch(done)
+    b.position_at_end(done)
+    b.call(free, [p])
+    b.ret_void()
 
 
 def guard_allocations(module: ModuleOp) -> bool:
@@ -382,11 +526,15 @@ def _declare(llmod: ir.Module, name: str, fty: ir.FunctionType) -> ir.Function:
         return ir.Function(llmod, fty, name=name)
 
 
-def add_allocation_guard(llmod: ir.Module, key: int) -> None:
+def add_allocation_guard(llmod: ir.Module, key: int, track: bool = False) -> None:
     """Define ``ptr @__irt_malloc(i64 n)``: malloc, but a null result for a
     non-zero size (or a negative size) stores ``n`` after the thread's current
     jmp_buf (found under pthread key ``key``) and longjmps to the entry wrapper,
-    which returns ``n`` as its status."""
+    which returns ``n`` as its status.
+
+    With ``track``, each buffer is also appended to the running call's
+    allocation list (after the jmp_buf), so that a failed call frees what it
+    allocated (see ``_release_function``); ``@__irt_free`` removes it."""
     import llvmlite.ir as ir
 
     i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -413,7 +561,83 @@ def add_allocation_guard(llmod: ir.Module, key: int) -> None:
         b.store(n, b.gep(buf, [ir.Constant(i64, JMPBUF_WORDS * 8)], source_etype=i8))
         b.call(longjmp, [buf, ir.Constant(i32, 1)])
         b.unreachable()
+    if track:
+        _add_tracked_free(llmod, key)
+        realloc = _declare(llmod, "realloc", ir.FunctionType(ptr, [ptr, i64]))
+        buf = b.call(getspec, [ir.Constant(i32, key)])
+        with b.if_then(b.icmp_unsigned("!=", buf, ir.Constant(ptr, None)), likely=True):
+            count = b.load(_track_word(b, buf, 1), typ=i64)
+            cap = b.load(_track_word(b, buf, 2), typ=i64)
+            with b.if_then(b.icmp_signed(">=", count, cap), likely=False):
+                new_cap = b.select(b.icmp_signed("<", cap, ir.Constant(i64, 16)),
+                                   ir.Constant(i64, 16), b.mul(cap, ir.Constant(i64, 2)))
+                old = b.inttoptr(b.load(_track_word(b, buf, 0), typ=i64), ptr)
+                grown = b.call(realloc, [old, b.mul(new_cap, ir.Constant(i64, 8))])
+                with b.if_then(b.icmp_unsigned("==", grown, ir.Constant(ptr, None)), likely=False):
+                    free = _declare(llmod, "free", ir.FunctionType(ir.VoidType(), [ptr]))
+                    b.call(free, [p])
+                    b.store(n, b.gep(buf, [ir.Constant(i64, JMPBUF_WORDS * 8)], source_etype=i8))
+                    b.call(longjmp, [buf, ir.Constant(i32, 1)])
+                    b.unreachable()
+                b.store(b.ptrtoint(grown, i64), _track_word(b, buf, 0))
+                b.store(new_cap, _track_word(b, buf, 2))
+            arr = b.inttoptr(b.load(_track_word(b, buf, 0), typ=i64), ptr)
+            b.store(p, b.gep(arr, [count], source_etype=ptr))
+            b.store(b.add(count, ir.Constant(i64, 1)), _track_word(b, buf, 1))
     b.ret(p)
+
+
+def uses_runtime_checks(module: ModuleOp) -> bool:
+    """True if ``module`` (llvm dialect) calls ``@__irt_check_failed`` (lowered
+    ``cf.assert``: see ``passes/lowering/to_llvm/cf.py``)."""
+    from xdsl.dialects import llvm
+
+    for op in module.walk():
+        if isinstance(op, llvm.CallOp) and op.callee is not None \
+                and op.callee.string_value() == CHECK_FAILED:
+            return True
+    return False
+
+
+def add_check_handler(llmod: ir.Module, key: int) -> None:
+    """Define ``void @__irt_check_failed(ptr msg, i64 has_values, i64 a, i64 b)``
+    (a failed ``cf.assert``): store status 1, the message and the values after
+    the thread's current jmp_buf (pthread key ``key``) and longjmp to the entry
+    wrapper, which copies them to the frame's error words. Outside an entry
+    wrapper (no jmp_buf): print the message and abort, as MLIR does."""
+    import llvmlite.ir as ir
+
+    i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
+    ptr = ir.PointerType()
+    fn = _declare(llmod, CHECK_FAILED, ir.FunctionType(ir.VoidType(), [ptr, i64, i64, i64]))
+    if fn.blocks:
+        return
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")
+    fn.attributes.add("cold")
+    getspec = _declare(llmod, "pthread_getspecific", ir.FunctionType(ptr, [i32]))
+    longjmp = _declare(llmod, "longjmp", ir.FunctionType(ir.VoidType(), [ptr, i32]))
+    longjmp.attributes.add("noreturn")
+    puts = _declare(llmod, "puts", ir.FunctionType(i32, [ptr]))
+    abort = _declare(llmod, "abort", ir.FunctionType(ir.VoidType(), []))
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    msg, flag, x, y = fn.args
+    buf = b.call(getspec, [ir.Constant(i32, key)])
+    with b.if_then(b.icmp_unsigned("==", buf, ir.Constant(ptr, None)), likely=False):
+        b.call(puts, [msg])
+        b.call(abort, [])
+        b.unreachable()
+
+    def word(k: int):
+        return b.gep(buf, [ir.Constant(i64, (JMPBUF_WORDS + k) * 8)], source_etype=i8)
+
+    b.store(ir.Constant(i64, 1), word(0))
+    b.store(b.ptrtoint(msg, i64), word(1))
+    b.store(flag, word(2))
+    b.store(x, word(3))
+    b.store(y, word(4))
+    b.call(longjmp, [buf, ir.Constant(i32, 1)])
+    b.unreachable()
 
 
 def llvm_ir(module: ModuleOp, pipeline: str | None = None) -> str:

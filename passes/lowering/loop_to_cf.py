@@ -14,8 +14,9 @@ As MLIR's ``convert-scf-to-cf`` (which xDSL lacks for ``while``):
   carrying the reductions: each ``loop.reduce`` region is inlined with the
   accumulator and the new value.
 
-Outer ops are lowered before the ops nested in them; ops created here inherit
-the location of the op they replace.
+Outer ops are lowered before the ops nested in them, and the loops of a block
+from last to first, so that the pass is linear in the size of the program; ops
+created here inherit the location of the op they replace.
 """
 
 from __future__ import annotations
@@ -36,6 +37,30 @@ def _set_loc(ops, origin: Operation) -> None:
         new.location = origin.location
 
 
+def _split_block_before(block: Block, first: Operation) -> Block:
+    """``block.split_before(first)`` in O(#moved ops): xDSL's version looks the
+    block's index up (linear in the number of blocks of the region)."""
+    region = block.parent
+    assert region is not None and first.parent is block
+    a_last = first.prev_op
+    b_last = block._last_op  # pyright: ignore[reportPrivateUsage]
+    new = Block()
+    region.insert_block_after(new, block)
+    if a_last is None:
+        block._first_op = None  # pyright: ignore[reportPrivateUsage]
+    block._last_op = a_last  # pyright: ignore[reportPrivateUsage]
+    new._first_op = first  # pyright: ignore[reportPrivateUsage]
+    new._last_op = b_last  # pyright: ignore[reportPrivateUsage]
+    it: Operation | None = first
+    while it is not None:
+        it.parent = new
+        it = it._next_op  # pyright: ignore[reportPrivateUsage]
+    if a_last is not None:
+        a_last._next_op = None  # pyright: ignore[reportPrivateUsage]
+    first._prev_op = None  # pyright: ignore[reportPrivateUsage]
+    return new
+
+
 def _split_after(op: Operation) -> tuple[Block, Block]:
     """Split ``op``'s block: ops after ``op`` move to a new block right after it."""
     block = op.parent_block()
@@ -43,7 +68,7 @@ def _split_after(op: Operation) -> tuple[Block, Block]:
     nxt = op.next_op
     if nxt is None:
         raise op_error(op, "is the last op of its block (a terminator must follow it)")
-    end = block.split_before(nxt)
+    end = _split_block_before(block, nxt)
     return block, end
 
 
@@ -219,14 +244,19 @@ def lower_loops(module: ModuleOp) -> None:
     for op in list(module.walk()):
         if isinstance(op, loop.ParallelOp) and op.parent is not None:
             parallel_to_for(op, loop)
-    for op in list(module.walk()):
+    # Outer ops before the ops nested in them, and within a block the last
+    # loop first (reverse pre-order): each split then moves only the ops up to
+    # the next, already lowered, loop -- linear in the size of the block.
+    kinds = (loop.ForOp, loop.IfOp, loop.WhileOp)
+    todo = [op for op in module.walk(reverse=True) if isinstance(op, kinds)]
+    for op in todo:
         if op.parent is None:
             continue
         if isinstance(op, loop.ForOp):
             lower_for(op, loop)
         elif isinstance(op, loop.IfOp):
             lower_if(op, loop)
-        elif isinstance(op, loop.WhileOp):
+        else:
             lower_while(op, loop)
 
 

@@ -113,12 +113,79 @@ def shape(v: SSAValue) -> tuple[int, ...]:
     return tuple(t.get_shape())
 
 
-def result_dims(L: TensorLowering, res: SSAValue, known: Sequence[SSAValue | None]) -> list[SSAValue]:
-    """Sizes of result ``res``: static ones from its type, dynamic ones from ``known``."""
+# ---------------------------------------------------------------------------
+# run-time checks (what the verifier could not check statically)
+#
+# Each check is ``arith.cmpi`` + ``cf.assert`` with a message naming the op
+# (the assert inherits the op's location). Checks are emitted only where a
+# compared value is not a constant, so static shapes stay check-free. A
+# failing check raises ``RuntimeCheckError`` in compiled code (to_llvm/cf.py
+# reports the two compared values) and a located diagnostic in the interpreter.
+# ---------------------------------------------------------------------------
+
+
+def _const(L: TensorLowering, v: SSAValue) -> int | None:
+    """The value of an integer constant (of the pass or of the program), else None."""
+    c = L.const_values.get(v)
+    if c is not None:
+        return c  # type: ignore[return-value]
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def _is_const(L: TensorLowering, v: SSAValue) -> bool:
+    return _const(L, v) is not None
+
+
+def check_cmp(L: TensorLowering, op: Operation, pred: str, a: SSAValue, b: SSAValue, what: str) -> None:
+    """Assert ``a <pred> b`` (index values) at run time, unless both are constants
+    (then the verifier has checked it, or it holds)."""
+    from xdsl.dialects import cf
+
+    ca, cb = _const(L, a), _const(L, b)
+    if ca is not None and cb is not None:
+        ops = {"eq": ca == cb, "ne": ca != cb, "ult": 0 <= ca < cb if cb >= 0 else False,
+               "ule": 0 <= ca <= cb if cb >= 0 else False, "sge": ca >= cb}
+        if ops.get(pred, False):
+            return
+    ok = L.emit1(arith.CmpiOp(a, b, pred))
+    L.emit(cf.AssertOp(ok, f"'{op.name}' op {what}"))
+
+
+def check_eq(L: TensorLowering, op: Operation, a: SSAValue, b: SSAValue, what: str) -> None:
+    if a is b:
+        return
+    check_cmp(L, op, "eq", a, b, what)
+
+
+def check_nonnegative(L: TensorLowering, op: Operation, v: SSAValue, what: str) -> None:
+    check_cmp(L, op, "sge", v, L.index(0), what)
+
+
+def check_in_bounds(L: TensorLowering, op: Operation, idx: Sequence[SSAValue],
+                    dims: Sequence[SSAValue]) -> None:
+    """0 <= idx[k] < dims[k] (one unsigned compare per index)."""
+    for k, (i, d) in enumerate(zip(idx, dims)):
+        check_cmp(L, op, "ult", i, d, f"index out of bounds in dim {k} (index vs dim size)")
+
+
+def result_dims(L: TensorLowering, res: SSAValue, known: Sequence[SSAValue | None],
+                check: bool = True) -> list[SSAValue]:
+    """Sizes of result ``res``: static ones from its type, dynamic ones from ``known``.
+
+    With ``check``, a static result size whose ``known`` size is a run-time
+    value is checked at run time against it."""
     out = []
     for i, s in enumerate(shape(res)):
         if s != DYNAMIC_INDEX:
             out.append(L.index(s))
+            k = known[i] if check and i < len(known) else None
+            if k is not None and not _is_const(L, k):
+                check_eq(L, res.owner, k, out[-1],  # type: ignore[arg-type]
+                         f"result dim {i} does not match the operands at run time "
+                         "(operand size vs result type)")
         else:
             k = known[i] if i < len(known) else None
             if k is None:
@@ -273,6 +340,7 @@ def _elementwise(L: TensorLowering, op: Operation, fn: Callable[[list[SSAValue]]
     tensors = [v for v in op.operands if isinstance(v.type, TensorType)]
     real = [v for v in tensors if v not in L.splats]
     first_dims = L.dims(real[0]) if real and any(s == DYNAMIC_INDEX for s in shape(res)) else []
+    _check_same_shapes(L, op, real, first_dims)
     dims = result_dims(L, res, first_dims)
     out = fresh(L, res, dims)
     srcs = [(None, L.splats[v]) if v in L.splats else (L.buf(v), None) for v in tensors]
@@ -281,6 +349,33 @@ def _elementwise(L: TensorLowering, op: Operation, fn: Callable[[list[SSAValue]]
         L.store(fn([x if b is None else L.load(b, ivs) for b, x in srcs]), out, ivs)
 
     L.for_each(dims, body)
+
+
+def _check_same_shapes(L: TensorLowering, op: Operation, real: list[SSAValue],
+                       first_dims: list[SSAValue]) -> None:
+    """Elementwise operands (and the result type) agree in every dim that is
+    dynamic somewhere; static shapes emit nothing."""
+    res = op.results[0]
+    shapes = [shape(v) for v in real]
+    rshape = shape(res)
+    if DYNAMIC_INDEX not in rshape and all(DYNAMIC_INDEX not in s for s in shapes):
+        return
+    number = {v: i for i, v in reversed(list(enumerate(op.operands)))}
+    dims = {v: (first_dims if k == 0 and first_dims else L.dims(v)) for k, v in enumerate(real)}
+    for k in range(len(rshape)):
+        if all(s[k] != DYNAMIC_INDEX for s in shapes):
+            continue  # equal (verified) and matching the result (verified)
+        ref = real[0]
+        for v in real[1:]:
+            if v is ref or (shape(ref)[k] != DYNAMIC_INDEX and shape(v)[k] != DYNAMIC_INDEX):
+                continue
+            check_eq(L, op, dims[ref][k], dims[v][k],
+                     f"operand shapes differ at run time: dim {k} of operand #{number[ref]} "
+                     f"vs operand #{number[v]}")
+        if rshape[k] != DYNAMIC_INDEX and shape(ref)[k] == DYNAMIC_INDEX:
+            check_eq(L, op, dims[ref][k], L.index(rshape[k]),
+                     f"operand shape differs from the result type at run time: dim {k} of "
+                     f"operand #{number[ref]} vs the result")
 
 
 # Ops that read a splat operand as the scalar it repeats (no buffer needed).
@@ -351,12 +446,16 @@ def lower_matmul(L: TensorLowering, op: Operation) -> None:
         _matmul_ikj(L, op)
 
 
+_CONTRACT = "contracting dimensions differ at run time (operand #0 vs operand #1)"
+
+
 def _matmul_ijk(L: TensorLowering, op: Operation) -> None:
     """i-j-k nest with a scalar accumulator (small static matmuls: LLVM unrolls it)."""
     a, b = op.operands[0], op.operands[1]
     res = op.results[0]
     ra, rb = len(shape(a)), len(shape(b))
     da, db = L.dims(a), L.dims(b)
+    check_eq(L, op, da[-1], db[0], _CONTRACT)
     # result dims: rows of a (if a is a matrix), columns of b (if b is a matrix)
     known: list[SSAValue | None] = []
     if ra == 2:
@@ -395,6 +494,7 @@ def _matmul_ikj(L: TensorLowering, op: Operation) -> None:
         _matmul_ijk(L, op)
         return
     da, db = L.dims(a), L.dims(b)
+    check_eq(L, op, da[-1], db[0], _CONTRACT)
     known: list[SSAValue | None] = [da[0], db[1]] if ra == 2 else [db[1]]
     dims = result_dims(L, res, known)
     out = fresh(L, res, dims)
@@ -586,6 +686,7 @@ def _matmul_gemm(L: TensorLowering, op: Operation, sym: str, ta: bool, tb: bool)
         N, ldb = (db[0], db[1]) if tb else (db[1], db[1])
     else:
         N, ldb = one, one
+    check_eq(L, op, K, (db[1] if tb else db[0]) if rb == 2 else db[0], _CONTRACT)
     known: list[SSAValue | None] = ([M] if ra == 2 else []) + ([N] if rb == 2 else [])
     dims = result_dims(L, res, known)
     out = fresh(L, res, dims)
@@ -637,7 +738,20 @@ def lower_broadcast(L: TensorLowering, op: Operation) -> None:
         for i, s in enumerate(rshape):
             if s == DYNAMIC_INDEX:
                 known[i] = L.val(next(it))
-    dims = result_dims(L, res, known)
+                check_nonnegative(L, op, known[i], f"result size of dim {i} is negative (size vs 0)")
+    dims = result_dims(L, res, known, check=False)
+    # each source dim is 1 (it expands) or the size of the result dim it maps to
+    for i, d in enumerate(bdims):
+        if sshape[i] == 1 or (sshape[i] != DYNAMIC_INDEX and rshape[d] != DYNAMIC_INDEX):
+            continue
+        got = sd[i]
+        if sshape[i] == DYNAMIC_INDEX:
+            if got is dims[d]:
+                continue
+            is1 = L.emit1(arith.CmpiOp(got, L.index(1), "eq"))
+            got = L.emit1(arith.SelectOp(is1, dims[d], got))
+        check_eq(L, op, got, dims[d], f"cannot broadcast at run time: operand dim {i} is neither 1 "
+                                      f"nor the size of result dim {d} (operand size vs result size)")
     out = fresh(L, res, dims)
     b = L.buf(src)
 
@@ -709,11 +823,18 @@ def lower_reduce_max(L: TensorLowering, op: Operation) -> None:
 # ---------------------------------------------------------------------------
 
 
+def _check_sizes(L: TensorLowering, op: Operation, sizes: Sequence[SSAValue | None]) -> None:
+    for i, v in enumerate(sizes):
+        if v is not None:
+            check_nonnegative(L, op, v, f"size of dim {i} is negative (size vs 0)")
+
+
 @rule("tensor.empty")
 def lower_empty(L: TensorLowering, op: Operation) -> None:
     res = op.results[0]
     dyn = iter([L.val(v) for v in op.operands])
     known = [next(dyn) if s == DYNAMIC_INDEX else None for s in shape(res)]
+    _check_sizes(L, op, known)
     fresh(L, res, result_dims(L, res, known))
 
 
@@ -725,6 +846,7 @@ def lower_splat(L: TensorLowering, op: Operation) -> None:
         return
     dyn = iter([L.val(v) for v in op.operands[1:]])
     known = [next(dyn) if s == DYNAMIC_INDEX else None for s in shape(res)]
+    _check_sizes(L, op, known)
     dims = result_dims(L, res, known)
     out = fresh(L, res, dims)
     L.for_each(dims, lambda ivs: L.store(x, out, ivs))
@@ -734,9 +856,11 @@ def lower_splat(L: TensorLowering, op: Operation) -> None:
 def lower_extract(L: TensorLowering, op: Operation) -> None:
     t = op.operands[0]
     if t in L.splats:
+        check_in_bounds(L, op, [L.val(v) for v in op.operands[1:]], [L.index(d) for d in shape(t)])
         L.set_result(op.results[0], L.splats[t])
         return
     idx = [L.val(v) for v in op.operands[1:]]
+    check_in_bounds(L, op, idx, L.dims(t))
     L.set_result(op.results[0], L.load(L.buf(t), idx))
 
 
@@ -744,6 +868,7 @@ def lower_extract(L: TensorLowering, op: Operation) -> None:
 def lower_insert(L: TensorLowering, op: Operation) -> None:
     scalar, dest = op.operands[0], op.operands[1]
     idx = [L.val(v) for v in op.operands[2:]]
+    check_in_bounds(L, op, idx, L.dims(dest))
     x = L.val(scalar)
     b = L.buf(dest) if L.try_consume(dest) else L.copy(L.buf(dest))
     L.store(x, b, idx)
@@ -779,6 +904,30 @@ def _slice_params(L: TensorLowering, op: Operation) -> tuple[list[SSAValue], lis
     return [as_val(o) for o in offs], sizes, [as_val(s) for s in strides]
 
 
+def _check_slice(L: TensorLowering, op: Operation, offs: list[SSAValue], sizes: list[SSAValue | int],
+                 strides: list[SSAValue], big: list[SSAValue]) -> None:
+    """Every slice dim lies in the big tensor (as the interpreter checks): size
+    and offset >= 0, end <= dim size with end = offset + (size - 1) * stride + 1
+    (0 when size is 0: an empty slice may start anywhere). Nothing is emitted
+    for a dim whose offset, size, stride and size of the big tensor are all
+    static (the verifier checks it)."""
+    for d, (o, n, st, b) in enumerate(zip(offs, sizes, strides, big)):
+        if isinstance(n, int) and _is_const(L, o) and _is_const(L, st) and _is_const(L, b):
+            continue
+        if not isinstance(n, int):
+            check_nonnegative(L, op, n, f"slice size of dim {d} is negative (size vs 0)")
+        check_nonnegative(L, op, o, f"slice offset of dim {d} is negative (offset vs 0)")
+        if isinstance(n, int) and n == 0:
+            continue
+        nv = L.index(n) if isinstance(n, int) else n
+        last = L.index_add(o, L.index_mul(L.emit1(arith.SubiOp(nv, L.index(1))), st))
+        end = L.emit1(arith.AddiOp(last, L.index(1)))
+        if not isinstance(n, int):
+            is0 = L.emit1(arith.CmpiOp(nv, L.index(0), "eq"))
+            end = L.emit1(arith.SelectOp(is0, L.index(0), end))
+        check_cmp(L, op, "ule", end, b, f"slice out of bounds in dim {d} (slice end vs dim size)")
+
+
 def _kept_dims(sizes: Sequence[SSAValue | int], small_shape: Sequence[int]) -> list[int]:
     """Which slice dims appear in the (possibly rank-reduced) slice tensor."""
     if len(small_shape) == len(sizes):
@@ -811,6 +960,7 @@ def lower_extract_slice(L: TensorLowering, op: Operation) -> None:
     src, res = op.operands[0], op.results[0]
     offs, sizes, strides = _slice_params(L, op)
     kept = _kept_dims(sizes, shape(res))
+    _check_slice(L, op, offs, sizes, strides, L.dims(src))
     known = [sizes[d] if isinstance(sizes[d], SSAValue) else None for d in kept]
     dims = result_dims(L, res, known)
     out = fresh(L, res, dims)
@@ -823,6 +973,12 @@ def lower_insert_slice(L: TensorLowering, op: Operation) -> None:
     src, dest = op.operands[0], op.operands[1]
     offs, sizes, strides = _slice_params(L, op)
     kept = _kept_dims(sizes, shape(src))
+    _check_slice(L, op, offs, sizes, strides, L.dims(dest))
+    sd = L.dims(src)
+    for k, d in enumerate(kept):
+        n = sizes[d]
+        check_eq(L, op, sd[k], L.index(n) if isinstance(n, int) else n,
+                 f"source dim {k} does not match the slice size at run time (source size vs slice size)")
     sb = L.buf(src)
     in_place = src is not dest and L.try_consume(dest)
     b = L.buf(dest) if in_place else L.copy(L.buf(dest))
@@ -889,8 +1045,22 @@ def lower_expand_shape(L: TensorLowering, op: Operation) -> None:
             for d in g:
                 if d != missing[0]:
                     prod = L.emit1(arith.MuliOp(prod, known[d] if rshape[d] == DYNAMIC_INDEX else L.index(rshape[d])))  # type: ignore[arg-type]
+            check_cmp(L, op, "ne", prod, L.index(0),
+                      f"cannot infer result dim {missing[0]}: the other sizes of its group multiply to 0")
             known[missing[0]] = L.emit1(arith.DivUIOp(s, prod))
     dims = result_dims(L, res, known)
+    # each source dim is the product of its group of result dims
+    for j, (g, s) in enumerate(zip(groups, sd)):
+        if _is_const(L, s) and all(rshape[d] != DYNAMIC_INDEX for d in g):
+            continue
+        for d in g:
+            if rshape[d] == DYNAMIC_INDEX:
+                check_nonnegative(L, op, dims[d], f"result size of dim {d} is negative (size vs 0)")
+        prod = L.index(1)
+        for d in g:
+            prod = L.index_mul(prod, dims[d])
+        check_eq(L, op, prod, s, f"reassociation group {j} does not match source dim {j} at run time "
+                                 "(product of result sizes vs source size)")
 
     def src_index(ivs: list[SSAValue]) -> list[SSAValue]:
         idx = []
@@ -918,9 +1088,10 @@ def lower_cast(L: TensorLowering, op: Operation) -> None:
     if not isinstance(res.type, TensorType):
         raise unsupported(op, "casting to an unranked tensor")
     sd = L.dims(src)
-    out = fresh(L, res, sd)
+    dims = result_dims(L, res, sd)
+    out = fresh(L, res, dims)
     b = L.buf(src)
-    L.for_each(sd, lambda ivs: L.store(L.load(b, ivs), out, ivs))
+    L.for_each(dims, lambda ivs: L.store(L.load(b, ivs), out, ivs))
 
 
 @rule("tensor.concat")
@@ -931,8 +1102,13 @@ def lower_concat(L: TensorLowering, op: Operation) -> None:
     first = op.operands[0]
     fd = L.dims(first)
     total = fd[axis]
-    for v in op.operands[1:]:
-        total = L.emit1(arith.AddiOp(total, L.dims(v)[axis]))
+    for j, v in enumerate(op.operands[1:], 1):
+        vd = L.dims(v)
+        for k in range(len(fd)):
+            if k != axis:
+                check_eq(L, op, fd[k], vd[k], f"operand shapes differ at run time: dim {k} of "
+                                              f"operand #0 vs operand #{j}")
+        total = L.emit1(arith.AddiOp(total, vd[axis]))
     known = list(fd)
     known[axis] = total
     dims = result_dims(L, res, known)
@@ -1072,8 +1248,18 @@ def lower_reshape(L: TensorLowering, op: Operation) -> None:
             known.append(v)
         else:
             known.append(None)
+    for i, v in enumerate(known):
+        if v is not None:
+            check_nonnegative(L, op, v, f"result size of dim {i} is negative (size vs 0)")
     dims = result_dims(L, res, known)
     sd = L.dims_of_buf(sb)
+    if any(not _is_const(L, d) for d in (*dims, *sd)):
+        n_res, n_src = L.index(1), L.index(1)
+        for d in dims:
+            n_res = L.index_mul(n_res, d)
+        for d in sd:
+            n_src = L.index_mul(n_src, d)
+        check_eq(L, op, n_res, n_src, "element counts differ at run time (result vs source)")
 
     def src_index(ivs: list[SSAValue]) -> list[SSAValue]:
         lin = L.index(0)

@@ -322,6 +322,40 @@ class MatmulWithSplat(RewritePattern):
 SIMPLIFICATIONS: tuple[RewritePattern, ...] = (
     NeutralOperand(), ReduceOfBroadcast(), ReduceOfTranspose(), MatmulWithSplat(),
 )
+_SIMPLIFIABLE = (T.MulOp, T.AddOp, T.SubOp, T.DivOp, T.ReduceSumOp, T.ReduceMaxOp, T.MatmulOp)
+
+
+def simplify_module(top: Operation, max_rounds: int = 4) -> int:
+    """Apply SIMPLIFICATIONS until nothing changes (a cheap driver: only the op kinds they
+    match are visited); then erase the tensor ops and constants left dead. Returns the
+    number of rewrites."""
+    count = 0
+    candidates = [o for o in top.walk() if isinstance(o, _SIMPLIFIABLE)]
+    touched: list[Operation] = []
+    for _ in range(max_rounds):
+        if not candidates:
+            break
+        fresh: list[Operation] = []
+        for o in candidates:
+            if o.parent is None:
+                continue
+            operands = [v.owner for v in o.operands if isinstance(v.owner, Operation)]
+            users = [u.operation for r in o.results for u in r.uses]
+            for pat in SIMPLIFICATIONS:
+                rewriter = PatternRewriter(o)
+                rewriter.operation_insertion_handler.append(
+                    lambda n: fresh.append(n) if isinstance(n, _SIMPLIFIABLE) else None
+                )
+                pat.match_and_rewrite(o, rewriter)
+                if rewriter.has_done_action:
+                    count += 1
+                    touched.extend(operands)
+                    # users may match now (x * 1 feeding a reduce, ...)
+                    fresh.extend(u for u in users if isinstance(u, _SIMPLIFIABLE))
+                    break
+        candidates = fresh
+    _erase_dead([o for o in touched if o.parent is not None])
+    return count
 
 
 # ---------------------------------------------------------------------------
@@ -749,10 +783,6 @@ class TensorFusePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.simplify:
-            PatternRewriteWalker(
-                GreedyRewritePatternApplier(list(SIMPLIFICATIONS)), apply_recursively=True
-            ).rewrite_module(op)
-            dead = [o for o in op.walk() if (o.name.startswith("tensor.") or isinstance(o, arith.ConstantOp))]
-            _erase_dead(dead)
+            simplify_module(op)
         if self.fuse:
             fuse_region_ops(op)

@@ -3,7 +3,8 @@
 Arguments of non-entry blocks get their LLVM types (the entry block belongs to
 the function signature, converted by ``convert-func-to-llvm``). ``cf.switch``
 becomes a chain of ``llvm.icmp`` + ``llvm.cond_br``; ``cf.assert`` branches to a
-block that prints the message with ``puts`` and calls ``abort``.
+cold block calling ``@__irt_check_failed`` (see :func:`lower_assert`): in the
+JIT a failed assertion raises ``irtoolkit.runtime.RuntimeCheckError``.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i8, i32
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i8
 from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 
+from irtoolkit.diagnostics import location_of
 from irtoolkit.passes.lowering.to_llvm.common import (
+    I64,
     PTR,
     Lowering,
     convert_block_args,
@@ -76,8 +79,33 @@ def lower_switch(rw: Lowering, op: cf.SwitchOp) -> None:
     rw.replace([])
 
 
+CHECK_FAILED = "__irt_check_failed"
+
+
+def _compared_values(rw: Lowering, cond) -> tuple[object, object] | None:
+    """The two i64 operands of the ``llvm.icmp`` computing ``cond`` (to report
+    them when the check fails), or None."""
+    owner = cond.owner
+    if isinstance(owner, llvm.ICmpOp) and owner.lhs.type == I64 and owner.rhs.type == I64:
+        return owner.lhs, owner.rhs
+    return None
+
+
+def assert_message_text(op: cf.AssertOp) -> str:
+    """``file\x1fline\x1fcol\x1fmessage`` (empty location fields when unknown)."""
+    loc = location_of(op)
+    where = f"{loc.file}\x1f{loc.line}\x1f{loc.col}" if loc is not None else "\x1f\x1f"
+    return f"{where}\x1f{op.msg.data}"
+
+
 def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
+    """Branch to a cold block calling ``@__irt_check_failed(msg, has_values, a, b)``
+    (``msg``: a global ``file\x1fline\x1fcol\x1fmessage``; ``a``, ``b``: the
+    operands of the comparison computing the condition, when it is one). The JIT
+    defines that function to jump back to the entry point and raise
+    ``RuntimeCheckError`` (outside the JIT: print the message and abort)."""
     cond = rw.value(op.arg)
+    values = _compared_values(rw, cond)
     block = rw.block
     region = block.parent
     assert region is not None
@@ -87,11 +115,10 @@ def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
     br = llvm.CondBrOp(cond, cont, [], fail, [])
     br.location = op.location
     block.add_op(br)
-    # the failure block: puts(message); abort(); unreachable
     module = op
     while not isinstance(module, ModuleOp):
         module = module.parent_op()  # type: ignore[assignment]
-    text = f"assertion failed: {op.msg.data}\0"
+    text = assert_message_text(op) + "\0"
     raw = text.encode()
     name = _unique_global_name(module)
     gtype = llvm.LLVMArrayType(len(raw), i8)
@@ -99,13 +126,20 @@ def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
     glob.location = op.location
     module.body.block.insert_op_before(glob, module.body.block.first_op) \
         if module.body.block.first_op is not None else module.body.block.add_op(glob)
-    declare_function(op, "puts", llvm.LLVMFunctionType([PTR], i32))
-    declare_function(op, "abort", llvm.LLVMFunctionType([]))
+    declare_function(op, CHECK_FAILED, llvm.LLVMFunctionType([PTR, I64, I64, I64]))
     addr = llvm.AddressOfOp(name, PTR)
-    call_puts = llvm.CallOp("puts", addr.results[0], return_type=i32)
-    call_abort = llvm.CallOp("abort")
-    unreachable = llvm.UnreachableOp()
-    for new in (addr, call_puts, call_abort, unreachable):
+    new_ops: list[Operation] = [addr]
+    if values is not None:
+        flag = llvm.ConstantOp(IntegerAttr(1, I64), I64)
+        args = [addr.results[0], flag.results[0], *values]
+        new_ops.append(flag)
+    else:
+        zero = llvm.ConstantOp(IntegerAttr(0, I64), I64)
+        args = [addr.results[0], zero.results[0], zero.results[0], zero.results[0]]
+        new_ops.append(zero)
+    new_ops.append(llvm.CallOp(CHECK_FAILED, *args))
+    new_ops.append(llvm.UnreachableOp())
+    for new in new_ops:
         new.location = op.location
         fail.add_op(new)
     op.detach()

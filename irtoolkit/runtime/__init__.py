@@ -55,7 +55,11 @@ a, b)`` when they fail; it longjmps back to the wrapper the same way, which
 copies the message pointer and the two compared values to the frame's
 ``ERROR_WORDS`` words after the result slots; Python raises
 ``RuntimeCheckError`` (a ``DiagnosticError`` and a ``ValueError``) naming the
-op, its ``file:line:col`` and the mismatch. No result is written. In the JIT, functions defined in the
+op, its ``file:line:col`` and the mismatch. No result is written. In a module
+with such checks, ``@__irt_malloc`` also records each buffer in a per-call list
+(after the jmp_buf; ``free`` goes through ``@__irt_free``, which drops it), and
+a failed call (check or allocation) frees every buffer still listed: repeated
+failing calls do not leak. Modules without checks skip that bookkeeping. In the JIT, functions defined in the
 module are renamed ``__irt_fn_<name>`` so that C library calls LLVM emits
 (``pow`` for ``llvm.pow``) never bind to a user function of the same name;
 external symbols of the machine code are checked before loading (an unknown

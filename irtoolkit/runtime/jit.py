@@ -515,6 +515,11 @@ class Executable:
         track = guarded and checked
         if track:
             track_frees(lowered)
+        # --- vector math: exp/log/tanh/sin/cos intrinsic calls to vectorizable arithmetic
+        # (passes/lowering/to_llvm/vector_math.py; to_llvmlite defines its libm helpers)
+        from irtoolkit.passes.lowering.to_llvm.vector_math import expand_math_intrinsics
+        expand_math_intrinsics(lowered)
+        # --- end vector math
         llmod = to_llvmlite(lowered)
         key = _pthread_key() if guarded or checked else None
         if guarded:

@@ -209,10 +209,6 @@ def to_llvmlite(module: ModuleOp, mangle: bool = False) -> ir.Module:
     if mangle:
         mangle_functions(module)
     target = host_triple()
-    # --- vector math: exp/log/tanh/sin/cos intrinsics to vectorizable arithmetic
-    from irtoolkit.passes.lowering.to_llvm.vector_math import expand_math_intrinsics
-    expand_math_intrinsics(module)
-    # --- end vector math
     try:
         llmod = convert_module(module, fallback_target_triple=target)
     except NotImplementedError as err:

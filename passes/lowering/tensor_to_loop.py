@@ -639,6 +639,12 @@ class LowerTensorToLoopPass(ModulePass):
     blas_threshold: int = 4096
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from irtoolkit.passes.lowering.to_llvm.common import paused_gc
+
+        with paused_gc():
+            self._apply(op)
+
+    def _apply(self, op: ModuleOp) -> None:
         if not _has_tensor_types(op):
             return
         lowering = TensorLowering(op, self)

@@ -1006,6 +1006,13 @@ def lower_collapse_shape(L: TensorLowering, op: Operation) -> None:
     sd = L.dims(src)
     known: list[SSAValue | None] = []
     for g in groups:
+        consts = [_const(L, sd[d]) for d in g]
+        if None not in consts:  # static group: a constant (no run-time check)
+            n = 1
+            for c in consts:
+                n *= c  # type: ignore[operator]
+            known.append(L.index(n))
+            continue
         size = sd[g[0]]
         for d in g[1:]:
             size = L.emit1(arith.MuliOp(size, sd[d]))

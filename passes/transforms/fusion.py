@@ -37,7 +37,10 @@ At the tensor level, before bufferization. Two steps:
          loop.yield %o2 : tensor<...>
        }
 
-   (``lower-tensor-to-loop`` updates such carried tensors in place). Full
+   (``lower-tensor-to-loop`` updates such carried tensors in place). A float
+   reduction of a tree holding ops with vectorizable kernels (``VECTOR_MATH_OPS``) is
+   not fused into the tree's nest: a carried float accumulator stops LLVM from
+   vectorizing the loop (the tree is fused, the reduction stays). Other full
    reductions carry a scalar accumulator instead and ``tensor.extract %s[]`` of
    their 0-d result reads the accumulator; partial reductions loop over the kept
    dims (carrying the output tensor) around the reduced dims (carrying a
@@ -61,7 +64,6 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
-    DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -71,12 +73,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from irtoolkit.diagnostics import DiagnosticError, inherit_location
@@ -705,6 +702,30 @@ def _analyse_block(block: Block) -> list[_Group]:
     return groups
 
 
+#: ops lowered to vectorizable polynomial kernels (to_llvm/vector_math.py): a loop computing
+#: them vectorizes, unless it also carries a float accumulator (LLVM does not reassociate
+#: it), so a float reduction of a tree holding them is not fused into that tree's loop
+VECTOR_MATH_OPS = (T.ExpOp, T.LogOp, T.TanhOp, T.SinOp, T.CosOp, T.LogisticOp)
+
+
+def _split_vector_math_reductions(groups: list[_Group]) -> list[_Group]:
+    out = []
+    for g in groups:
+        if (
+            _is_reduce(g.root)
+            and _is_float(_elem(g.root.results[0]))
+            and len(g.members) > 1
+            and any(isinstance(m, VECTOR_MATH_OPS) for m in g.members)
+        ):
+            rest = _Group(g.members[1])  # the reduce operand's definition: the tree's sink
+            for m in g.members[1:]:
+                rest.add(m)
+            out.append(rest)
+            continue
+        out.append(g)
+    return out
+
+
 def _worth_fusing(g: _Group) -> bool:
     if len(g.members) >= 2:
         return True
@@ -766,7 +787,7 @@ def fuse_region_ops(top: Operation) -> int:
     blocks = [b for o in top.walk() for r in o.regions for b in r.blocks]
     n = 0
     for b in blocks:
-        for g in _analyse_block(b):
+        for g in _split_vector_math_reductions(_analyse_block(b)):
             if _worth_fusing(g) and _fuse_group(g):
                 n += 1
     return n

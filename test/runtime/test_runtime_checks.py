@@ -78,6 +78,11 @@ func.func @cast(%a: tensor<?xf64>) -> tensor<3xf64> {
   %c = tensor.cast %a : tensor<?xf64> to tensor<3xf64>
   return %c : tensor<3xf64>
 }
+func.func @leaky(%x: tensor<?x?xf64>, %y: tensor<?x?xf64>) -> tensor<?x?xf64> {
+  %e = tensor.exp %x : tensor<?x?xf64>
+  %c = tensor.matmul %e, %y : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
+  return %c : tensor<?x?xf64>
+}
 func.func @chain(%x: tensor<?xf64>, %y: tensor<?xf64>) -> tensor<?xf64> {
   %e = tensor.exp %x : tensor<?xf64>
   %f = tensor.mul %e, %e : tensor<?xf64>
@@ -137,8 +142,29 @@ FAILING = [
     ("reshape", (r(6), np.array([-2, -3], np.int64)), "tensor.reshape", "tensor.reshape", "negative"),
     ("empty", (-2, -3), "tensor.empty", "tensor.empty", "negative"),
     ("cast", (r(4),), "tensor.cast", "tensor.cast", "dim 0"),
+    ("leaky", (np.ones((2, 3)), np.ones((4, 2))), "tensor.matmul", "%c = tensor.matmul %e, %y",
+     "contracting dimensions differ"),
     ("chain", (r(3), r(4)), "tensor.add", "%z = tensor.add %f, %y", "operand shapes differ"),
+    ("chain", (r(4), r(3)), "tensor.add", "%z = tensor.add %f, %y", "operand shapes differ"),
 ]
+
+# `tensor-fuse` (in the default pipeline) rewrites elementwise chains into loops
+# of tensor.extract without checking that the leaves' dynamic dims agree: the
+# bounds checks of tensor.extract catch some cases (under the wrong op), the
+# others silently compute on the smaller size. Fixed when the fusion pass
+# emits the shape checks (tensor.dim + arith.cmpi + cf.assert) itself.
+FUSION_BUG = pytest.mark.xfail(
+    strict=True, reason="tensor-fuse drops the dynamic shape checks of fused elementwise ops")
+COMPILED_XFAIL = {("chain", 3, 4), ("chain", 4, 3)}
+
+
+def _compiled_cases():
+    out = []
+    for k, c in enumerate(FAILING):
+        key = (c[0], *(len(a) for a in c[1])) if c[0] == "chain" else None
+        marks = [FUSION_BUG] if key in COMPILED_XFAIL else []
+        out.append(pytest.param(*c, marks=marks, id=f"{c[0]}-{k}"))
+    return out
 
 FIXED_LINES = {"extract_static": line_of("%e = tensor.extract %t[%i] : tensor<4xf64>")}
 
@@ -147,8 +173,7 @@ def _expected_line(fn: str, marker: str) -> int:
     return FIXED_LINES.get(fn) or line_of(marker)
 
 
-@pytest.mark.parametrize("fn, args, opname, marker, fragment", FAILING,
-                         ids=[f"{c[0]}-{k}" for k, c in enumerate(FAILING)])
+@pytest.mark.parametrize("fn, args, opname, marker, fragment", _compiled_cases())
 def test_compiled_check_raises(exe, fn, args, opname, marker, fragment):
     with pytest.raises(RuntimeCheckError) as info:
         exe[fn](*args)
@@ -198,6 +223,7 @@ def test_valid_calls(exe, module):
     assert exe.empty(2, 0).shape == (2, 0)
     np.testing.assert_array_equal(exe.cast(r(3)), r(3))
     np.testing.assert_allclose(exe.chain(r(3), r(3)), np.exp(r(3)) ** 2 + r(3))
+    np.testing.assert_allclose(exe.leaky(a, b), np.exp(a) @ b)
     # the interpreter agrees on the valid calls
     np.testing.assert_array_equal(irt.interpret(module, "add", r(4), r(4)), r(4) * 2)
 
@@ -216,20 +242,50 @@ def _rss_kb() -> int:
 
 
 def test_many_failures_no_leak_no_crash(exe):
-    big = np.ones(20000)  # 160 kB per temporary: a leak of 1000 calls shows clearly
-    small = np.ones(3)
+    """The buffer of tensor.exp is allocated before the matmul check fails: the
+    failed call frees it."""
+    big = np.ones((100, 200))  # 160 kB per temporary: a leak of 1000 calls shows clearly
+    small = np.ones((3, 3))
     for _ in range(50):  # warm up
         with pytest.raises(RuntimeCheckError):
-            exe.chain(big, small)
+            exe.leaky(big, small)
     gc.collect()
     before = _rss_kb()
     for _ in range(1000):
         with pytest.raises(RuntimeCheckError):
-            exe.chain(big, small)
+            exe.leaky(big, small)
         with pytest.raises(RuntimeCheckError):
-            exe.add(small, big)
+            exe.add(r(3), r(20000))
     gc.collect()
     grown = _rss_kb() - before
-    # two temporaries of 160 kB leaked per call would be ~320 MB
+    # a temporary of 160 kB leaked per call would be ~160 MB
     assert grown < 20_000, f"resident memory grew by {grown} kB over 1000 failing calls"
-    np.testing.assert_allclose(exe.chain(big, big), np.exp(big) ** 2 + big)
+    np.testing.assert_allclose(exe.leaky(big, np.ones((200, 3))), np.exp(big) @ np.ones((200, 3)))
+
+
+def test_threads(exe):
+    """Each thread's failures jump back to its own call."""
+    import threading
+
+    errors: list = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(300):
+                n = 3 + (i + k) % 5
+                np.testing.assert_array_equal(exe.add(r(n), r(n)), 2 * r(n))
+                try:
+                    exe.leaky(np.ones((2, n)), np.ones((n + 1, 2)))
+                except RuntimeCheckError as err:
+                    assert f"{n} vs {n + 1}" in str(err)
+                else:
+                    raise AssertionError("no error")
+        except Exception as err:  # noqa: BLE001
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors

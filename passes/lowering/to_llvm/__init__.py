@@ -40,16 +40,16 @@ class ConvertToLLVMPass(ModulePass):
     name = "convert-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from xdsl.transforms.reconcile_unrealized_casts import reconcile_unrealized_casts
-
         from irtoolkit.passes.lowering.to_llvm.arith import ConvertArithToLLVMPass
         from irtoolkit.passes.lowering.to_llvm.cf import ConvertCfToLLVMPass
+        from irtoolkit.passes.lowering.to_llvm.common import paused_gc, reconcile_casts
         from irtoolkit.passes.lowering.to_llvm.func import ConvertFuncToLLVMPass
         from irtoolkit.passes.lowering.to_llvm.math import ConvertMathToLLVMPass
         from irtoolkit.passes.lowering.to_llvm.memref import ConvertMemrefToLLVMPass
 
-        for part in (ConvertMemrefToLLVMPass(), ConvertArithToLLVMPass(),
-                     ConvertMathToLLVMPass(), ConvertCfToLLVMPass(), ConvertFuncToLLVMPass()):
-            part.apply(ctx, op)
-        reconcile_unrealized_casts(op, warn_on_failure=False)
-        check_legal(op)
+        with paused_gc():
+            for part in (ConvertMemrefToLLVMPass(), ConvertArithToLLVMPass(),
+                         ConvertMathToLLVMPass(), ConvertCfToLLVMPass(), ConvertFuncToLLVMPass()):
+                part.apply(ctx, op)
+            reconcile_casts(op)  # = reconcile-unrealized-casts, linear
+            check_legal(op)

@@ -19,7 +19,10 @@ and ``!llvm.struct<(ptr, ptr, i64)>`` for rank 0.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import gc
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
 
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
@@ -150,6 +153,83 @@ def intrinsic_suffix(t: Attribute) -> str:
     raise ValueError(f"no intrinsic suffix for {t}")
 
 
+# --------------------------------------------------------------------------- speed
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Run a pass without Python's cyclic garbage collector.
+
+    IR objects are all in reference cycles (parents, use lists), so a pass that
+    builds many ops triggers collections that scan the whole (large, live)
+    module again and again: measured ~30% of a lowering pass and its main
+    source of superlinear time. Collection resumes when the pass ends."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@lru_cache(maxsize=None)
+def position_attr(position: tuple[int, ...]) -> DenseArrayBase:
+    """The (immutable, shared) ``array<i64: ...>`` of an extract/insertvalue position."""
+    return DenseArrayBase.from_list(i64, position)
+
+
+def extract_value_op(container: SSAValue, position: Sequence[int], t: Attribute) -> Operation:
+    """``llvm.extractvalue`` built without xDSL's generic (slow) constructor."""
+    return llvm.ExtractValueOp.create(
+        operands=[container], result_types=[t], properties={"position": position_attr(tuple(position))}
+    )
+
+
+def insert_value_op(container: SSAValue, value: SSAValue, position: Sequence[int]) -> Operation:
+    """``llvm.insertvalue`` built without xDSL's generic (slow) constructor."""
+    return llvm.InsertValueOp.create(
+        operands=[container, value], result_types=[container.type],
+        properties={"position": position_attr(tuple(position))},
+    )
+
+
+def reconcile_casts(module: ModuleOp) -> None:
+    """xDSL's ``reconcile_unrealized_casts`` (same chain rule, applied to every
+    cast until nothing changes) without the pattern-rewriter worklist."""
+    from xdsl.transforms.reconcile_unrealized_casts import _try_remove_cast_chain
+
+    rewriter = _CastRewriter()
+    casts = [o for o in module.walk() if isinstance(o, UnrealizedConversionCastOp)]
+    while casts:
+        rewriter.changed = False
+        for cast in casts:
+            if cast.parent is not None:
+                _try_remove_cast_chain(cast, rewriter, False)  # type: ignore[arg-type]
+        if not rewriter.changed:
+            break
+        casts = [c for c in casts if c.parent is not None]
+
+
+class _CastRewriter:
+    """The two PatternRewriter methods ``_try_remove_cast_chain`` uses."""
+
+    changed = False
+
+    def replace(self, op: Operation, new_ops: Sequence[Operation], new_results: Sequence[SSAValue]) -> None:
+        assert not new_ops
+        for old, new in zip(op.results, new_results, strict=True):
+            old.replace_all_uses_with(new)
+        op.detach()
+        op.erase()
+        self.changed = True
+
+    def erase(self, op: Operation) -> None:
+        op.detach()
+        op.erase()
+        self.changed = True
+
+
 # --------------------------------------------------------------------------- rewriting
 
 
@@ -190,21 +270,18 @@ class Lowering:
         key = (value, t)
         cached = self._consts.get(key)
         if cached is None:
-            cached = self._consts[key] = self.emit(llvm.ConstantOp(IntegerAttr(value, t), t)).results[0]
+            cached = self._consts[key] = self.emit(
+                llvm.ConstantOp.create(properties={"value": _int_attr(value, t)}, result_types=[t])).results[0]
         return cached
 
     def const_float(self, value: float, t: Attribute) -> SSAValue:
         return self.emit(llvm.ConstantOp(FloatAttr(value, t), t)).results[0]  # type: ignore[arg-type]
 
     def extract(self, container: SSAValue, position: Sequence[int], t: Attribute) -> SSAValue:
-        return self.emit(
-            llvm.ExtractValueOp(DenseArrayBase.from_list(i64, position), container, t)
-        ).results[0]
+        return self.emit(extract_value_op(container, position, t)).results[0]
 
     def insert(self, container: SSAValue, value: SSAValue, position: Sequence[int]) -> SSAValue:
-        return self.emit(
-            llvm.InsertValueOp(DenseArrayBase.from_list(i64, position), container, value)
-        ).results[0]
+        return self.emit(insert_value_op(container, value, position)).results[0]
 
     def undef(self, t: Attribute) -> SSAValue:
         return self.emit(llvm.UndefOp(t)).results[0]
@@ -234,6 +311,11 @@ class Lowering:
             old.replace_all_uses_with(new)
         op.detach()
         op.erase()
+
+
+@lru_cache(maxsize=4096)
+def _int_attr(value: int, t: Attribute) -> IntegerAttr:
+    return IntegerAttr(value, t)
 
 
 def to_llvm(v: SSAValue, before: Operation) -> SSAValue:

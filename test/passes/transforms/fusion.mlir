@@ -32,7 +32,7 @@ func.func @chain(%x: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
 // CHECK-NOT:     tensor.empty
 // CHECK:         %[[R:.*]] = loop.for %[[I:.*]] = %{{.*}} to %[[D]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64) {
 // CHECK-NEXT:      %[[X:.*]] = tensor.extract %x[%[[I]]] : tensor<?xf64>
-// CHECK-NEXT:      %[[T:.*]] = math.tanh %[[X]] : f64
+// CHECK-NEXT:      %[[T:.*]] = math.absf %[[X]] : f64
 // CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[T]], %[[X]] : f64
 // CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[M]] : f64
 // CHECK-NEXT:      loop.yield %[[S]] : f64
@@ -40,7 +40,7 @@ func.func @chain(%x: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
 // CHECK-NEXT:    func.return %[[R]] : f64
 
 func.func @sum(%x: tensor<?xf64>) -> f64 {
-  %t = tensor.tanh %x : tensor<?xf64>
+  %t = tensor.abs %x : tensor<?xf64>
   %m = tensor.mul %t, %x : tensor<?xf64>
   %s = tensor.reduce_sum %m [0] : tensor<?xf64> -> tensor<f64>
   %r = tensor.extract %s[] : tensor<f64>
@@ -57,7 +57,7 @@ func.func @sum(%x: tensor<?xf64>) -> f64 {
 // CHECK-NEXT:      %[[V:.*]] = loop.for %[[J:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[NINF]]) -> (f64) {
 // CHECK-NEXT:        %[[X:.*]] = tensor.extract %x[%[[I]], %[[J]]] : tensor<2x5xf64>
 // CHECK-NEXT:        %[[N:.*]] = arith.negf %[[X]] : f64
-// CHECK-NEXT:        %[[EX:.*]] = math.exp %[[N]] : f64
+// CHECK-NEXT:        %[[EX:.*]] = math.absf %[[N]] : f64
 // CHECK-NEXT:        %[[MX:.*]] = arith.maximumf %[[ACC]], %[[EX]] : f64
 // CHECK-NEXT:        loop.yield %[[MX]] : f64
 // CHECK-NEXT:      }
@@ -67,7 +67,7 @@ func.func @sum(%x: tensor<?xf64>) -> f64 {
 
 func.func @rows(%x: tensor<2x5xf64>) -> tensor<2xf64> {
   %n = tensor.neg %x : tensor<2x5xf64>
-  %e = tensor.exp %n : tensor<2x5xf64>
+  %e = tensor.abs %n : tensor<2x5xf64>
   %s = tensor.reduce_max %e [1] : tensor<2x5xf64> -> tensor<2xf64>
   func.return %s : tensor<2xf64>
 }
@@ -130,4 +130,22 @@ func.func @simplify(%x: tensor<3xf64>, %a: tensor<2x4xf64>) -> (tensor<3xf64>, t
   %ones = arith.constant dense<1.0> : tensor<4x5xf64>
   %p = tensor.matmul %a, %ones : (tensor<2x4xf64>, tensor<4x5xf64>) -> tensor<2x5xf64>
   func.return %s, %p : tensor<3xf64>, tensor<2x5xf64>
+}
+
+// -----
+
+// A float reduction of a tree with vectorizable math (exp, tanh, ...) is not fused into
+// the tree's loop: the tree is one nest, the sum a separate op.
+// CHECK-LABEL: func.func @split
+// CHECK:         %[[T:.*]] = loop.for
+// CHECK:           math.exp
+// CHECK:           arith.mulf
+// CHECK:           tensor.insert
+// CHECK:         %[[S:.*]] = tensor.reduce_sum %[[T]] [0] : tensor<8xf32> -> tensor<f32>
+// CHECK-NEXT:    func.return %[[S]]
+func.func @split(%x: tensor<8xf32>) -> tensor<f32> {
+  %e = tensor.exp %x : tensor<8xf32>
+  %m = tensor.mul %e, %x : tensor<8xf32>
+  %s = tensor.reduce_sum %m [0] : tensor<8xf32> -> tensor<f32>
+  func.return %s : tensor<f32>
 }

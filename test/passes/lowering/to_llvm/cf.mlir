@@ -1,8 +1,10 @@
 // RUN: irt-opt %s -p convert-cf-to-llvm | FileCheck %s
 // RUN: irt-opt %s -p convert-cf-to-llvm | irt-opt | FileCheck %s
 
-// The message of cf.assert (last function) becomes a global string.
-// CHECK:       llvm.mlir.global internal constant @__irt_assert_msg_0("assertion failed: x must be positive
+// The message of cf.assert becomes a global string "file\1Fline\1Fcol\1Fmessage"
+// (the runtime turns it into a located RuntimeCheckError).
+// CHECK-DAG:   llvm.mlir.global internal constant @__irt_assert_msg_{{[01]}}("{{.*}}cf.mlir\1F{{[0-9]+}}\1F3\1Fx must be positive\00")
+// CHECK-DAG:   llvm.mlir.global internal constant @__irt_assert_msg_{{[01]}}("{{.*}}cf.mlir\1F{{[0-9]+}}\1F3\1F'tensor.add' op operand shapes differ\00")
 
 // Branches become llvm branches; arguments of non-entry blocks get their llvm types.
 // CHECK-LABEL: func.func @loop
@@ -53,12 +55,14 @@ func.func @switch(%flag: i32, %a: f32, %b: f32) -> f32 {
   return %v : f32
 }
 
-// An assert branches to a block that reports the message and aborts.
+// An assert branches to a cold block calling @__irt_check_failed(message,
+// has_values, a, b): no values for a float condition ...
 // CHECK-LABEL: func.func @check
 // CHECK:         llvm.cond_br %{{.*}}, ^[[OK:.*]], ^[[FAIL:.*]]
 // CHECK:       ^[[FAIL]]:
-// CHECK:         llvm.call @puts
-// CHECK:         llvm.call @abort() : () -> ()
+// CHECK:         %[[MSG:.*]] = llvm.mlir.addressof @__irt_assert_msg_{{[01]}} : !llvm.ptr
+// CHECK:         %[[ZERO:.*]] = llvm.mlir.constant(0) : i64
+// CHECK:         llvm.call @__irt_check_failed(%[[MSG]], %[[ZERO]], %[[ZERO]], %[[ZERO]]) : (!llvm.ptr, i64, i64, i64) -> ()
 // CHECK:         llvm.unreachable
 // CHECK:       ^[[OK]]:
 // CHECK:         func.return
@@ -68,3 +72,18 @@ func.func @check(%x: f64) -> f64 {
   cf.assert %c, "x must be positive"
   return %x : f64
 }
+
+// ... and the two compared i64 values for an integer comparison.
+// CHECK-LABEL: func.func @check_values
+// CHECK:         %[[C:.*]] = llvm.icmp "eq" %[[A:.*]], %[[B:[^ ]*]] : i64
+// CHECK:         llvm.cond_br %[[C]], ^[[OK:.*]], ^[[FAIL:.*]]
+// CHECK:       ^[[FAIL]]:
+// CHECK:         %[[ONE:.*]] = llvm.mlir.constant(1) : i64
+// CHECK:         llvm.call @__irt_check_failed(%{{.*}}, %[[ONE]], %[[A]], %[[B]])
+// CHECK:         llvm.unreachable
+func.func @check_values(%a: i64, %b: i64) -> i64 {
+  %c = llvm.icmp "eq" %a, %b : i64
+  cf.assert %c, "'tensor.add' op operand shapes differ"
+  return %a : i64
+}
+// CHECK: llvm.func @__irt_check_failed(!llvm.ptr, i64, i64, i64)

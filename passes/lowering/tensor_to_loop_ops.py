@@ -1152,6 +1152,9 @@ def lower_pad(L: TensorLowering, op: Operation) -> None:
 
     low = mix(int_list(prop(op, "static_low")), op.low)  # type: ignore[attr-defined]
     high = mix(int_list(prop(op, "static_high")), op.high)  # type: ignore[attr-defined]
+    for d, (lo, hi) in enumerate(zip(low, high)):  # negative padding would write out of bounds
+        check_nonnegative(L, op, lo, f"low padding of dim {d} is negative (padding vs 0)")
+        check_nonnegative(L, op, hi, f"high padding of dim {d} is negative (padding vs 0)")
     sd = L.dims(src)
     known = [L.index_add(L.index_add(d, lo), hi) for d, lo, hi in zip(sd, low, high)]
     dims = result_dims(L, res, known)

@@ -437,6 +437,33 @@ class _CannotFuse(Exception):
     pass
 
 
+class _CheckEmitter:
+    """The driver interface of the run-time shape checks of ``tensor_to_loop_ops``
+    (``check_eq`` / ``_check_same_shapes``), emitting into the hoisted block of a
+    group with the location of the op being checked (so a failing ``cf.assert``
+    points at the original elementwise op, as in the unfused lowering)."""
+
+    const_values: dict = {}
+
+    def __init__(self, b: "_GroupBuilder", op: Operation) -> None:
+        self.b = b
+        self.loc = op.location
+
+    def emit(self, op: Operation) -> Operation:
+        op.location = self.loc
+        self.b.E.hoist.add_op(op)
+        return op
+
+    def emit1(self, op: Operation) -> SSAValue:
+        return self.emit(op).results[0]
+
+    def index(self, n: int) -> SSAValue:
+        return self.b.E.index(n)
+
+    def dims(self, v: SSAValue) -> list[SSAValue]:
+        return self.b.sizes(v)
+
+
 class _GroupBuilder:
     def __init__(self, g: _Group):
         self.g = g
@@ -507,6 +534,81 @@ class _GroupBuilder:
                 raise _CannotFuse(f"size #{d} unknown")
             out.append(r)
         return out
+
+    # -- run-time shape checks --------------------------------------------
+
+    def sizes(self, v: SSAValue, depth: int = 0) -> list[SSAValue]:
+        """Sizes of ``v`` as the unfused lowering sees them: a member's come from
+        its first non-splat operand (or its static result type), a leaf's from
+        ``dim_of``."""
+        owner = v.owner
+        shp = _shape(v)
+        if isinstance(owner, Operation) and owner in self.g.member_set and not _is_reduce(owner):
+            real = self._real_operands(owner)
+            first = self.sizes(real[0], depth + 1) if real and DYN in shp and depth < 256 else []
+            out = []
+            for d, s in enumerate(shp):
+                if s != DYN:
+                    out.append(self.E.index(s))
+                elif d < len(first):
+                    out.append(first[d])
+                else:
+                    raise _CannotFuse(f"size #{d} of a member unknown")
+            return out
+        out = []
+        for d in range(len(shp)):
+            r = self.dim_of(v, d)
+            if r is None:
+                raise _CannotFuse(f"size #{d} of a leaf unknown")
+            out.append(r)
+        return out
+
+    @staticmethod
+    def _real_operands(m: Operation) -> list[SSAValue]:
+        """Tensor operands the unfused lowering compares (statically shaped splats
+        are read as scalars there and not compared)."""
+        return [
+            o for o in m.operands
+            if isinstance(o.type, TensorType)
+            and not (DYN not in _shape(o) and isinstance(o.owner, T.SplatOp | arith.ConstantOp)
+                     and _splat_scalar_source(o) is not None)
+        ]
+
+    def emit_checks(self) -> None:
+        """Before the nest: the checks the unfused lowering would emit for the
+        members (operand dims agree, dynamic operand dims match a static result
+        type) and for the broadcasts read as index remappings (each source dim is
+        1 or the result size). All-static shapes emit nothing."""
+        seen: set[Operation] = set()
+        for m in reversed(self._elementwise_members()):  # block order
+            real = self._real_operands(m)
+            for o in m.operands:
+                if isinstance(o.type, TensorType):
+                    self._broadcast_checks(o, seen)
+            S._check_same_shapes(_CheckEmitter(self, m), m, real, [])  # type: ignore[arg-type]
+
+    def _broadcast_checks(self, v: SSAValue, seen: set[Operation], depth: int = 0) -> None:
+        b = v.owner
+        if not isinstance(b, T.BroadcastOp) or b in self.g.member_set or b in seen or depth > 64:
+            return
+        seen.add(b)
+        self._broadcast_checks(b.input, seen, depth + 1)
+        ishape, oshape = _shape(b.input), _shape(b.results[0])
+        C = _CheckEmitter(self, b)
+        for i, d in enumerate(_dims_prop(b)):
+            # dynamic -> dynamic: the result size is the operand size (nothing to check);
+            # static -> anything: verified
+            if ishape[i] != DYN or oshape[d] == DYN:
+                continue
+            got = self.dim_of(b.input, i)
+            if got is None:
+                raise _CannotFuse(f"size #{i} of a broadcast operand unknown")
+            want = self.E.index(oshape[d])
+            is1 = C.emit1(arith.CmpiOp(got, self.E.index(1), "eq"))
+            got = C.emit1(arith.SelectOp(is1, want, got))
+            S.check_eq(C, b, got, want,  # type: ignore[arg-type]
+                       f"cannot broadcast at run time: operand dim {i} is neither 1 "
+                       f"nor the size of result dim {d} (operand size vs result size)")
 
     # -- scalar reads ------------------------------------------------------
 
@@ -625,6 +727,7 @@ class _GroupBuilder:
         rt = res.type
         assert isinstance(rt, TensorType)
         E = self.E
+        self.emit_checks()
         if not _is_reduce(root):
             dims = self.domain_dims(res)
             out = self.empty(rt, dims)

@@ -78,6 +78,22 @@ func.func @cast(%a: tensor<?xf64>) -> tensor<3xf64> {
   %c = tensor.cast %a : tensor<?xf64> to tensor<3xf64>
   return %c : tensor<3xf64>
 }
+func.func @pad(%a: tensor<?xf64>, %l: index) -> tensor<?xf64> {
+  %p = tensor.pad %a low[%l] high[1] {
+  ^bb0(%i: index):
+    %z = arith.constant 0.0 : f64
+    tensor.yield %z : f64
+  } : tensor<?xf64> to tensor<?xf64>
+  return %p : tensor<?xf64>
+}
+func.func @expand(%a: tensor<?xf64>, %n: index) -> tensor<?x2xf64> {
+  %e = tensor.expand_shape %a [[0, 1]] output_shape [%n, 2] : tensor<?xf64> into tensor<?x2xf64>
+  return %e : tensor<?x2xf64>
+}
+func.func @concat(%a: tensor<2x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
+  %c = tensor.concat dim(0) %a, %b : (tensor<2x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
+  return %c : tensor<?x?xf64>
+}
 func.func @leaky(%x: tensor<?x?xf64>, %y: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %e = tensor.exp %x : tensor<?x?xf64>
   %c = tensor.matmul %e, %y : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
@@ -142,29 +158,22 @@ FAILING = [
     ("reshape", (r(6), np.array([-2, -3], np.int64)), "tensor.reshape", "tensor.reshape", "negative"),
     ("empty", (-2, -3), "tensor.empty", "tensor.empty", "negative"),
     ("cast", (r(4),), "tensor.cast", "tensor.cast", "dim 0"),
+    ("pad", (r(3), -2), "tensor.pad", "tensor.pad", "negative"),
+    ("expand", (r(5), 2), "tensor.expand_shape", "tensor.expand_shape", "does not match"),
+    ("concat", (np.ones((2, 3)), np.ones((1, 4))), "tensor.concat", "tensor.concat", "operand shapes differ"),
     ("leaky", (np.ones((2, 3)), np.ones((4, 2))), "tensor.matmul", "%c = tensor.matmul %e, %y",
      "contracting dimensions differ"),
     ("chain", (r(3), r(4)), "tensor.add", "%z = tensor.add %f, %y", "operand shapes differ"),
     ("chain", (r(4), r(3)), "tensor.add", "%z = tensor.add %f, %y", "operand shapes differ"),
 ]
 
-# `tensor-fuse` (in the default pipeline) rewrites elementwise chains into loops
-# of tensor.extract without checking that the leaves' dynamic dims agree: the
-# bounds checks of tensor.extract catch some cases (under the wrong op), the
-# others silently compute on the smaller size. Fixed when the fusion pass
-# emits the shape checks (tensor.dim + arith.cmpi + cf.assert) itself.
-FUSION_BUG = pytest.mark.xfail(
-    strict=True, reason="tensor-fuse drops the dynamic shape checks of fused elementwise ops")
-COMPILED_XFAIL = {("chain", 3, 4), ("chain", 4, 3)}
+# `tensor-fuse` (in the default pipeline) emits the shape checks of the ops it
+# fuses itself (tensor.dim + arith.cmpi + cf.assert located at the original op):
+# the `chain` cases fail under the fused `tensor.add`.
 
 
 def _compiled_cases():
-    out = []
-    for k, c in enumerate(FAILING):
-        key = (c[0], *(len(a) for a in c[1])) if c[0] == "chain" else None
-        marks = [FUSION_BUG] if key in COMPILED_XFAIL else []
-        out.append(pytest.param(*c, marks=marks, id=f"{c[0]}-{k}"))
-    return out
+    return [pytest.param(*c, id=f"{c[0]}-{k}") for k, c in enumerate(FAILING)]
 
 FIXED_LINES = {"extract_static": line_of("%e = tensor.extract %t[%i] : tensor<4xf64>")}
 
@@ -224,6 +233,10 @@ def test_valid_calls(exe, module):
     np.testing.assert_array_equal(exe.cast(r(3)), r(3))
     np.testing.assert_allclose(exe.chain(r(3), r(3)), np.exp(r(3)) ** 2 + r(3))
     np.testing.assert_allclose(exe.leaky(a, b), np.exp(a) @ b)
+    np.testing.assert_array_equal(exe.pad(r(3), 1), v(0, 0, 1, 2, 0))
+    np.testing.assert_array_equal(exe.expand(r(6), 3), r(6).reshape(3, 2))
+    np.testing.assert_array_equal(exe.concat(np.ones((2, 3)), np.zeros((1, 3))),
+                                  np.concatenate([np.ones((2, 3)), np.zeros((1, 3))]))
     # the interpreter agrees on the valid calls
     np.testing.assert_array_equal(irt.interpret(module, "add", r(4), r(4)), r(4) * 2)
 

@@ -84,6 +84,18 @@ def is_llvm_type(t: Attribute) -> bool:
 
 def convert_type(t: Attribute) -> Attribute | None:
     """The LLVM-dialect type of ``t`` (``t`` itself if already legal), None if none."""
+    try:
+        return _convert_type_cached(t)
+    except TypeError:  # an unhashable attribute
+        return _convert_type(t)
+
+
+@lru_cache(maxsize=8192)
+def _convert_type_cached(t: Attribute) -> Attribute | None:
+    return _convert_type(t)
+
+
+def _convert_type(t: Attribute) -> Attribute | None:
     if isinstance(t, IndexType):
         return I64
     if isinstance(t, IntegerType):
@@ -194,6 +206,11 @@ def insert_value_op(container: SSAValue, value: SSAValue, position: Sequence[int
     )
 
 
+def cast_op(v: SSAValue, t: Attribute) -> UnrealizedConversionCastOp:
+    """``builtin.unrealized_conversion_cast`` of one value, built directly."""
+    return UnrealizedConversionCastOp.create(operands=[v], result_types=[t])
+
+
 def reconcile_casts(module: ModuleOp) -> None:
     """xDSL's ``reconcile_unrealized_casts`` (same chain rule, applied to every
     cast until nothing changes) without the pattern-rewriter worklist."""
@@ -300,7 +317,7 @@ class Lowering:
         final: list[SSAValue] = []
         for old, new in zip(op.results, results, strict=True):
             if old.type != new.type:
-                cast = UnrealizedConversionCastOp.get([new], [old.type])
+                cast = cast_op(new, old.type)
                 cast.location = op.location
                 self.block.insert_op_before(cast, op)
                 new = cast.results[0]
@@ -333,7 +350,7 @@ def to_llvm(v: SSAValue, before: Operation) -> SSAValue:
         and owner.inputs[0].type == lt
     ):
         return owner.inputs[0]
-    cast = UnrealizedConversionCastOp.get([v], [lt])
+    cast = cast_op(v, lt)
     cast.location = before.location
     block = before.parent_block()
     assert block is not None
@@ -351,7 +368,7 @@ def convert_block_args(block: Block, types: Sequence[Attribute] | None = None) -
         new_arg = Rewriter.replace_value_with_new_type(arg, lt)
         if not new_arg.uses:
             continue
-        cast = UnrealizedConversionCastOp.get([new_arg], [old_type])
+        cast = cast_op(new_arg, old_type)
         parent = block.parent_op()
         if parent is not None:
             cast.location = parent.location

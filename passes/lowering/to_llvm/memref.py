@@ -129,13 +129,27 @@ class Memref:
         if idx is None:
             return base
         elem = convert_type(t.element_type)
-        return rw.emit(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], elem, [idx], inbounds=True)).results[0]
+        return rw.emit(_gep_op(base, elem, idx)).results[0]
 
     def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.rw.emit(llvm.MulOp(a, b)).results[0]
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.rw.emit(llvm.AddOp(a, b)).results[0]
+
+
+_GEP_PROPS: dict[str, Attribute] | None = None
+
+
+def _gep_op(base: SSAValue, elem: Attribute, idx: SSAValue) -> Operation:
+    """``llvm.getelementptr inbounds base[idx] : elem`` as ``llvm.GEPOp(base,
+    [GEP_USE_SSA_VAL], elem, [idx], inbounds=True)``, without its slow constructor."""
+    global _GEP_PROPS
+    if _GEP_PROPS is None:
+        _GEP_PROPS = dict(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], elem, [idx], inbounds=True).properties)
+    props = dict(_GEP_PROPS)
+    props["elem_type"] = elem
+    return llvm.GEPOp.create(operands=[base, idx], result_types=[PTR], properties=props)
 
 
 def _memref_type(op: Operation, t: Attribute) -> MemRefType:

@@ -149,3 +149,58 @@ func.func @split(%x: tensor<8xf32>) -> tensor<f32> {
   %s = tensor.reduce_sum %m [0] : tensor<8xf32> -> tensor<f32>
   func.return %s : tensor<f32>
 }
+
+// -----
+
+// Dynamic leaves: the shape check of the fused `tensor.add` is emitted before the
+// nest (tensor.dim + arith.cmpi + cf.assert with the unfused lowering's message).
+// CHECK-LABEL: func.func @dyn_check
+// CHECK-DAG:     %[[DX:.*]] = tensor.dim %x, %{{.*}} : tensor<?xf64>
+// CHECK-DAG:     %[[DY:.*]] = tensor.dim %y, %{{.*}} : tensor<?xf64>
+// CHECK:         %[[OK:.*]] = arith.cmpi eq, %[[DX]], %[[DY]] : index
+// CHECK-NEXT:    cf.assert %[[OK]], "'tensor.add' op operand shapes differ at run time: dim 0 of operand #0 vs operand #1"
+// CHECK-NOT:     cf.assert
+// CHECK:         loop.for
+// CHECK-NOT:     cf.assert
+// CHECK:         func.return
+
+func.func @dyn_check(%x: tensor<?xf64>, %y: tensor<?xf64>) -> tensor<?xf64> {
+  %e = tensor.exp %x : tensor<?xf64>
+  %f = tensor.mul %e, %e : tensor<?xf64>
+  %z = tensor.add %f, %y : tensor<?xf64>
+  func.return %z : tensor<?xf64>
+}
+
+// -----
+
+// A dynamic broadcast operand read as an index remapping: checked as the broadcast
+// (1 or the result size), then the add (its dynamic operand against the static size).
+// CHECK-LABEL: func.func @bcast_check
+// CHECK:         cf.assert %{{.*}}, "'tensor.broadcast' op cannot broadcast at run time: operand dim 0 is neither 1 nor the size of result dim 1 (operand size vs result size)"
+// CHECK:         cf.assert %{{.*}}, "'tensor.add' op operand shapes differ at run time: dim 1 of operand #0 vs operand #1"
+// CHECK-NOT:     tensor.broadcast
+// CHECK:         loop.for
+
+func.func @bcast_check(%x: tensor<3x?xf64>, %b: tensor<?xf64>) -> tensor<3x4xf64> {
+  %bb = tensor.broadcast %b [1] : tensor<?xf64> -> tensor<3x4xf64>
+  %a = tensor.add %x, %bb : (tensor<3x?xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+  %e = tensor.exp %a : tensor<3x4xf64>
+  func.return %e : tensor<3x4xf64>
+}
+
+// -----
+
+// Static shapes: nothing to check at run time.
+// CHECK-LABEL: func.func @static_no_check
+// CHECK-NOT:     tensor.dim
+// CHECK-NOT:     cf.assert
+// CHECK:         loop.for
+// CHECK-NOT:     cf.assert
+// CHECK:         func.return
+
+func.func @static_no_check(%x: tensor<4xf64>, %y: tensor<4xf64>) -> tensor<4xf64> {
+  %e = tensor.exp %x : tensor<4xf64>
+  %f = tensor.mul %e, %e : tensor<4xf64>
+  %z = tensor.add %f, %y : tensor<4xf64>
+  func.return %z : tensor<4xf64>
+}

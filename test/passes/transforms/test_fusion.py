@@ -440,3 +440,74 @@ def test_pass_options():
     m = irtoolkit.parse(SUM_MATMUL)
     run_pipeline(m, "tensor-fuse{simplify=false}")
     assert _count(m, "tensor.matmul") == 3
+
+
+# ---------------------------------------------------------------------------
+# run-time shape checks of fused ops
+# ---------------------------------------------------------------------------
+
+CHECKS = """\
+func.func @chain2(%x: tensor<?x?xf64>, %y: tensor<?x?xf64>) -> tensor<?x?xf64> {
+  %e = tensor.exp %x : tensor<?x?xf64>
+  %s = tensor.sub %e, %y : tensor<?x?xf64>
+  %t = tensor.tanh %s : tensor<?x?xf64>
+  func.return %t : tensor<?x?xf64>
+}
+func.func @bcast(%x: tensor<3x?xf64>, %b: tensor<?xf64>) -> tensor<3x4xf64> {
+  %bb = tensor.broadcast %b [1] : tensor<?xf64> -> tensor<3x4xf64>
+  %a = tensor.add %x, %bb : (tensor<3x?xf64>, tensor<3x4xf64>) -> tensor<3x4xf64>
+  %e = tensor.exp %a : tensor<3x4xf64>
+  func.return %e : tensor<3x4xf64>
+}
+func.func @rsum(%x: tensor<?xf64>, %y: tensor<?xf64>) -> f64 {
+  %m = tensor.mul %x, %y : tensor<?xf64>
+  %a = tensor.abs %m : tensor<?xf64>
+  %s = tensor.reduce_sum %a [0] : tensor<?xf64> -> tensor<f64>
+  %r = tensor.extract %s[] : tensor<f64>
+  func.return %r : f64
+}
+"""
+
+
+def _raises(exe, fn, *args) -> str:
+    from irtoolkit.runtime import RuntimeCheckError
+
+    with pytest.raises(RuntimeCheckError) as info:
+        exe[fn](*args)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("fused", [False, True], ids=["unfused", "fused"])
+def test_fused_shape_checks_fail_like_unfused(fused):
+    m = irtoolkit.parse(CHECKS, "checks.mlir")
+    exe = irtoolkit.compile(m, pipeline=FUSED if fused else LOWER)
+    # dim 0 and dim 1 of the 2-d chain: the sub (line 3) names the mismatch
+    for x, y, k in ((np.ones((2, 3)), np.ones((3, 3)), 0), (np.ones((2, 3)), np.ones((2, 4)), 1)):
+        text = _raises(exe, "chain2", x, y)
+        assert "checks.mlir:3:" in text and "'tensor.sub' op operand shapes differ at run time" in text, text
+        assert f"dim {k} of operand #0 vs operand #1" in text, text
+    # the broadcast (line 8) of a size that is neither 1 nor 4
+    text = _raises(exe, "bcast", np.ones((3, 4)), np.ones(3))
+    assert "checks.mlir:8:" in text and "'tensor.broadcast' op cannot broadcast at run time" in text, text
+    # the add (line 9): dynamic dim of %x vs the static size 4
+    text = _raises(exe, "bcast", np.ones((3, 5)), np.ones(4))
+    assert "checks.mlir:9:" in text and "'tensor.add' op" in text, text
+    # the mul feeding a fused reduction (line 14)
+    text = _raises(exe, "rsum", np.ones(3), np.ones(5))
+    assert "checks.mlir:14:" in text and "'tensor.mul' op operand shapes differ" in text, text
+    # valid calls still work (size-1 broadcast operands expand)
+    x, y = np.arange(6.0).reshape(2, 3), np.ones((2, 3))
+    np.testing.assert_allclose(exe["chain2"](x, y), np.tanh(np.exp(x) - y))
+    np.testing.assert_allclose(exe["bcast"](x[:1].repeat(3, 0)[:, :1].repeat(4, 1), np.ones(1)),
+                               np.exp(np.full((3, 4), 1.0)))
+    np.testing.assert_allclose(exe["bcast"](np.zeros((3, 4)), np.arange(4.0)), np.exp(np.tile(np.arange(4.0), (3, 1))))
+    assert float(exe["rsum"](np.arange(3.0), -np.ones(3))) == 3.0
+
+
+def test_fused_checks_only_for_dynamic_shapes():
+    m = _fused(CHECKS)
+    assert _tensor_compute_ops(m) == [] and _count(m, "tensor.broadcast") == 0
+    msgs = [o.msg.data for o in m.walk() if o.name == "cf.assert"]
+    assert len(msgs) == 2 + 2 + 1 + 1, msgs  # chain2: 2 dims; bcast: broadcast + add (2); rsum: 1
+    static = _fused(W1.format(n=4, t="f64"))
+    assert _count(static, "cf.assert") == 0 and _count(static, "tensor.dim") == 0

@@ -175,7 +175,8 @@ def _loop_function(ir: str) -> str:
 
 def test_intrinsics_kept_in_llvm_dialect():
     """convert-to-llvm output keeps readable intrinsic calls; expand-vector-math
-    (run by the JIT) replaces them, f32 through f64."""
+    (run by the JIT) replaces them, f32 through f64; sin and pow call their libm
+    helpers (declared in the module) for the arguments the fast path leaves out."""
     from xdsl.dialects import llvm
 
     from irtoolkit.pipeline import run_pipeline
@@ -194,13 +195,15 @@ def test_intrinsics_kept_in_llvm_dialect():
     run_pipeline(module, "convert-to-llvm")
     names = [op.intrin.data for op in module.walk() if isinstance(op, llvm.CallIntrinsicOp)]
     assert names == ["llvm.exp.f64", "llvm.tanh.f64", "llvm.sin.f64", "llvm.log.f32", "llvm.pow.f64"]
-    assert vector_math.expand_math_intrinsics(module) == 4
+    assert vector_math.expand_math_intrinsics(module) == 5
     names = {op.intrin.data for op in module.walk() if isinstance(op, llvm.CallIntrinsicOp)}
-    assert "llvm.pow.f64" in names  # pow stays libm
-    assert not names & {"llvm.exp.f64", "llvm.tanh.f64", "llvm.sin.f64", "llvm.log.f32"}
+    assert not names & {"llvm.exp.f64", "llvm.tanh.f64", "llvm.sin.f64", "llvm.log.f32",
+                        "llvm.pow.f64"}
     assert any(isinstance(op, llvm.FPExtOp) for op in module.walk())
     calls = [op.callee.string_value() for op in module.walk() if isinstance(op, llvm.CallOp)]
-    assert calls == ["irt_vm_sin_big"]
+    assert calls == ["irt_vm_sin_big", "irt_vm_pow_big"]
+    decls = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp) and not op.body.blocks}
+    assert decls >= {"irt_vm_sin_big", "irt_vm_pow_big"}
     module.verify()
 
 
@@ -225,3 +228,66 @@ def test_accuracy_uniform(exe, fn):
             err = ulp_errors(got, _reference(fn, x), dtype)
             i = int(np.argmax(err))
             assert err[i] <= BOUND[(fn, t)], f"{fn} {t} on [{lo}, {hi}]: {err[i]:.2f} ulp at x={x[i]!r}"
+
+
+# ----------------------------------------------------------------------------- pow
+
+POW_N = 200_000
+
+
+@pytest.fixture(scope="module")
+def pow_exe():
+    src = "".join(
+        f"func.func @pow_{t}(%x: tensor<{POW_N}x{t}>, %y: tensor<{POW_N}x{t}>) -> tensor<{POW_N}x{t}> {{\n"
+        f"  %r = tensor.pow %x, %y : tensor<{POW_N}x{t}>\n  func.return %r : tensor<{POW_N}x{t}>\n}}\n"
+        for t in ("f64", "f32"))
+    return irtoolkit.compile(irtoolkit.parse(src))
+
+
+def _pow_reference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        if x.dtype == np.float32:
+            return np.power(x.astype(np.float64), y.astype(np.float64)).astype(np.float32).astype(np.float64)
+        # the true value (x87 long double pow), not numpy's own rounding
+        return np.power(x.astype(np.longdouble), y.astype(np.longdouble)).astype(np.float64)
+
+
+def _pow_cases(dtype):
+    rng = np.random.default_rng(11)
+    n = POW_N
+    top = 300 if dtype == np.float64 else 37
+    big_y = 1000.0 if dtype == np.float64 else 120.0
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, 0.5, 1e-310, -2.0, 3.0]
+    sx, sy = np.meshgrid(special, special + [-3.0, 0.5, -0.5, 1e30, -1e30, 2.0 ** 52 + 2])
+    return {
+        "wide": (10.0 ** rng.uniform(-top, top, n), rng.uniform(-1, 1, n)),
+        "moderate": (rng.uniform(0, 10, n), rng.uniform(-30, 30, n)),
+        "large results": (rng.uniform(0.5, 2, n), rng.uniform(-big_y, big_y, n)),
+        "negative x, integer y": (rng.uniform(-10, 10, n), rng.integers(-40, 40, n).astype(float)),
+        "negative x, other y": (rng.uniform(-10, 0, n), rng.uniform(-3, 3, n)),
+        "special": (sx.ravel(), sy.ravel()),
+    }
+
+
+@pytest.mark.parametrize("t", ["f64", "f32"])
+def test_pow(pow_exe, t):
+    """pow: 1 ulp (f64, measured) against long double; special cases as C99 pow."""
+    dtype = np.float64 if t == "f64" else np.float32
+    for name, (x, y) in _pow_cases(dtype).items():
+        n = len(x)
+        xx = np.ones(POW_N, dtype)
+        yy = np.ones(POW_N, dtype)
+        with np.errstate(over="ignore"):
+            xx[:n] = x
+            yy[:n] = y
+        got = pow_exe[f"pow_{t}"](xx, yy)[:n]
+        err = ulp_errors(got, _pow_reference(xx[:n], yy[:n]), dtype)
+        i = int(np.argmax(err))
+        assert err[i] <= 1.5, f"pow {t} {name}: {err[i]:.2f} ulp at x={xx[i]!r}, y={yy[i]!r}: {got[i]!r}"
+
+
+def test_pow_vectorizes(pow_exe):
+    ir = pow_exe.optimized_llvm_ir
+    assert re.search(r"fdiv <(4|8) x double>", ir)
+    assert re.search(r'call <\d+ x double> @"?irt_vm_pow_big_v\d+', ir)
+    assert not re.search(r'@"?(llvm\.)?pow(\.\w+)?"?\(', _loop_function(ir))

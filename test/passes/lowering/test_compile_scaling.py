@@ -1,0 +1,73 @@
+"""Compile time of the lowering pipeline is linear in program size.
+
+Cheap check: CPU time per op at N and 4N ops (min of 2 runs, passes in
+process, no verify-each) must not grow by 2.5x or more -- a quadratic pass
+grows ~4x. CPU time (``time.process_time``) rather than wall time, so that a
+loaded machine does not make the test flaky.
+"""
+
+from __future__ import annotations
+
+import time
+
+import irtoolkit
+from irtoolkit.pipeline import PipelineRunner, build_passes
+
+TY = "tensor<4xf64>"
+
+
+def chain_program(n_ops: int, grad: bool) -> str:
+    """An elementwise chain of ~n_ops tensor ops (as bench/scaling.py), with
+    a @grad of it when asked."""
+    lines = [f"func.func @loss(%x: {TY}) -> f64 {{"]
+    prev2, prev = "%x", "%x"
+    for i in range(max(n_ops - 3, 1)):
+        v = f"%v{i}"
+        k = i % 4
+        if k == 0:
+            lines.append(f"  {v} = tensor.sin {prev} : {TY}")
+        elif k == 1:
+            lines.append(f"  {v} = tensor.mul {prev}, %x : {TY}")
+        elif k == 2:
+            lines.append(f"  {v} = tensor.tanh {prev} : {TY}")
+        else:
+            lines.append(f"  {v} = tensor.add {prev}, {prev2} : {TY}")
+        prev2, prev = prev, v
+    lines.append(f"  %s = tensor.reduce_sum {prev} [0] : {TY} -> tensor<f64>")
+    lines.append("  %r = tensor.extract %s[] : tensor<f64>")
+    lines.append("  func.return %r : f64")
+    lines.append("}")
+    if grad:
+        lines.append(f"func.func @grad(%x: {TY}) -> {TY} {{")
+        lines.append(f"  %g = autodiff.grad @loss(%x) wrt [0] : ({TY}) -> {TY}")
+        lines.append(f"  func.return %g : {TY}")
+        lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _compile_time(text: str, pipeline: str) -> float:
+    module = irtoolkit.parse(text)
+    runner = PipelineRunner(build_passes(pipeline), verify_each=False)
+    t0 = time.process_time()
+    runner.run(module)
+    return time.process_time() - t0
+
+
+def _per_op_growth(pipeline: str, small: int, grad: bool) -> tuple[float, float, float]:
+    big = 4 * small
+    t_small = min(_compile_time(chain_program(small, grad), pipeline) for _ in range(2))
+    t_big = min(_compile_time(chain_program(big, grad), pipeline) for _ in range(2))
+    return (t_big / big) / (t_small / small), t_small, t_big
+
+
+def test_default_pipeline_is_linear():
+    growth, ts, tb = _per_op_growth("ad,lower-to-llvm", 400, grad=True)
+    assert growth < 2.5, f"ad,lower-to-llvm: per-op time x{growth:.2f} from 400 to 1600 ops ({ts:.2f} s, {tb:.2f} s)"
+
+
+def test_unfused_lowering_is_linear():
+    # every tensor op becomes its own loop nest: lower-tensor-to-loop,
+    # lower-loop-to-cf and convert-to-llvm see thousands of loops and memrefs
+    pipeline = "lower-tensor-to-loop,lower-loop-to-cf,convert-to-llvm"
+    growth, ts, tb = _per_op_growth(pipeline, 100, grad=False)
+    assert growth < 2.5, f"{pipeline}: per-op time x{growth:.2f} from 100 to 400 ops ({ts:.2f} s, {tb:.2f} s)"

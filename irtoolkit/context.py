@@ -74,6 +74,8 @@ PASSES: dict[str, tuple[str, str]] = {
                            "cf branches to the llvm dialect"),
     "convert-memref-to-llvm": ("irtoolkit.passes.lowering.to_llvm.memref:ConvertMemrefToLLVMPass",
                                "memrefs to descriptors, malloc/free, GEP, load/store"),
+    "expand-vector-math": ("irtoolkit.passes.lowering.to_llvm.vector_math:ExpandVectorMathPass",
+                           "replace llvm math intrinsics by vectorizable polynomial code (the JIT does this)"),
     "convert-to-llvm": ("irtoolkit.passes.lowering.to_llvm:ConvertToLLVMPass",
                         "func, arith, math, cf and memref to the llvm dialect"),
     "reconcile-unrealized-casts": ("xdsl.transforms.reconcile_unrealized_casts:ReconcileUnrealizedCastsPass",

@@ -586,6 +586,15 @@ class _GroupBuilder:
                 if isinstance(o.type, TensorType):
                     self._broadcast_checks(o, seen)
             S._check_same_shapes(_CheckEmitter(self, m), m, real, [])  # type: ignore[arg-type]
+        root = self.g.root
+        if _is_reduce(root):
+            # the reduction's static result dims against its operand's (kept) sizes
+            src = root.operands[0]
+            self._broadcast_checks(src, seen)
+            sd = self.sizes(src)
+            rdims = _dims_prop(root)
+            kept = [sd[i] for i in range(len(sd)) if i not in rdims]
+            S.result_dims(_CheckEmitter(self, root), root.results[0], kept)  # type: ignore[arg-type]
 
     def _broadcast_checks(self, v: SSAValue, seen: set[Operation], depth: int = 0) -> None:
         b = v.owner

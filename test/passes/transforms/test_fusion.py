@@ -511,3 +511,22 @@ def test_fused_checks_only_for_dynamic_shapes():
     assert len(msgs) == 2 + 2 + 1 + 1, msgs  # chain2: 2 dims; bcast: broadcast + add (2); rsum: 1
     static = _fused(W1.format(n=4, t="f64"))
     assert _count(static, "cf.assert") == 0 and _count(static, "tensor.dim") == 0
+
+
+def test_fused_reduction_checks_static_result_dims():
+    text = """\
+func.func @r(%x: tensor<?x?xf64>, %y: tensor<?x?xf64>) -> tensor<3xf64> {
+  %m = tensor.mul %x, %y : tensor<?x?xf64>
+  %a = tensor.abs %m : tensor<?x?xf64>
+  %s = tensor.reduce_sum %a [1] : tensor<?x?xf64> -> tensor<3xf64>
+  func.return %s : tensor<3xf64>
+}
+"""
+    exe = irtoolkit.compile(irtoolkit.parse(text, "red.mlir"), pipeline=FUSED)
+    got = _raises(exe, "r", np.ones((2, 4)), np.ones((2, 4)))
+    assert "red.mlir:4:" in got and "'tensor.reduce_sum' op result dim 0 does not match" in got, got
+    got = _raises(exe, "r", np.ones((3, 4)), np.ones((3, 5)))
+    assert "red.mlir:2:" in got and "dim 1 of operand #0 vs operand #1" in got, got
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_allclose(exe["r"](x, -x), (x * x).sum(1))
+    assert _count(_fused(text), "loop.for") == 2

@@ -84,7 +84,7 @@ PASSES: dict[str, tuple[str, str]] = {
 
 # Named pipelines expand to pass pipelines.
 PIPELINES: dict[str, tuple[str, str]] = {
-    "lower-to-llvm": ("canonicalize,cse,tensor-fuse,lower-tensor-to-loop,lower-loop-to-cf,convert-to-llvm",
+    "lower-to-llvm": ("convert-scf-to-loop,canonicalize,cse,tensor-fuse,lower-tensor-to-loop,lower-loop-to-cf,convert-to-llvm",
                       "everything from the tensor level to the llvm dialect"),
 }
 

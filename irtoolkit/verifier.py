@@ -42,6 +42,19 @@ def _check_scalar_op(op: Operation) -> None:
         raise op_error(op, f"operates on scalars only, not tensors{use}")
 
 
+def _check_subview(op: Operation) -> None:
+    # xDSL 0.74 does not check that a subview has one offset, size and stride per dim
+    rank = op.source.type.get_num_dims()
+    for what in ("offsets", "sizes", "strides"):
+        count = len(getattr(op, "static_" + what).get_values())
+        if count != rank:
+            raise VerifyException(f"expected {rank} {what} (one per source dim), got {count}")
+
+
+# Checks that xDSL's own verifiers of reused ops lack.
+_EXTRA_CHECKS = {"memref.subview": _check_subview}
+
+
 def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
     """xDSL's structural checks of ``Operation.verify``, without its per-op block counting.
 
@@ -98,6 +111,8 @@ def verify_op(
         _verify_dominance(op, dominance or DominanceChecker())
         _verify_empty_blocks(op)
         op.verify_()
+        if (extra := _EXTRA_CHECKS.get(op.name)) is not None:
+            extra(op)
         if op.name == "func.func" and any(k.startswith("autodiff.custom_") for k in op.attributes):
             from irtoolkit.dialects.autodiff import verify_function_attributes
 

@@ -50,6 +50,15 @@ At the tensor level, before bufferization. Two steps:
    (or from splat/empty size operands); a group whose sizes cannot be found, or
    which contains an op the scalar rules reject, is left as it is.
 
+   Run-time shape checks: before each nest, the group emits the checks the
+   unfused lowering would (``tensor_to_loop_ops._check_same_shapes`` /
+   ``check_eq``): for every member, its operands' dims agree (and a dynamic
+   operand dim matches a static result dim); for every broadcast read as an
+   index remapping, each dynamic operand dim is 1 or the static result size;
+   for a fused reduction, static result dims match the operand. Each is
+   ``tensor.dim`` + ``arith.cmpi eq`` + ``cf.assert`` with the unfused message,
+   located at the original op. Compared constants (static shapes) emit nothing.
+
 Options: ``simplify`` (default true), ``fuse`` (default true).
 """
 

@@ -28,19 +28,14 @@ import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     BFloat16Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
     MemRefType,
     ModuleOp,
-    Signedness,
     TensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, op_error
+from irtoolkit.types import numpy_dtype
 
 Rule = Callable[["Interpreter", Operation, list[Any]], Sequence[Any]]
 BranchRule = Callable[["Interpreter", Operation, list[Any]], tuple[int, Sequence[Any]]]
@@ -135,10 +130,6 @@ def load_rules() -> None:
 # Types
 
 
-_FIXED_INT = {1: np.dtype(np.bool_), 8: np.dtype(np.int8), 16: np.dtype(np.int16),
-              32: np.dtype(np.int32), 64: np.dtype(np.int64)}
-_FIXED_UINT = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: np.dtype(np.uint32),
-               64: np.dtype(np.uint64)}
 #: signed dtype -> unsigned dtype of the same width (for unsigned arithmetic)
 UNSIGNED = {np.dtype(np.int8): np.dtype(np.uint8), np.dtype(np.int16): np.dtype(np.uint16),
             np.dtype(np.int32): np.dtype(np.uint32), np.dtype(np.int64): np.dtype(np.uint64)}
@@ -153,22 +144,11 @@ class UnsupportedType(Exception):
 
 def dtype_of(t: Attribute) -> np.dtype:
     """The numpy dtype of a scalar type, or of the elements of a tensor/memref type."""
+    dtype = numpy_dtype(t)
+    if dtype is not None:
+        return dtype
     if isinstance(t, (TensorType, MemRefType)):
         t = t.element_type
-    if isinstance(t, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(t, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(t, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(t, IntegerType):
-        width = t.width.data
-        if t.signedness.data == Signedness.UNSIGNED and width in _FIXED_UINT:
-            return _FIXED_UINT[width]
-        if width in _FIXED_INT:
-            return _FIXED_INT[width]
     if isinstance(t, BFloat16Type):
         raise UnsupportedType("bf16 has no numpy equivalent")
     raise UnsupportedType(f"type {t} is not supported by the interpreter")

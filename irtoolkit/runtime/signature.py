@@ -11,17 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
     MemRefType,
     ModuleOp,
-    Signedness,
     TensorType,
 )
 from xdsl.ir import Attribute
+
+from irtoolkit.types import numpy_dtype
 
 
 @dataclass(frozen=True)
@@ -53,22 +49,7 @@ class Signature:
 
 
 def scalar_dtype(t: Attribute) -> np.dtype | None:
-    if isinstance(t, Float64Type):
-        return np.dtype(np.float64)
-    if isinstance(t, Float32Type):
-        return np.dtype(np.float32)
-    if isinstance(t, Float16Type):
-        return np.dtype(np.float16)
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(t, IntegerType):
-        w = t.width.data
-        unsigned = t.signedness.data == Signedness.UNSIGNED
-        if w == 1:
-            return np.dtype(np.bool_)
-        if w in (8, 16, 32, 64):
-            return np.dtype(f"{'u' if unsigned else 'i'}{w // 8}")
-    return None
+    return numpy_dtype(t)
 
 
 def value_spec(t: Attribute) -> ValueSpec | None:

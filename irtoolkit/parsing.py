@@ -17,6 +17,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
 from irtoolkit.deepstack import run_with_deep_stack
+from irtoolkit.gcpause import paused_gc
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, Location, register_source
 
 
@@ -100,7 +101,8 @@ def parse_module(
     ctx = ctx or make_context()
     try:
         try:
-            module = LocatedParser(ctx, text, filename, line_offset).parse_module()
+            with paused_gc():
+                module = LocatedParser(ctx, text, filename, line_offset).parse_module()
         except RecursionError:
             module = _parse_deeply_nested(ctx, text, filename, line_offset)
     except ParseError as err:

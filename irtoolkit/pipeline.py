@@ -130,9 +130,14 @@ class PipelineRunner:
 
     def run(self, module: ModuleOp) -> ModuleOp:
         from irtoolkit.context import context
+        from irtoolkit.gcpause import paused_gc
+
+        with paused_gc():
+            return self._run(module, context())
+
+    def _run(self, module: ModuleOp, ctx) -> ModuleOp:
         from irtoolkit.verifier import verify_module
 
-        ctx = context()
         for p in self.passes:
             if self.before_pass:
                 self.before_pass(p, module)

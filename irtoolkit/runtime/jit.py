@@ -629,9 +629,12 @@ def compile_module(module: ModuleOp, pipeline: str | None = None, opt: int = 3) 
         if hit is not None:
             _CACHE.move_to_end(key)
             return hit
+    from irtoolkit.gcpause import paused_gc
+
     signatures = capture_signatures(module)
-    lowered = lower_module(module, pipeline)
-    exe = Executable(lowered, signatures, opt)
+    with paused_gc():  # IR and llvmlite objects: the collector's rescans cost seconds
+        lowered = lower_module(module, pipeline)
+        exe = Executable(lowered, signatures, opt)
     with _cache_lock:
         _CACHE[key] = exe
         while len(_CACHE) > _CACHE_SIZE:

@@ -201,7 +201,7 @@ def mangle_functions(module: ModuleOp) -> dict[str, str]:
 def to_llvmlite(module: ModuleOp, mangle: bool = False) -> ir.Module:
     """Translate an llvm-dialect module (it is modified: blocks are reordered,
     and with ``mangle`` defined functions are renamed, see ``mangle_functions``)."""
-    from irtoolkit.passes.lowering.to_llvm.common import paused_gc
+    from irtoolkit.gcpause import paused_gc
 
     with paused_gc():  # the cyclic GC rescanning the module made this superlinear
         return _to_llvmlite(module, mangle)

@@ -42,7 +42,7 @@ class AutodiffPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.passes.ad.driver import Driver
-        from irtoolkit.passes.lowering.to_llvm.common import paused_gc
+        from irtoolkit.gcpause import paused_gc
 
         with paused_gc():  # the cyclic GC rescans the whole module: superlinear
             Driver(op, None if self.checkpoint is None else str(self.checkpoint)).run()

@@ -265,7 +265,7 @@ class LowerLoopToCfPass(ModulePass):
     name = "lower-loop-to-cf"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from irtoolkit.passes.lowering.to_llvm.common import paused_gc
+        from irtoolkit.gcpause import paused_gc
 
         with paused_gc():
             lower_loops(op)

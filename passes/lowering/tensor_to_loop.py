@@ -639,7 +639,7 @@ class LowerTensorToLoopPass(ModulePass):
     blas_threshold: int = 4096
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from irtoolkit.passes.lowering.to_llvm.common import paused_gc
+        from irtoolkit.gcpause import paused_gc
 
         with paused_gc():
             self._apply(op)

@@ -42,7 +42,8 @@ class ConvertToLLVMPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.passes.lowering.to_llvm.arith import ConvertArithToLLVMPass
         from irtoolkit.passes.lowering.to_llvm.cf import ConvertCfToLLVMPass
-        from irtoolkit.passes.lowering.to_llvm.common import paused_gc, reconcile_casts
+        from irtoolkit.gcpause import paused_gc
+        from irtoolkit.passes.lowering.to_llvm.common import reconcile_casts
         from irtoolkit.passes.lowering.to_llvm.func import ConvertFuncToLLVMPass
         from irtoolkit.passes.lowering.to_llvm.math import ConvertMathToLLVMPass
         from irtoolkit.passes.lowering.to_llvm.memref import ConvertMemrefToLLVMPass

@@ -19,9 +19,7 @@ and ``!llvm.struct<(ptr, ptr, i64)>`` for rank 0.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from xdsl.dialects import llvm
@@ -166,23 +164,6 @@ def intrinsic_suffix(t: Attribute) -> str:
 
 
 # --------------------------------------------------------------------------- speed
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Run a pass without Python's cyclic garbage collector.
-
-    IR objects are all in reference cycles (parents, use lists), so a pass that
-    builds many ops triggers collections that scan the whole (large, live)
-    module again and again: measured ~30% of a lowering pass and its main
-    source of superlinear time. Collection resumes when the pass ends."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @lru_cache(maxsize=None)

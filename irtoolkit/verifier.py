@@ -51,8 +51,44 @@ def _check_subview(op: Operation) -> None:
             raise VerifyException(f"expected {rank} {what} (one per source dim), got {count}")
 
 
+def _check_memref_reassociation(op: Operation) -> None:
+    # xDSL 0.74 does not check memref collapse/expand reassociations at all
+    src, res = op.operands[0].type, op.results[0].type
+    expanded, collapsed = (src, res) if op.name == "memref.collapse_shape" else (res, src)
+    groups = [[e.value.data for e in g] for g in op.reassociation.data]
+    flat = [d for g in groups for d in g]
+    if collapsed.get_num_dims() == 0:
+        if groups:
+            raise VerifyException(f"a rank-0 collapsed type takes an empty reassociation, got {groups}")
+        return
+    if flat != list(range(expanded.get_num_dims())):
+        raise VerifyException(
+            f"reassociation {groups} must list the {expanded.get_num_dims()} expanded dims in order"
+        )
+    if len(groups) != collapsed.get_num_dims() or any(not g for g in groups):
+        raise VerifyException(
+            f"reassociation {groups} needs one non-empty group per collapsed dim ({collapsed.get_num_dims()})"
+        )
+
+
+def _check_pad_yield(op: Operation) -> None:
+    # xDSL 0.74 does not check that the padding value has the element type
+    element = op.results[0].type.get_element_type()
+    block = op.regions[0].first_block
+    term = None if block is None else block.last_op
+    if term is not None and term.operands and term.operands[0].type != element:
+        raise VerifyException(
+            f"padding value has type {term.operands[0].type}, expected the element type {element}"
+        )
+
+
 # Checks that xDSL's own verifiers of reused ops lack.
-_EXTRA_CHECKS = {"memref.subview": _check_subview}
+_EXTRA_CHECKS = {
+    "memref.subview": _check_subview,
+    "memref.collapse_shape": _check_memref_reassociation,
+    "memref.expand_shape": _check_memref_reassociation,
+    "tensor.pad": _check_pad_yield,
+}
 
 
 def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
@@ -86,12 +122,19 @@ def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
 
 
 def _verify_empty_blocks(op: Operation) -> None:
-    if op.has_trait(NoTerminator):
-        return
     for region in op.regions:
         first = region.first_block
-        if first is not None and first.next_block is None and first.first_op is None:
-            raise VerifyException("contains an empty block in a single-block region that expects a terminator")
+        if first is None:
+            continue
+        if first.next_block is None:
+            if first.first_op is None and not op.has_trait(NoTerminator):
+                raise VerifyException(
+                    "contains an empty block in a single-block region that expects a terminator"
+                )
+            continue
+        # every block of a multi-block region ends in a terminator
+        if any(block.first_op is None for block in region.blocks):
+            raise VerifyException("contains an empty block in a multi-block region (a block needs a terminator)")
 
 
 def _verify_dominance(op: Operation, dominance: DominanceChecker) -> None:

@@ -62,3 +62,41 @@ func.func @subview_arity(%m: memref<4x4xf32>) {
   %r = memref.subview %m[3, 0] [1, 4] [-1] : memref<4x4xf32> to memref<4xf32, strided<[1], offset: 12>>
   func.return
 }
+
+// -----
+
+func.func @memref_collapse(%m: memref<2x2xf32>) {
+  // expected-error @+1 {{'memref.collapse_shape' op reassociation [[0, 1, 2, 3]] must list the 2 expanded dims in order}}
+  %f = memref.collapse_shape %m [[0, 1, 2, 3]] : memref<2x2xf32> into memref<4xf32>
+  func.return
+}
+
+// -----
+
+func.func @memref_expand(%m: memref<24xf64>) {
+  // expected-error @+1 {{'memref.expand_shape' op reassociation [[0, 1, 2, 3]] must list the 3 expanded dims in order}}
+  %e = memref.expand_shape %m [[0, 1, 2, 3]] output_shape [2, 3, 4] : memref<24xf64> into memref<2x3x4xf64>
+  func.return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op contains an empty block in a multi-block region}}
+func.func @empty_block(%c: i1) {
+  cf.cond_br %c, ^a, ^b
+^a:
+  func.return
+^b:
+}
+
+// -----
+
+func.func @pad_value_type(%a: tensor<2x2xf32>) -> tensor<4x3xf32> {
+  %z = arith.constant 7.0 : f64
+  // expected-error @+1 {{'tensor.pad' op padding value has type f64, expected the element type f32}}
+  %p = tensor.pad %a low[1, 0] high[1, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f64
+  } : tensor<2x2xf32> to tensor<4x3xf32>
+  func.return %p : tensor<4x3xf32>
+}

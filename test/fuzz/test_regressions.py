@@ -15,6 +15,24 @@ from fuzzlib import load
 fz = load()
 
 CASES = {
+    # --- lowering: loop ops nested in scf ops (scf is converted first) --------
+    "loop-for-inside-scf-for": dict(pipeline="ad-llvm", text="""
+func.func @scale(%a: memref<2x?xf32>, %s: f32) -> memref<2x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = memref.dim %a, %c1 : memref<2x?xf32>
+  %out = memref.alloc(%n) : memref<2x?xf32>
+  scf.for %i = %c0 to %c2 step %c1 {
+    loop.for %j = %c0 to %n step %c1 {
+      %v = memref.load %a[%i, %j] : memref<2x?xf32>
+      %p = arith.mulf %v, %s : f32
+      memref.store %p, %out[%i, %j] : memref<2x?xf32>
+    }
+  }
+  return %out : memref<2x?xf32>
+}
+"""),
     # --- parsing / verifier -------------------------------------------------
     "unterminated-string-hang": dict(pipeline="parse", want="diag", timeout=5.0, text="""
 func.func @f(%x: f64) -> f64 {

@@ -56,6 +56,15 @@ def rewrite_single_dash(argv: Sequence[str], long_options: Iterable[str]) -> lis
     return out
 
 
+def finish(code: int) -> int:
+    """Flush stdout before exiting; a reader that went away is not our failure."""
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError, OSError):
+        pass
+    return code
+
+
 def run_guarded(body: Callable[[], int], debug: bool, prog: str) -> int:
     """Run ``body``; turn every failure into a diagnostic and an exit code.
 

@@ -23,6 +23,7 @@ from irtoolkit.cli.common import (
     error,
     read_text,
     rewrite_single_dash,
+    finish,
     run_guarded,
 )
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
@@ -427,12 +428,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         rv = command.main(args=rewritten, prog_name=PROG, standalone_mode=False)
         return rv if isinstance(rv, int) else EXIT_OK
 
-    code = run_guarded(body, debug, PROG)
-    try:
-        sys.stdout.flush()
-    except (BrokenPipeError, ValueError, OSError):
-        pass
-    sys.exit(code)
+    sys.exit(finish(run_guarded(body, debug, PROG)))
 
 
 if __name__ == "__main__":

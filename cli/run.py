@@ -22,6 +22,7 @@ from irtoolkit.cli.common import (
     error,
     read_text,
     rewrite_single_dash,
+    finish,
     run_guarded,
 )
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
@@ -279,12 +280,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                           standalone_mode=False)
         return rv if isinstance(rv, int) else EXIT_OK
 
-    code = run_guarded(body, debug, PROG)
-    try:
-        sys.stdout.flush()
-    except (BrokenPipeError, ValueError, OSError):
-        pass
-    sys.exit(code)
+    sys.exit(finish(run_guarded(body, debug, PROG)))
 
 
 if __name__ == "__main__":

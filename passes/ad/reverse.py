@@ -343,7 +343,13 @@ class ReverseGen:
             if yields[k] in useful:
                 local.add(EB, yields[k], block.args[1 + j])
         self.reverse(EB, ops, bmap, local, inner_tapes)
-        outs = [local.get_or_zero(EB, carried[k]) for k in C]
+        # A carried block argument with no uses is not stored (see
+        # forward_for), so it is not in bmap; its adjoint is a symbolic zero,
+        # shaped like the incoming adjoint of that position.
+        outs = []
+        for j, k in enumerate(C):
+            a = local.get(EB, carried[k])
+            outs.append(a if a is not None else EB.zeros(block.args[1 + j]))
         free, acc_inits = [], []
         for v in candidates:
             a = local.get(EB, v)

@@ -82,12 +82,30 @@ def _check_pad_yield(op: Operation) -> None:
         )
 
 
+def _check_scf_yields(op: Operation) -> None:
+    # xDSL 0.74's scf.if/scf.for accept yields that do not match their results
+    expected = [r.type for r in op.results]
+    for region in op.regions:
+        block = region.first_block
+        term = None if block is None else block.last_op
+        if term is None or term.name != "scf.yield":
+            continue
+        got = [v.type for v in term.operands]
+        if got != expected:
+            raise VerifyException(
+                f"region yields {len(got)} value(s) of type(s) ({', '.join(map(str, got))}) "
+                f"but the op has results of type(s) ({', '.join(map(str, expected))})"
+            )
+
+
 # Checks that xDSL's own verifiers of reused ops lack.
 _EXTRA_CHECKS = {
     "memref.subview": _check_subview,
     "memref.collapse_shape": _check_memref_reassociation,
     "memref.expand_shape": _check_memref_reassociation,
     "tensor.pad": _check_pad_yield,
+    "scf.if": _check_scf_yields,
+    "scf.for": _check_scf_yields,
 }
 
 

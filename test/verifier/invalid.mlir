@@ -100,3 +100,13 @@ func.func @pad_value_type(%a: tensor<2x2xf32>) -> tensor<4x3xf32> {
   } : tensor<2x2xf32> to tensor<4x3xf32>
   func.return %p : tensor<4x3xf32>
 }
+
+// -----
+
+func.func @scf_if_yield(%x: f64, %c: i1) -> f64 {
+  // expected-error @+1 {{'scf.if' op region yields 0 value(s) of type(s) () but the op has results of type(s) (f64)}}
+  %r = scf.if %c -> (f64) {
+  } else {
+  }
+  func.return %r : f64
+}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -19,30 +18,33 @@ from pathlib import Path
 TY = "tensor<16xf64>"
 
 
-def generate(n_ops: int) -> str:
-    lines = [f"func.func @loss(%x: {TY}) -> f64 {{"]
+def generate(n_ops: int, grad: bool = True, ty: str = TY) -> str:
+    """An elementwise chain of ~n_ops ops on ``ty`` ending in a reduce_sum, and
+    (when ``grad``) a ``@grad`` differentiating it. Also used by the test suite's
+    compile-scaling check."""
+    lines = [f"func.func @loss(%x: {ty}) -> f64 {{"]
     prev2, prev = "%x", "%x"
-    body = max(n_ops - 3, 1)  # reduce_sum, extract, return
-    for i in range(body):
+    for i in range(max(n_ops - 3, 1)):  # reduce_sum, extract, return
         v = f"%v{i}"
         k = i % 4
         if k == 0:
-            lines.append(f"  {v} = tensor.sin {prev} : {TY}")
+            lines.append(f"  {v} = tensor.sin {prev} : {ty}")
         elif k == 1:
-            lines.append(f"  {v} = tensor.mul {prev}, %x : {TY}")
+            lines.append(f"  {v} = tensor.mul {prev}, %x : {ty}")
         elif k == 2:
-            lines.append(f"  {v} = tensor.tanh {prev} : {TY}")
+            lines.append(f"  {v} = tensor.tanh {prev} : {ty}")
         else:
-            lines.append(f"  {v} = tensor.add {prev}, {prev2} : {TY}")
+            lines.append(f"  {v} = tensor.add {prev}, {prev2} : {ty}")
         prev2, prev = prev, v
-    lines.append(f"  %s = tensor.reduce_sum {prev} [0] : {TY} -> tensor<f64>")
+    lines.append(f"  %s = tensor.reduce_sum {prev} [0] : {ty} -> tensor<f64>")
     lines.append("  %r = tensor.extract %s[] : tensor<f64>")
     lines.append("  func.return %r : f64")
     lines.append("}")
-    lines.append(f"func.func @grad(%x: {TY}) -> {TY} {{")
-    lines.append(f"  %g = autodiff.grad @loss(%x) wrt [0] : ({TY}) -> {TY}")
-    lines.append(f"  func.return %g : {TY}")
-    lines.append("}")
+    if grad:
+        lines.append(f"func.func @grad(%x: {ty}) -> {ty} {{")
+        lines.append(f"  %g = autodiff.grad @loss(%x) wrt [0] : ({ty}) -> {ty}")
+        lines.append(f"  func.return %g : {ty}")
+        lines.append("}")
     return "\n".join(lines) + "\n"
 
 

@@ -8,41 +8,20 @@ loaded machine does not make the test flaky.
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import irtoolkit
 from irtoolkit.pipeline import PipelineRunner, build_passes
 
-TY = "tensor<4xf64>"
+# the program generator is the benchmark's (bench/ lives beside test/)
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+from bench.scaling import generate  # noqa: E402
 
 
 def chain_program(n_ops: int, grad: bool) -> str:
-    """An elementwise chain of ~n_ops tensor ops (as bench/scaling.py), with
-    a @grad of it when asked."""
-    lines = [f"func.func @loss(%x: {TY}) -> f64 {{"]
-    prev2, prev = "%x", "%x"
-    for i in range(max(n_ops - 3, 1)):
-        v = f"%v{i}"
-        k = i % 4
-        if k == 0:
-            lines.append(f"  {v} = tensor.sin {prev} : {TY}")
-        elif k == 1:
-            lines.append(f"  {v} = tensor.mul {prev}, %x : {TY}")
-        elif k == 2:
-            lines.append(f"  {v} = tensor.tanh {prev} : {TY}")
-        else:
-            lines.append(f"  {v} = tensor.add {prev}, {prev2} : {TY}")
-        prev2, prev = prev, v
-    lines.append(f"  %s = tensor.reduce_sum {prev} [0] : {TY} -> tensor<f64>")
-    lines.append("  %r = tensor.extract %s[] : tensor<f64>")
-    lines.append("  func.return %r : f64")
-    lines.append("}")
-    if grad:
-        lines.append(f"func.func @grad(%x: {TY}) -> {TY} {{")
-        lines.append(f"  %g = autodiff.grad @loss(%x) wrt [0] : ({TY}) -> {TY}")
-        lines.append(f"  func.return %g : {TY}")
-        lines.append("}")
-    return "\n".join(lines) + "\n"
+    return generate(n_ops, grad=grad, ty="tensor<4xf64>")
 
 
 def _compile_time(text: str, pipeline: str) -> float:

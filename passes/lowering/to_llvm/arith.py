@@ -167,8 +167,12 @@ def lower_negf(rw: Lowering, op: arith.NegfOp) -> None:
     rw.replace([rw.emit(llvm.FNegOp(a, _fastmath(op))).results[0]])
 
 
-def lower_floordivsi(rw: Lowering, op: Operation) -> None:
-    # q = a / b (toward zero); if r != 0 and sign(r) != sign(b): q - 1
+def _rounded_sdiv(rw: Lowering, up: bool) -> None:
+    """Signed division rounded down (floordivsi) or up (ceildivsi).
+
+    q = a / b rounds toward zero; when the remainder r is non-zero, the floor is
+    q - 1 if r and b have different signs, the ceiling q + 1 if they have the same.
+    """
     a, b = rw.operands()
     t = a.type
     zero, one = rw.const_int(0, t), rw.const_int(1, t)
@@ -177,26 +181,18 @@ def lower_floordivsi(rw: Lowering, op: Operation) -> None:
     r_nz = _icmp(rw, "ne", r, zero)
     r_neg = _icmp(rw, "slt", r, zero)
     b_neg = _icmp(rw, "slt", b, zero)
-    diff = rw.emit(llvm.XOrOp(r_neg, b_neg)).results[0]
-    adjust = rw.emit(llvm.AndOp(r_nz, diff)).results[0]
-    qm1 = rw.emit(llvm.SubOp(q, one)).results[0]
-    rw.replace([_select(rw, adjust, qm1, q)])
+    signs = _icmp(rw, "eq", r_neg, b_neg) if up else rw.emit(llvm.XOrOp(r_neg, b_neg)).results[0]
+    adjust = rw.emit(llvm.AndOp(r_nz, signs)).results[0]
+    step = rw.emit((llvm.AddOp if up else llvm.SubOp)(q, one)).results[0]
+    rw.replace([_select(rw, adjust, step, q)])
+
+
+def lower_floordivsi(rw: Lowering, op: Operation) -> None:
+    _rounded_sdiv(rw, up=False)
 
 
 def lower_ceildivsi(rw: Lowering, op: Operation) -> None:
-    # q = a / b (toward zero); if r != 0 and sign(r) == sign(b): q + 1
-    a, b = rw.operands()
-    t = a.type
-    zero, one = rw.const_int(0, t), rw.const_int(1, t)
-    q = rw.emit(llvm.SDivOp(a, b)).results[0]
-    r = rw.emit(llvm.SRemOp(a, b)).results[0]
-    r_nz = _icmp(rw, "ne", r, zero)
-    r_neg = _icmp(rw, "slt", r, zero)
-    b_neg = _icmp(rw, "slt", b, zero)
-    same = _icmp(rw, "eq", r_neg, b_neg)
-    adjust = rw.emit(llvm.AndOp(r_nz, same)).results[0]
-    qp1 = rw.emit(llvm.AddOp(q, one)).results[0]
-    rw.replace([_select(rw, adjust, qp1, q)])
+    _rounded_sdiv(rw, up=True)
 
 
 def lower_ceildivui(rw: Lowering, op: Operation) -> None:

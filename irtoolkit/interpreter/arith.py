@@ -221,29 +221,25 @@ register_specialized(arith.MulSIExtendedOp)(_make_mul_extended(True))
 # float arithmetic
 
 
-def _maximumf(a, b):
-    r = np.maximum(a, b)
-    # IEEE maximum: +0 > -0 (np.maximum may return either zero)
-    if isinstance(r, np.ndarray):
-        zeros = (a == 0) & (b == 0)
-        if zeros.any():
-            r = np.where(zeros, np.where(np.signbit(a), b, a), r)
+def _ieee_extremum(extremum, negative_zero_wins: bool):
+    """IEEE maximum/minimum: numpy's, but with +0 > -0 (np.maximum may return either zero)."""
+
+    def rule(a, b):
+        r = extremum(a, b)
+        if isinstance(r, np.ndarray):
+            zeros = (a == 0) & (b == 0)
+            if zeros.any():
+                r = np.where(zeros, np.where(np.signbit(a) == negative_zero_wins, a, b), r)
+            return r
+        if a == 0 and b == 0:
+            return a if np.signbit(a) == negative_zero_wins else b
         return r
-    if a == 0 and b == 0:
-        return b if np.signbit(a) else a
-    return r
+
+    return rule
 
 
-def _minimumf(a, b):
-    r = np.minimum(a, b)
-    if isinstance(r, np.ndarray):
-        zeros = (a == 0) & (b == 0)
-        if zeros.any():
-            r = np.where(zeros, np.where(np.signbit(a), a, b), r)
-        return r
-    if a == 0 and b == 0:
-        return a if np.signbit(a) else b
-    return r
+_maximumf = _ieee_extremum(np.maximum, negative_zero_wins=False)
+_minimumf = _ieee_extremum(np.minimum, negative_zero_wins=True)
 
 
 _FLOAT_BINARY = {

@@ -6,7 +6,7 @@ checks that span dialects, such as scalar `arith`/`math` ops applied to tensors.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, TensorType
 from xdsl.ir import ErasedSSAValue, Operation
 from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
@@ -98,8 +98,17 @@ def _check_scf_yields(op: Operation) -> None:
             )
 
 
+def _check_index_constant(op: Operation) -> None:
+    # xDSL 0.74 bounds no `index` constant; index is 64 bits wide once lowered
+    value = op.properties.get("value")
+    if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
+        if not -(2**63) <= value.value.data < 2**64:
+            raise VerifyException(f"index constant {value.value.data} does not fit in 64 bits")
+
+
 # Checks that xDSL's own verifiers of reused ops lack.
 _EXTRA_CHECKS = {
+    "arith.constant": _check_index_constant,
     "memref.subview": _check_subview,
     "memref.collapse_shape": _check_memref_reassociation,
     "memref.expand_shape": _check_memref_reassociation,

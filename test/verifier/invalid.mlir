@@ -110,3 +110,12 @@ func.func @scf_if_yield(%x: f64, %c: i1) -> f64 {
   }
   func.return %r : f64
 }
+
+// -----
+
+// Found by fuzzing: an index constant of 2^64 reached the LLVM conversion.
+func.func @index_constant_too_wide() -> index {
+  // expected-error @+1 {{'arith.constant' op index constant 18446744073709551616 does not fit in 64 bits}}
+  %c = arith.constant 18446744073709551616 : index
+  func.return %c : index
+}

@@ -1119,6 +1119,20 @@ class IfConstantCondition(RewritePattern):
         _replace_with_block(rewriter, op, region.block, ())
 
 
+def _replace_result_revisiting_parents(rewriter: PatternRewriter, result: SSAValue, value: SSAValue) -> None:
+    """Replace ``result`` by ``value`` and queue the ops whose terminators yielded it.
+
+    The greedy driver queues only the direct users (the terminators); their parent
+    ops may now fold too. Without this, n nested foldable ifs need n sweeps of the
+    whole module (cubic with the driver's region DCE after each sweep).
+    """
+    parents = {use.operation.parent_op() for use in result.uses if use.operation.has_trait(IsTerminator)}
+    rewriter.replace_all_uses_with(result, value)
+    for parent in parents:
+        if parent is not None:
+            rewriter.notify_op_modified(parent)
+
+
 class IfRemoveUnusedResults(RewritePattern):
     """Results yielded as the same value by both branches become that value; unused
     results are dropped."""
@@ -1135,7 +1149,7 @@ class IfRemoveUnusedResults(RewritePattern):
             if r.uses and then_yield.arguments[i] is else_yield.arguments[i]
         ]
         for i in same:
-            rewriter.replace_all_uses_with(op.output[i], then_yield.arguments[i])
+            _replace_result_revisiting_parents(rewriter, op.output[i], then_yield.arguments[i])
         keep = [i for i, r in enumerate(op.output) if r.uses]
         if len(keep) == len(op.output):
             return

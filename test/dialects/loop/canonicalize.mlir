@@ -117,3 +117,26 @@ func.func @if_results(%arg0: i1, %arg1: f64, %arg2: f64) -> (f64, f64) {
   }
   return %r#0, %r#1 : f64, f64
 }
+
+// Nested ifs whose branches yield the same value fold from the inside out.
+// CHECK-LABEL: func.func @if_cascade
+// CHECK-NOT:     loop.if
+// CHECK:         func.return %x : f64
+func.func @if_cascade(%x: f64, %c: i1) -> f64 {
+  %r0 = loop.if %c -> (f64) {
+    %r1 = loop.if %c -> (f64) {
+      %r2 = loop.if %c -> (f64) {
+        loop.yield %x : f64
+      } else {
+        loop.yield %x : f64
+      }
+      loop.yield %r2 : f64
+    } else {
+      loop.yield %x : f64
+    }
+    loop.yield %r1 : f64
+  } else {
+    loop.yield %x : f64
+  }
+  func.return %r0 : f64
+}

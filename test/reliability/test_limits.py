@@ -176,10 +176,16 @@ def nested_ifs(depth: int) -> str:
             f"  %z = arith.addf %x, %x : f64\n{closes}  func.return %x : f64\n}}\n")
 
 
-def nested_ifs_with_results(depth: int) -> str:
-    s = "func.func @main(%x: f64) -> f64 {\n  %c = arith.constant true\n"
-    s += "".join(f"  %r{i} = loop.if %c -> (f64) {{\n" for i in range(depth))
-    s += "  %y = arith.mulf %x, %x : f64\n  loop.yield %y : f64\n"
+def nested_ifs_with_results(depth: int, foldable: bool = False) -> str:
+    """``depth`` nested ifs with a result each. ``foldable``: the condition is unknown
+    and both branches yield %x, so each if folds only once the one nested in it has."""
+    if foldable:
+        s = "func.func @main(%x: f64, %c: i1) -> f64 {\n"
+        innermost = "  loop.yield %x : f64\n"
+    else:
+        s = "func.func @main(%x: f64) -> f64 {\n  %c = arith.constant true\n"
+        innermost = "  %y = arith.mulf %x, %x : f64\n  loop.yield %y : f64\n"
+    s += "".join(f"  %r{i} = loop.if %c -> (f64) {{\n" for i in range(depth)) + innermost
     for i in reversed(range(depth)):
         s += "  } else {\n  loop.yield %x : f64\n  }\n"
         if i:
@@ -215,23 +221,10 @@ func.func @main(%x: f64) -> f64 {
     assert proc.stdout.split() == ["9.0", "6.0", "6.0"], proc.stdout
 
 
-def nested_foldable_ifs(depth: int) -> str:
-    """Ifs on an unknown condition whose branches yield the same value: each folds only
-    once the if nested in it has folded."""
-    s = "func.func @main(%x: f64, %c: i1) -> f64 {\n"
-    s += "".join(f"  %r{i} = loop.if %c -> (f64) {{\n" for i in range(depth))
-    s += "  loop.yield %x : f64\n"
-    for i in reversed(range(depth)):
-        s += "  } else {\n  loop.yield %x : f64\n  }\n"
-        if i:
-            s += f"  loop.yield %r{i} : f64\n"
-    return s + "  func.return %r0 : f64\n}\n"
-
-
 def test_canonicalize_folds_a_deep_if_cascade_in_one_sweep(tmp_path):
     # 300 levels took minutes when each fold waited for a new sweep of the module
     f = tmp_path / "cascade.mlir"
-    f.write_text(nested_foldable_ifs(300))
+    f.write_text(nested_ifs_with_results(300, foldable=True))
     proc = run_tool("irt-opt", str(f), "-p", "canonicalize", timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "loop.if" not in proc.stdout and "func.return %x" in proc.stdout

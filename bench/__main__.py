@@ -105,7 +105,8 @@ def run_workload(w, contenders, args) -> dict:
 
     fast_g = min((r["grad"] for r in rows.values() if "grad" in r), default=None)
     fast_f = min((r["fwd"] for r in rows.values() if "fwd" in r), default=None)
-    header = ["contender", "fwd ms (min)", "x fastest", "grad ms (min)", "x fastest", "grad/fwd", "first call s",
+    header = ["contender", "fwd ms (min)", "x fastest", "grad ms (min)", "x fastest", "grad/fwd",
+              "first call s (cold cache; warm = 2nd process)",
               f"grad vs {ref_name}"]
     table = []
     for name, row in rows.items():
@@ -124,6 +125,12 @@ def run_workload(w, contenders, args) -> dict:
             if name == "irtoolkit":
                 first_s += (f" (parse {first['parse_s']:.2f} + compile {first['compile_s']:.2f}"
                             f" + call {first['call_s']:.2f})")
+                if "warm_first_s" in first:
+                    first_s += (f"; warm cache {first['warm_first_s']:.3f} (compile "
+                                f"{first['warm_compile_s'] * 1e3:.0f} ms"
+                                f"{'' if first.get('warm_from_cache') else ' NOT FROM CACHE'})")
+                elif "warm_error" in first:
+                    first_s += f"; warm cache error: {first['warm_error']}"
         else:
             first_s = "-"
         if name == ref_name:
@@ -194,7 +201,9 @@ def main(argv=None) -> int:
     contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
 
     import os
-    print("irtoolkit benchmark  (medians; ms; first call in a fresh process, imports excluded)")
+    print("irtoolkit benchmark  (medians; ms; first call in a fresh process, imports excluded;\n"
+          "  irtoolkit's first call with an empty compile cache, then 'warm' in a second process\n"
+          "  loading it from that cache)")
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, cpus {os.cpu_count()}; "
           + ", ".join(f"{k}={os.environ[k]}" for k in sorted(os.environ)
                       if k.startswith(("OPENBLAS", "OMP_", "MKL_"))))

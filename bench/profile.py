@@ -76,7 +76,17 @@ def profile_one(key: str, dump: str | None = None) -> dict:
 
     from irtoolkit.pipeline import PipelineRunner
     from irtoolkit.runtime.signature import capture_signatures
-    from irtoolkit.runtime.translate import add_interface, default_lowering_passes, to_llvmlite
+    from irtoolkit.runtime.translate import default_lowering_passes
+
+    import irtoolkit.runtime.jit as jit
+    from irtoolkit.runtime import diskcache
+
+    out["opt_level"] = opt = jit.default_opt()
+    t = time.perf_counter()
+    key_text = jit.module_key_text(module)
+    cache_key = diskcache.make_key(key_text, None, jit.llvm_config(opt), jit._init_llvm())
+    stages.append(("cache key (generic print with locations + hash; llvmlite init)",
+                   time.perf_counter() - t))
 
     t = time.perf_counter()
     sigs = capture_signatures(module)
@@ -102,14 +112,16 @@ def profile_one(key: str, dump: str | None = None) -> dict:
             expanded.append(p)
     snapshots: dict[str, str] = {}
     counts: dict[str, int] = {"input": _count_ops(work)}
-    # verify-each as the real pipeline does it: after ad, lower-tensor-to-loop,
-    # lower-loop-to-cf and convert-to-llvm (= after reconcile-unrealized-casts here)
+    # verify-each (irt-opt's behaviour; the JIT verifies its input only, IRT_VERIFY_EACH=1
+    # turns it on) is timed apart: what it would cost after ad, lower-tensor-to-loop,
+    # lower-loop-to-cf and convert-to-llvm
     verify_after = {"ad", "lower-tensor-to-loop", "lower-loop-to-cf", "reconcile-unrealized-casts"}
+    verify_each_s = 0.0
     from irtoolkit.verifier import verify_module
 
     t = time.perf_counter()
     verify_module(work)
-    stages.append(("verify before the first pass", time.perf_counter() - t))
+    stages.append(("verify the input", time.perf_counter() - t))
     for p in expanded:
         t = time.perf_counter()
         try:
@@ -127,27 +139,37 @@ def profile_one(key: str, dump: str | None = None) -> dict:
         if p.name in verify_after:
             t = time.perf_counter()
             verify_module(work)
-            what = "convert-to-llvm" if p.name == "reconcile-unrealized-casts" else p.name
-            stages.append((f"  verify after {what} ({counts[p.name]} ops)", time.perf_counter() - t))
+            verify_each_s += time.perf_counter() - t
     out["op_counts"] = counts
-
-    from xdsl.printer import Printer
-    import io
-
-    t = time.perf_counter()
-    buf = io.StringIO()
-    Printer(stream=buf, print_generic_format=True).print_op(module)
-    stages.append(("compile cache key (generic print of the input)", time.perf_counter() - t))
+    out["verify_each_s"] = verify_each_s
 
     import llvmlite.binding as llvm
 
-    from irtoolkit.runtime.jit import _init_llvm, _target_machine
+    from irtoolkit.runtime.translate import (add_allocation_guard, add_check_handler, add_interface,
+                                             guard_allocations, mangle_functions, to_llvmlite,
+                                             track_frees, uses_runtime_checks)
+    from irtoolkit.passes.lowering.to_llvm.vector_math import expand_math_intrinsics
 
-    _init_llvm()
+    t = time.perf_counter()
+    mapping = mangle_functions(work)
+    guarded = guard_allocations(work)
+    checked = uses_runtime_checks(work)
+    if guarded and checked:
+        track_frees(work)
+    expand_math_intrinsics(work)
+    stages.append(("JIT prep (mangle, malloc guard, vector math expansion)", time.perf_counter() - t))
     t = time.perf_counter()
     llmod = to_llvmlite(work)
+    tls = jit._pthread_key() if guarded or checked else None
+    if guarded:
+        add_allocation_guard(llmod, tls, guarded and checked)
+    if checked:
+        add_check_handler(llmod, tls)
     for name, sig in sigs.items():
-        add_interface(llmod, sig)
+        if sig.unsupported is None:
+            add_interface(llmod, sig, mapping.get(name, name), tls, guarded and checked)
+    if tls is not None:
+        jit.relocatable_tls_key(llmod, tls)
     stages.append(("llvm dialect -> llvmlite (xDSL convert_module)", time.perf_counter() - t))
     t = time.perf_counter()
     ir_text = str(llmod)
@@ -156,19 +178,31 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     mod = llvm.parse_assembly(ir_text)
     mod.verify()
     stages.append(("LLVM parse + verify", time.perf_counter() - t))
-    tm = _target_machine(llvm, 3)
+    tm = jit._target_machine(llvm, opt)
     mod.triple = llvm.get_process_triple()
     mod.data_layout = str(tm.target_data)
     t = time.perf_counter()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto = llvm.create_pipeline_tuning_options(speed_level=opt)
+    if not jit.loop_unrolling():
+        pto.loop_unrolling = False
     pb = llvm.create_pass_builder(tm, pto)
     pb.getModulePassManager().run(mod, pb)
-    stages.append(("LLVM O3 optimization", time.perf_counter() - t))
+    stages.append((f"LLVM optimization (level {jit.llvm_config(opt)})", time.perf_counter() - t))
     opt_text = str(mod)
     t = time.perf_counter()
-    engine = llvm.create_mcjit_compiler(mod, tm)
+    obj = tm.emit_object(mod)
+    stages.append(("LLVM codegen (emit_object)", time.perf_counter() - t))
+    t = time.perf_counter()
+    undefined = jit.elf_undefined_symbols(obj) or []
+    jit.register_c_symbols(llvm, undefined)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), jit._target_machine(llvm, opt))
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()
-    stages.append(("MCJIT codegen + load", time.perf_counter() - t))
+    stages.append(("load the object (add_object_file)", time.perf_counter() - t))
+    t = time.perf_counter()
+    entry = diskcache.encode_entry(cache_key, {"profile": True}, obj)
+    stages.append((f"cache entry encode ({len(entry) // 1024} KiB; write not timed)",
+                   time.perf_counter() - t))
     out["llvm_lines"] = ir_text.count("\n")
     out["llvm_opt_lines"] = opt_text.count("\n")
     del engine
@@ -177,7 +211,7 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     from irtoolkit.runtime.jit import Executable
 
     t = time.perf_counter()
-    exe = Executable(module.clone() if False else _lowered(module), sigs)
+    exe = Executable(_lowered(module), sigs)
     out["executable_build_s"] = time.perf_counter() - t
     g = exe["grad"]
     f = exe["loss"]
@@ -207,10 +241,61 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     return out
 
 
+WARM_SCRIPT = r"""
+import json, sys, time
+t = time.perf_counter()
+import numpy as np
+import irtoolkit
+from bench.contenders import WORKLOADS
+out = {"import_s": time.perf_counter() - t}
+w = WORKLOADS[sys.argv[1]]
+args = w.inputs()
+text = w.text()
+t0 = time.perf_counter()
+if sys.argv[2] == "text":  # irtoolkit.compile(text): parses only on a cache miss
+    t1 = t0
+    exe = irtoolkit.compile(text, filename=str(w.path))
+else:
+    m = irtoolkit.parse(text, str(w.path))
+    t1 = time.perf_counter()
+    exe = irtoolkit.compile(m)
+t2 = time.perf_counter()
+exe["grad"](*args)
+t3 = time.perf_counter()
+out.update(parse_s=t1 - t0, compile_s=t2 - t1, call_s=t3 - t2, first_s=t3 - t0,
+           from_cache=bool(exe.from_cache),
+           xdsl_imported=any(k.split(".")[0] == "xdsl" for k in sys.modules))
+print("@@RESULT@@" + json.dumps(out))
+"""
+
+
+def end_to_end(key: str, root: Path, env: dict) -> list[dict]:
+    """The production path (irtoolkit.parse + irtoolkit.compile + first call) in
+    fresh processes sharing a fresh cache directory: cold, then warm; then
+    ``irtoolkit.compile(text)`` (cold for its source key, then warm: no parse)."""
+    import tempfile
+
+    res = []
+    with tempfile.TemporaryDirectory(prefix="irt-profile-cache-") as d:
+        env = dict(env, IRT_CACHE_DIR=d)
+        env.pop("IRT_NO_CACHE", None)
+        for mode in ("module", "module", "text", "text"):
+            proc = subprocess.run([sys.executable, "-c", WARM_SCRIPT, key, mode], capture_output=True,
+                                  text=True, cwd=root, env=env, timeout=1200)
+            line = next((x for x in proc.stdout.splitlines() if x.startswith("@@RESULT@@")), None)
+            if line is None:
+                res.append({"error": (proc.stderr.strip().splitlines() or ["?"])[-1]})
+            else:
+                res.append(json.loads(line[len("@@RESULT@@"):]))
+    return res
+
+
 def _lowered(module):
+    from irtoolkit.pipeline import verify_each_default
     from irtoolkit.runtime.translate import lower_module
 
-    return lower_module(module, None)
+    with verify_each_default(False):
+        return lower_module(module, None)
 
 
 def _count_ops(m) -> int:
@@ -362,9 +447,22 @@ def report(res: dict) -> None:
     print(f"  imports (irtoolkit, xdsl, numpy): {res.get('import_s', 0):.3f} s; "
           f"warm re-parse {res.get('parse_warm_s', 0):.3f} s")
     total = res.get("first_total_s") or sum(s for _, s in res.get("stages", []))
-    print(f"  first call, stage by stage (sum {total:.3f} s):")
+    print(f"  first call, stage by stage (sum {total:.3f} s; LLVM level {res.get('opt_level')}):")
     for name, s in res.get("stages", []):
         print(f"    {s * 1e3:9.1f} ms  {100 * s / total:5.1f}%  {name}")
+    if "verify_each_s" in res:
+        print(f"    (verify-each, off in the JIT path -- IRT_VERIFY_EACH=1 -- would add "
+              f"{res['verify_each_s'] * 1e3:.1f} ms)")
+    labels = ("parse + compile, cold cache", "parse + compile, warm cache (2nd process)",
+              "compile(text), 1st time", "compile(text), warm cache")
+    for label, e in zip(labels, res.get("end_to_end", [])):
+        if "error" in e:
+            print(f"  end to end, {label}: error: {e['error']}")
+            continue
+        print(f"  end to end, {label}: first call {e['first_s'] * 1e3:.1f} ms = parse "
+              f"{e['parse_s'] * 1e3:.1f} + compile {e['compile_s'] * 1e3:.1f} + call "
+              f"{e['call_s'] * 1e3:.1f} (from cache: {e['from_cache']}; xDSL imported: "
+              f"{e.get('xdsl_imported')}; imports {e['import_s'] * 1e3:.0f} ms excluded)")
     if "op_counts" in res:
         print("  op counts after each pass: " + ", ".join(f"{k} {v}" for k, v in res["op_counts"].items()))
     if "llvm_lines" in res:
@@ -411,7 +509,9 @@ def main(argv=None) -> int:
         if line is None:
             print(f"\n=== {k} ===\n  profiler died: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
             continue
-        report(json.loads(line[len("@@RESULT@@"):]))
+        res = json.loads(line[len("@@RESULT@@"):])
+        res["end_to_end"] = end_to_end(k, root, env)
+        report(res)
     if args.micro:
         print("\n=== single ops (irtoolkit compiled alone vs numpy) ===")
         for r in micro():

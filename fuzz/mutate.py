@@ -47,6 +47,7 @@ import signal
 import struct
 import subprocess
 import sys
+import shutil
 import tempfile
 import threading
 import time
@@ -845,6 +846,8 @@ def run_campaign(args) -> Stats:
     save = Path(args.save) if args.save else Path(tempfile.mkdtemp(prefix="irt-fuzz-"))
     save.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="irt-fuzz-cases-"))
+    # compiled cases go to a campaign-private compile cache, not the user's
+    os.environ.setdefault("IRT_CACHE_DIR", str(work / "irt-cache"))
     stats = Stats()
     master = random.Random(args.seed)
     cases = [(i, master.getrandbits(64)) for i in range(args.cases)]
@@ -948,6 +951,7 @@ def run_campaign(args) -> Stats:
         t.start()
     for t in threads:
         t.join()
+    shutil.rmtree(work, ignore_errors=True)
     stats.elapsed = time.perf_counter() - t_start
     stats.save = save
     return stats

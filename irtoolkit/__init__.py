@@ -40,11 +40,18 @@ def run_pipeline(module: ModuleOp, pipeline: str) -> ModuleOp:
     return run(module, pipeline)
 
 
-def compile(module: ModuleOp, pipeline: str | None = None) -> Any:
+def compile(module: ModuleOp | str, pipeline: str | None = None, filename: str = "<string>") -> Any:
     """Lower ``module`` (default pipeline ``ad,lower-to-llvm``) and JIT-compile it.
 
     Returns an executable: ``exe["main"](*arrays)``. The module is left unchanged.
+    ``module`` may also be MLIR text (parsed as ``filename``): a program compiled
+    before, by this or another process, then loads from the compile cache
+    without being parsed.
     """
+    if isinstance(module, str):
+        from irtoolkit.runtime import compile_source
+
+        return compile_source(module, filename, pipeline)
     from irtoolkit.runtime import compile_module
 
     return compile_module(module, pipeline)

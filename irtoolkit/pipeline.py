@@ -9,7 +9,9 @@ whole module, so an anchor like ``func.func(...)`` applies its passes there.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
@@ -118,12 +120,32 @@ def build_passes(spec: str) -> list[ModulePass]:
     return passes
 
 
+# Whether a PipelineRunner created without an explicit ``verify_each`` verifies
+# after each pass: yes (mlir-opt's --verify-each), except inside
+# ``verify_each_default(False)`` -- the JIT's internal lowering, whose input is
+# verified once and whose end result LLVM's verifier checks.
+_VERIFY_EACH_DEFAULT: ContextVar[bool] = ContextVar("irt_verify_each", default=True)
+
+
+@contextmanager
+def verify_each_default(value: bool) -> Iterator[None]:
+    """Within the body, runners without an explicit ``verify_each`` use ``value``."""
+    token = _VERIFY_EACH_DEFAULT.set(bool(value))
+    try:
+        yield
+    finally:
+        _VERIFY_EACH_DEFAULT.reset(token)
+
+
 @dataclass
 class PipelineRunner:
-    """Runs passes over a module, verifying after each (as mlir-opt's --verify-each)."""
+    """Runs passes over a module, verifying after each (as mlir-opt's --verify-each).
+
+    ``verify_each=None`` (the default) follows ``verify_each_default`` (True
+    unless inside ``verify_each_default(False)``)."""
 
     passes: list[ModulePass]
-    verify_each: bool = True
+    verify_each: bool | None = None
     before_pass: Callable[[ModulePass, ModuleOp], None] | None = None
     after_pass: Callable[[ModulePass, ModuleOp], None] | None = None
     timings: list[tuple[str, float]] = field(default_factory=list)
@@ -138,6 +160,9 @@ class PipelineRunner:
     def _run(self, module: ModuleOp, ctx) -> ModuleOp:
         from irtoolkit.verifier import verify_module
 
+        verify_each = self.verify_each
+        if verify_each is None:
+            verify_each = _VERIFY_EACH_DEFAULT.get()
         for p in self.passes:
             if self.before_pass:
                 self.before_pass(p, module)
@@ -153,7 +178,7 @@ class PipelineRunner:
             self.timings.append((p.name, time.perf_counter() - start))
             if self.after_pass:
                 self.after_pass(p, module)
-            if self.verify_each:
+            if verify_each:
                 try:
                     verify_module(module)
                 except DiagnosticError as err:

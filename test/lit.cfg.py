@@ -16,6 +16,9 @@ config.environment["PATH"] = os.environ.get("PATH", "")
 for var in ("HOME", "PYTHONPATH", "VIRTUAL_ENV", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# A private compile cache (pytest's conftest sets one; plain `lit` gets its own).
+config.environment["IRT_CACHE_DIR"] = os.environ.get(
+    "IRT_CACHE_DIR", os.path.join(config.test_exec_root, "irt-cache"))
 
 filecheck = shutil.which("filecheck") or "filecheck"
 config.substitutions.append(("FileCheck", filecheck))

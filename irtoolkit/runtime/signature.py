@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    MemRefType,
-    ModuleOp,
-    TensorType,
-)
-from xdsl.ir import Attribute
+from typing import TYPE_CHECKING
 
-from irtoolkit.types import numpy_dtype
+import numpy as np
+
+if TYPE_CHECKING:  # xDSL is imported where signatures are captured, not to call code
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.ir import Attribute
 
 
 @dataclass(frozen=True)
@@ -49,10 +46,14 @@ class Signature:
 
 
 def scalar_dtype(t: Attribute) -> np.dtype | None:
+    from irtoolkit.types import numpy_dtype
+
     return numpy_dtype(t)
 
 
 def value_spec(t: Attribute) -> ValueSpec | None:
+    from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
+
     if isinstance(t, (TensorType, MemRefType)):
         dtype = scalar_dtype(t.element_type)
         if dtype is None:

@@ -195,6 +195,11 @@ def mangle_functions(module: ModuleOp) -> dict[str, str]:
                 name = op.global_name.root_reference.data
                 if name in mapping:
                     op.global_name = SymbolRefAttr(mapping[name])
+            elif isinstance(op, llvm.FuncOp) and "irt.worker" in op.attributes:
+                # a thread dispatcher (to_llvm/parallel.py) names its worker
+                name = op.attributes["irt.worker"].root_reference.data  # type: ignore[attr-defined]
+                if name in mapping:
+                    op.attributes["irt.worker"] = SymbolRefAttr(mapping[name])
     return mapping
 
 
@@ -224,6 +229,9 @@ def _to_llvmlite(module: ModuleOp, mangle: bool) -> ir.Module:
     from irtoolkit.passes.lowering.to_llvm.vector_math import add_vector_helpers
     add_vector_helpers(llmod)
     # --- end vector math
+    # thread dispatchers of the loops lower-loop-to-cf outlined
+    from irtoolkit.passes.lowering.to_llvm.parallel import define_dispatchers
+    define_dispatchers(module, llmod)
     for op in module.ops:
         if isinstance(op, llvm.FuncOp) and op.body.blocks:
             if op.linkage.linkage.data in ("internal", "private"):

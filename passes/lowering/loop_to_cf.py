@@ -14,6 +14,21 @@ As MLIR's ``convert-scf-to-cf`` (which xDSL lacks for ``while``):
   carrying the reductions: each ``loop.reduce`` region is inlined with the
   accumulator and the new value.
 
+Threads: before that, a ``loop.for`` that can run its iterations in any order and split
+its range (``parallel_kinds``: step 1; only arith/math/memref.load/store/dim and nested
+loop.for/loop.if in its body -- no ``cf.assert``, call or allocation; each store writes
+a buffer allocated in this function at an index holding the loop's induction variable,
+and the loop reads no buffer it writes; each iteration value is a buffer passed through
+unchanged, an integer sum or a ``fastmath<reassoc>`` float sum) and whose work may pay
+for a thread is *outlined*: its body moves to a private function
+``@__irt_par_<func>_<k>(%lo, %hi, inits..., captures...)`` running it over
+``[lo, hi)``, and the loop becomes ``func.call`` of it over the whole range, tagged
+``{irt.parallel = [kinds], irt.work = <cost per iteration>}``. The call is sequential
+here (the interpreter runs it as it is); ``convert-func-to-llvm`` turns it into a call
+of a dispatcher that splits the range over threads at run time when the trip count
+times ``irt.work`` reaches ``PARALLEL_MIN_WORK`` and ``IRT_NUM_THREADS`` allows it
+(see ``to_llvm/parallel.py``). Option ``parallel=false`` disables the outlining.
+
 Outer ops are lowered before the ops nested in them, and the loops of a block
 from last to first, so that the pass is linear in the size of the program; ops
 created here inherit the location of the op they replace.
@@ -260,12 +275,303 @@ def lower_loops(module: ModuleOp) -> None:
             lower_while(op, loop)
 
 
+# ----------------------------------------------------------------------------- threads
+
+#: run-time threshold: a parallel loop is split over threads when its trip count times
+#: its per-iteration cost (``loop_cost``: ~1 per scalar op, ~20 per transcendental;
+#: measured ~0.1 ns per unit vectorized) reaches this, ~0.2 ms of work (starting and
+#: joining a thread costs ~20-50 us); loops that cannot reach it are not outlined
+PARALLEL_MIN_WORK = 2_000_000
+#: attributes of the outlined call
+PARALLEL_ATTR = "irt.parallel"
+WORK_ATTR = "irt.work"
+
+_EXPENSIVE = {"math.exp", "math.log", "math.tanh", "math.sin", "math.cos", "math.powf",
+              "math.expm1", "math.log1p", "math.log2", "math.log10", "math.atan", "math.atan2",
+              "math.erf", "math.exp2", "math.tan", "math.fpowi"}
+_MEDIUM = {"arith.divf", "math.sqrt", "arith.remf", "math.rsqrt"}
+_ALLOWED = {"memref.load", "memref.store", "memref.dim", "loop.for", "loop.if", "loop.yield"}
+_UNKNOWN_TRIPS = 8
+
+
+def _const_int(v: SSAValue) -> int | None:
+    from xdsl.dialects.builtin import IntegerAttr
+
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def static_trips(op: Operation) -> int | None:
+    """A loop.for's trip count (or a bound of it) when known statically: constant
+    bounds; ``ub = lb + c`` and ``ub = min(lb + c, n)`` as emitted for blocked sums."""
+    lb, ub = op.lb, op.ub  # type: ignore[attr-defined]
+    a, b = _const_int(lb), _const_int(ub)
+    if a is not None and b is not None:
+        return max(b - a, 0)
+    u = ub.owner
+    if isinstance(u, arith.MinUIOp | arith.MinSIOp):
+        u = u.lhs.owner
+    if isinstance(u, arith.AddiOp) and u.lhs is lb:
+        c = _const_int(u.rhs)
+        if c is not None:
+            return max(c, 0)
+    return None
+
+
+def _trips(op: Operation) -> int:
+    """Static estimate of a loop.for's trip count; unknown: a guess."""
+    n = static_trips(op)
+    return _UNKNOWN_TRIPS if n is None else n
+
+
+def loop_cost(block: Block) -> int:
+    """Static cost of one execution of ``block`` (nested loops times their trips)."""
+    from irtoolkit.dialects import loop
+
+    total = 0
+    for op in block.ops:
+        if isinstance(op, loop.ForOp):
+            total += _trips(op) * sum(loop_cost(b) for b in op.body.blocks)
+        elif op.regions:
+            total += max((sum(loop_cost(b) for b in r.blocks) for r in op.regions), default=0)
+        elif op.name in _EXPENSIVE:
+            total += 20
+        elif op.name in _MEDIUM:
+            total += 4
+        else:
+            total += 1
+    return max(total, 1)
+
+
+_VIEWS = {"memref.cast", "memref.subview", "memref.reinterpret_cast", "memref.collapse_shape",
+          "memref.expand_shape", "memref.transpose", "memref.view", "memref.memory_space_cast"}
+
+
+def _carried_source(v: SSAValue, loop) -> SSAValue:
+    """The buffer behind a memref: through the iteration arguments of enclosing
+    loop.for bodies and through views of other memrefs."""
+    from xdsl.ir import BlockArgument
+
+    for _ in range(64):
+        if isinstance(v, BlockArgument):
+            owner = v.block.parent_op()
+            if v.index == 0 or not isinstance(owner, loop.ForOp):
+                break
+            v = owner.iter_args[v.index - 1]
+        elif isinstance(v.owner, Operation) and v.owner.name in _VIEWS and v.owner.operands:
+            v = v.owner.operands[0]
+        else:
+            break
+    return v
+
+
+def parallel_kinds(op: Operation) -> list[str] | None:
+    """How each iteration value of ``op`` (a loop.for) combines when the range is split
+    ("same": a buffer passed through; "sum"), or None if ``op`` cannot be split."""
+    from xdsl.dialects import memref
+    from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, IndexType
+
+    from irtoolkit.dialects import loop
+
+    if _const_int(op.step) != 1 or not isinstance(op.lb.type, IndexType):  # type: ignore[attr-defined]
+        return None
+    blocks = list(op.body.blocks)  # type: ignore[attr-defined]
+    if len(blocks) != 1:
+        return None
+    body = blocks[0]
+    iv = body.args[0]
+    term = body.last_op
+    if not isinstance(term, loop.YieldOp):
+        return None
+    kinds: list[str] = []
+    for arg, y in zip(body.args[1:], term.operands, strict=True):
+        t = arg.type
+        if isinstance(t, MemRefType):
+            if y is not arg:
+                return None
+            kinds.append("same")
+            continue
+        uses = list(arg.uses)
+        if len(uses) != 1 or uses[0].operation is not y.owner:
+            return None
+        add = y.owner
+        if isinstance(t, AnyFloat) and isinstance(add, arith.AddfOp):
+            flags = add.fastmath
+            if flags is None or "reassoc" not in {f.value for f in flags.data}:
+                return None
+        elif isinstance(t, IntegerType | IndexType) and isinstance(add, arith.AddiOp):
+            if isinstance(t, IntegerType) and t.width.data == 1:
+                return None
+        else:
+            return None
+        kinds.append("sum")
+    stored: set[SSAValue] = set()
+    loaded: set[SSAValue] = set()
+    for inner in op.walk():
+        if inner is op:
+            continue
+        name = inner.name
+        if not (name in _ALLOWED or name.startswith(("arith.", "math."))):
+            return None
+        if isinstance(inner, loop.ForOp) and inner is not op:
+            ib = inner.body.block
+            it = ib.last_op
+            for a, y in zip(ib.args[1:], it.operands if it is not None else []):
+                if isinstance(a.type, MemRefType) and y is not a:
+                    return None
+        if isinstance(inner, loop.IfOp) and any(isinstance(r.type, MemRefType) for r in inner.results):
+            return None
+        if isinstance(inner, memref.StoreOp):
+            if not any(i is iv for i in inner.indices):
+                return None
+            stored.add(_carried_source(inner.memref, loop))
+        elif isinstance(inner, memref.LoadOp):
+            loaded.add(_carried_source(inner.memref, loop))
+    if stored & loaded:
+        return None
+    for m in stored:
+        if not isinstance(m.owner, memref.AllocOp):
+            return None
+    return kinds
+
+
+def _defined_inside(v: SSAValue, op: Operation) -> bool:
+    owner = v.owner
+    parent = owner.parent_op() if isinstance(owner, Block) else owner
+    while parent is not None:
+        if parent is op:
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def _inside(o: Operation, op: Operation) -> bool:
+    parent = o.parent_op()
+    while parent is not None:
+        if parent is op:
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> Operation:
+    """Move loop.for ``op`` (in function ``fn``) to a new private function ``name``
+    over ``[lo, hi)``; ``op`` becomes a call of it over its whole range."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, i64
+
+    from irtoolkit.dialects import loop
+
+    # values used inside and defined outside (constants are cloned in)
+    caps: list[SSAValue] = []
+    consts: list[SSAValue] = []
+    seen: set[SSAValue] = set()
+    for inner in op.walk():
+        if inner is op:
+            continue
+        for v in inner.operands:
+            if v in seen or _defined_inside(v, op):
+                continue
+            seen.add(v)
+            if isinstance(v.owner, arith.ConstantOp):
+                consts.append(v)
+            else:
+                caps.append(v)
+    inits = list(op.iter_args)  # type: ignore[attr-defined]
+    cost = loop_cost(op.body.block)  # type: ignore[attr-defined]
+    arg_types = [IndexType(), IndexType(), *(v.type for v in inits), *(v.type for v in caps)]
+    res_types = [r.type for r in op.results]
+    entry = Block(arg_types=arg_types)
+    mapping: dict[SSAValue, SSAValue] = {}
+    for v, a in zip(caps, entry.args[2 + len(inits):]):
+        mapping[v] = a
+    for c in consts:
+        new_c = c.owner.clone()  # type: ignore[union-attr]
+        entry.add_op(new_c)
+        mapping[c] = new_c.results[0]
+    for v, new_v in mapping.items():
+        for use in list(v.uses):
+            if _inside(use.operation, op):
+                use.operation.operands[use.index] = new_v
+    one = arith.ConstantOp(IntegerAttr(1, IndexType()))
+    entry.add_op(one)
+    body = Region()
+    op.body.move_blocks(body)  # type: ignore[attr-defined]
+    new_loop = loop.ForOp(entry.args[0], entry.args[1], one.result,
+                          list(entry.args[2:2 + len(inits)]), body)
+    entry.add_op(new_loop)
+    entry.add_op(func.ReturnOp(*new_loop.results))
+    for o in entry.ops:
+        o.location = op.location
+    worker = func.FuncOp(name, (arg_types, res_types), Region(entry), visibility="private")
+    worker.location = op.location
+    module_block = fn.parent_block()
+    assert module_block is not None
+    module_block.add_op(worker)
+    call = func.CallOp(name, [op.lb, op.ub, *inits, *caps], res_types)  # type: ignore[attr-defined]
+    call.attributes[PARALLEL_ATTR] = ArrayAttr([StringAttr(k) for k in kinds])
+    call.attributes[WORK_ATTR] = IntegerAttr(cost, i64)
+    call.location = op.location
+    block = op.parent_block()
+    assert block is not None
+    block.insert_op_before(call, op)
+    for r, v in zip(op.results, call.results, strict=True):
+        r.replace_all_uses_with(v)
+    op.detach()
+    op.erase()
+    return worker
+
+
+def outline_parallel_loops(module: ModuleOp) -> int:
+    """Outline every splittable loop.for whose work may reach PARALLEL_MIN_WORK
+    (outermost first; loops nested in an outlined one move with it). Returns how many."""
+    from xdsl.dialects import func
+
+    from irtoolkit.dialects import loop
+
+    taken = {o.sym_name.data for o in module.body.block.ops if hasattr(o, "sym_name")}
+    count = 0
+
+    def visit(block: Block, fn: Operation) -> None:
+        nonlocal count
+        for op in list(block.ops):
+            if isinstance(op, loop.ForOp):
+                kinds = parallel_kinds(op)
+                if kinds is not None:
+                    trips = static_trips(op)
+                    cost = loop_cost(op.body.block)
+                    if trips is None or trips * cost >= PARALLEL_MIN_WORK:
+                        k = 0
+                        base = f"__irt_par_{fn.sym_name.data}"  # type: ignore[attr-defined]
+                        while f"{base}_{k}" in taken:
+                            k += 1
+                        taken.add(f"{base}_{k}")
+                        outline_loop(op, kinds, fn, f"{base}_{k}")
+                        count += 1
+                        continue
+            for r in op.regions:
+                for b in r.blocks:
+                    visit(b, fn)
+
+    for fn in list(module.body.block.ops):
+        if isinstance(fn, func.FuncOp) and fn.body.blocks:
+            for b in fn.body.blocks:
+                visit(b, fn)
+    return count
+
+
 @dataclass(frozen=True)
 class LowerLoopToCfPass(ModulePass):
     name = "lower-loop-to-cf"
+
+    parallel: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.gcpause import paused_gc
 
         with paused_gc():
+            if self.parallel:
+                outline_parallel_loops(op)
             lower_loops(op)

@@ -164,6 +164,12 @@ def check_nonnegative(L: TensorLowering, op: Operation, v: SSAValue, what: str) 
     check_cmp(L, op, "sge", v, L.index(0), what)
 
 
+#: a ``tensor.extract`` / ``tensor.insert`` with this (discardable, unit) attribute has
+#: indices known to be in bounds (``tensor-fuse`` sets it on the ops of its nests, whose
+#: shape checks run before the nest): no run-time bounds check is emitted for it
+IN_BOUNDS = "irt.in_bounds"
+
+
 def check_in_bounds(L: TensorLowering, op: Operation, idx: Sequence[SSAValue],
                     dims: Sequence[SSAValue]) -> None:
     """0 <= idx[k] < dims[k] (one unsigned compare per index)."""
@@ -773,6 +779,143 @@ def lower_broadcast(L: TensorLowering, op: Operation) -> None:
     L.for_each(dims, body)
 
 
+# ---------------------------------------------------------------------------
+# reductions: blocked, vectorizable float sums
+# ---------------------------------------------------------------------------
+
+#: elements per block of a float sum (see ``reduce_nest``)
+SUM_BLOCK = 512
+#: ``arith`` fast-math flags of the accumulating additions of a float sum: LLVM may
+#: reassociate them (vectorize with partial sums; lower-loop-to-cf may split the loop
+#: over threads). Nothing else is allowed (no nnan/ninf: NaN and Inf propagate).
+REASSOC = "reassoc"
+
+
+def _reassoc_flags():
+    from xdsl.dialects.arith import FastMathFlagsAttr
+    from xdsl.dialects.llvm import FastMathFlag
+
+    return FastMathFlagsAttr([FastMathFlag(REASSOC)])
+
+
+def accumulator_type(et: Attribute) -> Attribute:
+    """The type a float sum of ``et`` accumulates in: f64 for f16/f32 (rounded once at
+    the end), ``et`` otherwise."""
+    from xdsl.dialects.builtin import Float16Type, Float32Type, f64
+
+    if isinstance(et, Float16Type | Float32Type):
+        return f64
+    return et
+
+
+def _for(E, lb: SSAValue, ub: SSAValue, inits: Sequence[SSAValue],
+         body: Callable[[SSAValue, list[SSAValue]], Sequence[SSAValue]]) -> list[SSAValue]:
+    """One loop.for [lb, ub) step 1 carrying ``inits``; body(iv, accs) -> new accs."""
+    from xdsl.ir import Block
+
+    from irtoolkit.dialects.loop import ForOp, YieldOp
+
+    blk = Block(arg_types=[IndexType(), *(a.type for a in inits)])
+    loop = ForOp(lb, ub, E.index(1), list(inits), blk)
+    E.emit(loop)
+    with E.at(blk):
+        new = body(blk.args[0], list(blk.args[1:]))
+        E.emit(YieldOp(*new))
+    return list(loop.results)
+
+
+def _const_index(v: SSAValue) -> int | None:
+    owner = v.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) \
+            and isinstance(v.type, IndexType):
+        return owner.value.value.data
+    return None
+
+
+def blocked_sum(E, n: SSAValue, acc: SSAValue, term: Callable[[SSAValue], SSAValue]) -> SSAValue:
+    """``acc + sum(term(i) for i in [0, n))`` for a float ``acc`` (terms converted to its
+    type), vectorizable and accurate: blocks of ``SUM_BLOCK`` terms are summed by loops
+    whose additions carry ``fastmath<reassoc>`` (LLVM keeps a vector of partial sums per
+    block), block sums are added in order. Error ~ (SUM_BLOCK/lanes + n/SUM_BLOCK) ulps
+    of sum(|terms|) instead of n for a sequential sum."""
+    fm = _reassoc_flags()
+    at = acc.type
+
+    def add(a: SSAValue, i: SSAValue) -> SSAValue:
+        x = term(i)
+        if x.type != at:
+            x = E.emit1(arith.ExtFOp(x, at))
+        return E.emit1(arith.AddfOp(a, x, fm))
+
+    cn = _const_index(n)
+    if cn is not None and cn <= SUM_BLOCK:
+        (s,) = _for(E, E.index(0), n, [acc], lambda i, a: [add(a[0], i)])
+        return s
+    B = E.index(SUM_BLOCK)
+    if cn is not None:
+        nb = E.index(-(-cn // SUM_BLOCK))
+    else:  # ceil(n / B)
+        nb = E.emit1(arith.DivUIOp(E.emit1(arith.AddiOp(n, E.index(SUM_BLOCK - 1))), B))
+    zero = E.const(0.0, at)
+
+    def block(b: SSAValue, t: list[SSAValue]) -> list[SSAValue]:
+        lo = E.emit1(arith.MuliOp(b, B))
+        hi = E.emit1(arith.AddiOp(lo, B))
+        if cn is None or cn % SUM_BLOCK:
+            hi = E.emit1(arith.MinUIOp(hi, n))
+        (s,) = _for(E, lo, hi, [zero], lambda i, a: [add(a[0], i)])
+        return [E.emit1(arith.AddfOp(t[0], s, fm))]
+
+    (t,) = _for(E, E.index(0), nb, [acc], block)
+    return t
+
+
+def reduce_nest(E, kind: str, dims: Sequence[SSAValue], et: Attribute, op: Operation,
+                term: Callable[[list[SSAValue]], SSAValue]) -> SSAValue:
+    """The reduction (``kind`` "sum" or "max") of ``term(ivs)`` over the nest ``dims``,
+    of element type ``et``. Float sums: the innermost dim is a ``blocked_sum`` (in f64
+    for f16/f32), the outer dims add its results in order (reassociable too); other
+    reductions: one sequential accumulator, outermost dim first."""
+    if kind == "sum" and is_float(et) and dims:
+        at = accumulator_type(et)
+        fm = _reassoc_flags()
+        zero = E.const(0.0, at)
+
+        def rec(k: int, ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+            if k == len(dims) - 1:
+                return blocked_sum(E, dims[k], acc, lambda i: term([*ivs, i]))
+
+            def body(iv: SSAValue, a: list[SSAValue]) -> list[SSAValue]:
+                s = rec(k + 1, [*ivs, iv], zero)
+                return [E.emit1(arith.AddfOp(a[0], s, fm))]
+
+            (r,) = _for(E, E.index(0), dims[k], [acc], body)
+            return r
+
+        s = rec(0, [], zero)
+        if at != et:
+            s = E.emit1(arith.TruncFOp(s, et))
+        return s
+    if kind == "sum":
+        init = E.const(0.0 if is_float(et) else 0, et)
+    elif is_float(et):
+        init = E.const(float("-inf"), et)
+    elif is_bool(et):
+        init = E.const(0, et)
+    else:
+        width = 64 if isinstance(et, IndexType) else et.width.data  # type: ignore[attr-defined]
+        init = E.const(-(2 ** (width - 1)), et)
+    binop = "add" if kind == "sum" else "max"
+
+    def rec2(k: int, ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+        if k == len(dims):
+            return scalar_binary(E, binop, acc, term(ivs), op)
+        (r,) = _for(E, E.index(0), dims[k], [acc], lambda iv, a: [rec2(k + 1, [*ivs, iv], a[0])])
+        return r
+
+    return rec2(0, [], init)
+
+
 def _reduce(L: TensorLowering, op: Operation, kind: str) -> None:
     src, res = op.operands[0], op.results[0]
     rdims = int_list(prop(op, "dimensions"))
@@ -782,27 +925,17 @@ def _reduce(L: TensorLowering, op: Operation, kind: str) -> None:
     out = fresh(L, res, dims)
     b = L.buf(src)
     et = elem(res)
-    if kind == "sum":
-        init = L.const(0.0 if is_float(et) else 0, et)
-    elif is_float(et):
-        init = L.const(float("-inf"), et)
-    elif is_bool(et):
-        init = L.const(0, et)
-    else:
-        width = 64 if isinstance(et, IndexType) else et.width.data  # type: ignore[attr-defined]
-        init = L.const(-(2 ** (width - 1)), et)
 
     def body(ivs: list[SSAValue]) -> None:
-        def inner(rivs: list[SSAValue], acc: list[SSAValue]) -> list[SSAValue]:
+        def term(rivs: list[SSAValue]) -> SSAValue:
             idx: list[SSAValue] = [None] * len(sd)  # type: ignore[list-item]
             for i, v in zip(kept, ivs):
                 idx[i] = v
             for i, v in zip(rdims, rivs):
                 idx[i] = v
-            x = L.load(b, idx)
-            return [scalar_binary(L, "add" if kind == "sum" else "max", acc[0], x, op)]
+            return L.load(b, idx)
 
-        (s,) = L.for_reduce([sd[i] for i in rdims], [init], inner)
+        s = reduce_nest(L, kind, [sd[i] for i in rdims], et, op, term)
         L.store(s, out, ivs)
 
     L.for_each(dims, body)
@@ -856,11 +989,13 @@ def lower_splat(L: TensorLowering, op: Operation) -> None:
 def lower_extract(L: TensorLowering, op: Operation) -> None:
     t = op.operands[0]
     if t in L.splats:
-        check_in_bounds(L, op, [L.val(v) for v in op.operands[1:]], [L.index(d) for d in shape(t)])
+        if IN_BOUNDS not in op.attributes:
+            check_in_bounds(L, op, [L.val(v) for v in op.operands[1:]], [L.index(d) for d in shape(t)])
         L.set_result(op.results[0], L.splats[t])
         return
     idx = [L.val(v) for v in op.operands[1:]]
-    check_in_bounds(L, op, idx, L.dims(t))
+    if IN_BOUNDS not in op.attributes:
+        check_in_bounds(L, op, idx, L.dims(t))
     L.set_result(op.results[0], L.load(L.buf(t), idx))
 
 
@@ -868,7 +1003,8 @@ def lower_extract(L: TensorLowering, op: Operation) -> None:
 def lower_insert(L: TensorLowering, op: Operation) -> None:
     scalar, dest = op.operands[0], op.operands[1]
     idx = [L.val(v) for v in op.operands[2:]]
-    check_in_bounds(L, op, idx, L.dims(dest))
+    if IN_BOUNDS not in op.attributes:
+        check_in_bounds(L, op, idx, L.dims(dest))
     x = L.val(scalar)
     b = L.buf(dest) if L.try_consume(dest) else L.copy(L.buf(dest))
     L.store(x, b, idx)
@@ -1211,7 +1347,17 @@ def lower_dense_constant(L: TensorLowering, op: Operation) -> None:
     n = 1
     for s in shp:
         n *= s
-    values = list(value.get_values())
+    raw = getattr(getattr(value, "data", None), "data", None)
+    if isinstance(raw, bytes) and n > 1 and len(raw) % n == 0 and len(raw) >= n:
+        # a splat stored element by element (1e6 equal values): compare the bytes, do
+        # not unpack them
+        w = len(raw) // n
+        if raw == raw[:w] * n:
+            values = [next(iter(value.iter_values()))]
+        else:
+            values = list(value.get_values())
+    else:
+        values = list(value.get_values())
     if len(values) == 1 and n != 1 or value.is_splat() and len(set(values)) <= 1:
         x = L.const(_pyval(values[0], et), et)
         if virtual_splat(L, res, x):

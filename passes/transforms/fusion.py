@@ -37,15 +37,19 @@ At the tensor level, before bufferization. Two steps:
          loop.yield %o2 : tensor<...>
        }
 
-   (``lower-tensor-to-loop`` updates such carried tensors in place). A float
-   reduction of a tree holding ops with vectorizable kernels (``VECTOR_MATH_OPS``) is
-   not fused into the tree's nest: a carried float accumulator stops LLVM from
-   vectorizing the loop (the tree is fused, the reduction stays). Other full
-   reductions carry a scalar accumulator instead and ``tensor.extract %s[]`` of
-   their 0-d result reads the accumulator; partial reductions loop over the kept
-   dims (carrying the output tensor) around the reduced dims (carrying a
-   scalar), in the same order as the unfused lowering, so sums are
-   bit-identical. Scalar semantics come from ``tensor_to_loop_ops`` (the rules of
+   (``lower-tensor-to-loop`` updates such carried tensors in place). Reductions
+   are fused with their tree: a full reduction carries a scalar accumulator and
+   ``tensor.extract %s[]`` of its 0-d result reads the accumulator; partial
+   reductions loop over the kept dims (carrying the output tensor) around the
+   reduced dims. The reduction loops are ``tensor_to_loop_ops.reduce_nest``'s, as
+   in the unfused lowering: float sums are blocked (``SUM_BLOCK`` terms per block,
+   additions ``fastmath<reassoc>`` so that LLVM vectorizes them with partial sums,
+   f16/f32 accumulated in f64), so fused and unfused sums agree to a few ulps of
+   sum(|terms|) (not bit for bit: LLVM may pick other vector widths for the two
+   loops). The ``tensor.extract`` / ``tensor.insert`` ops of a nest carry
+   ``irt.in_bounds`` (``IN_BOUNDS``): their indices are in bounds by the checks
+   before the nest, so the loop holds no ``cf.assert`` (and can be split over
+   threads by ``lower-loop-to-cf``). Scalar semantics come from ``tensor_to_loop_ops`` (the rules of
    the unfused lowering). Dynamic dims are taken from ``tensor.dim`` of a leaf
    (or from splat/empty size operands); a group whose sizes cannot be found, or
    which contains an op the scalar rules reject, is left as it is.
@@ -442,6 +446,20 @@ class _Emitter:
                 o.erase(safe_erase=False)
 
 
+#: discardable attribute on the ``tensor.extract`` / ``tensor.insert`` ops of a fused nest:
+#: their indices are in bounds by construction (the group's shape checks run before the
+#: nest), so ``lower-tensor-to-loop`` emits no bounds check for them (keeping the loop free
+#: of ``cf.assert``: vectorizable, and splittable over threads by ``lower-loop-to-cf``)
+IN_BOUNDS = "irt.in_bounds"
+
+
+def _in_bounds(op: Operation) -> Operation:
+    from xdsl.dialects.builtin import UnitAttr
+
+    op.attributes[IN_BOUNDS] = UnitAttr()
+    return op
+
+
 class _CannotFuse(Exception):
     pass
 
@@ -666,7 +684,7 @@ class _GroupBuilder:
         if isinstance(owner, T.BroadcastOp) and depth < 64:
             self._note_leaf(owner)
             return self.read(owner.input, self.remap(owner, idx), depth + 1)
-        return E.emit1(T.ExtractOp(v, list(idx)))
+        return E.emit1(_in_bounds(T.ExtractOp(v, list(idx))))
 
     def _note_leaf(self, op: Operation | None) -> None:
         if isinstance(op, Operation):
@@ -753,7 +771,7 @@ class _GroupBuilder:
             def body(ivs, accs):
                 self.compute_members(ivs)
                 y = self.read(res, ivs)
-                return [E.emit1(T.InsertOp(y, accs[0], list(ivs)))]
+                return [E.emit1(_in_bounds(T.InsertOp(y, accs[0], list(ivs))))]
 
             (r,) = self.nest(dims, [out], body)
             return r, None
@@ -764,30 +782,18 @@ class _GroupBuilder:
         kept = [i for i in range(len(sdims)) if i not in rdims]
         et = _elem(res)
         kind = "sum" if isinstance(root, T.ReduceSumOp) else "max"
-        if kind == "sum":
-            init = E.const(0.0 if _is_float(et) else 0, et)
-        elif _is_float(et):
-            init = E.const(float("-inf"), et)
-        elif _is_bool(et):
-            init = E.const(0, et)
-        else:
-            width = 64 if isinstance(et, IndexType) else et.width.data  # type: ignore[attr-defined]
-            init = E.const(-(2 ** (width - 1)), et)
-        binop = "add" if kind == "sum" else "max"
 
         def reduce_at(ivs: list[SSAValue]) -> SSAValue:
-            def inner(rivs, accs):
+            def term(rivs: list[SSAValue]) -> SSAValue:
                 idx: list[SSAValue] = [None] * len(sdims)  # type: ignore[list-item]
                 for i, v in zip(kept, ivs):
                     idx[i] = v
                 for i, v in zip(rdims, rivs):
                     idx[i] = v
                 self.compute_members(idx)
-                x = self.read(src, idx)
-                return [S.scalar_binary(E, binop, accs[0], x, root)]  # type: ignore[arg-type]
+                return self.read(src, idx)
 
-            (s,) = self.nest([sdims[i] for i in rdims], [init], inner)
-            return s
+            return S.reduce_nest(E, kind, [sdims[i] for i in rdims], et, root, term)
 
         if not kept:
             acc = reduce_at([])
@@ -795,7 +801,7 @@ class _GroupBuilder:
             return E.emit1(T.InsertOp(acc, out, [])), acc
         kdims = [sdims[i] for i in kept]
         out = self.empty(rt, kdims)
-        (r,) = self.nest(kdims, [out], lambda ivs, accs: [E.emit1(T.InsertOp(reduce_at(ivs), accs[0], list(ivs)))])
+        (r,) = self.nest(kdims, [out], lambda ivs, accs: [E.emit1(_in_bounds(T.InsertOp(reduce_at(ivs), accs[0], list(ivs))))])
         return r, None
 
 
@@ -823,28 +829,9 @@ def _analyse_block(block: Block) -> list[_Group]:
     return groups
 
 
-#: ops lowered to vectorizable polynomial kernels (to_llvm/vector_math.py): a loop computing
-#: them vectorizes, unless it also carries a float accumulator (LLVM does not reassociate
-#: it), so a float reduction of a tree holding them is not fused into that tree's loop
+#: ops lowered to vectorizable polynomial kernels (to_llvm/vector_math.py); a fused float
+#: sum of them vectorizes too (its additions are reassociable, see ``reduce_nest``)
 VECTOR_MATH_OPS = (T.ExpOp, T.LogOp, T.TanhOp, T.SinOp, T.CosOp, T.LogisticOp)
-
-
-def _split_vector_math_reductions(groups: list[_Group]) -> list[_Group]:
-    out = []
-    for g in groups:
-        if (
-            _is_reduce(g.root)
-            and _is_float(_elem(g.root.results[0]))
-            and len(g.members) > 1
-            and any(isinstance(m, VECTOR_MATH_OPS) for m in g.members)
-        ):
-            rest = _Group(g.members[1])  # the reduce operand's definition: the tree's sink
-            for m in g.members[1:]:
-                rest.add(m)
-            out.append(rest)
-            continue
-        out.append(g)
-    return out
 
 
 def _worth_fusing(g: _Group) -> bool:
@@ -908,7 +895,7 @@ def fuse_region_ops(top: Operation) -> int:
     blocks = [b for o in top.walk() for r in o.regions for b in r.blocks]
     n = 0
     for b in blocks:
-        for g in _split_vector_math_reductions(_analyse_block(b)):
+        for g in _analyse_block(b):
             if _worth_fusing(g) and _fuse_group(g):
                 n += 1
     return n

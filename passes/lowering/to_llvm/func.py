@@ -82,11 +82,40 @@ def lower_return(rw: Lowering, op: func.ReturnOp) -> None:
     rw.replace([])
 
 
+def _dispatcher(op: func.CallOp, args, ret) -> str:
+    """The declaration of the thread dispatcher of a loop outlined by lower-loop-to-cf
+    (``{irt.parallel}`` calls; see ``to_llvm/parallel.py``), added once per callee."""
+    from xdsl.dialects.builtin import SymbolRefAttr
+
+    from irtoolkit.passes.lowering.to_llvm.parallel import DISPATCH_PREFIX
+
+    callee = op.callee.string_value()
+    name = DISPATCH_PREFIX + callee
+    module = op.get_toplevel_object()
+    top = module.regions[0].blocks[0] if module.regions else None
+    if top is None:
+        return callee
+    for other in top.ops:
+        if getattr(other, "sym_name", None) is not None and other.sym_name.data == name:
+            return name
+    fty = llvm.LLVMFunctionType([a.type for a in args], ret if ret is not None else llvm.LLVMVoidType())
+    decl = llvm.FuncOp(name, fty, linkage=llvm.LinkageAttr("external"))
+    decl.attributes["irt.pfor"] = op.attributes["irt.parallel"]
+    decl.attributes["irt.work"] = op.attributes["irt.work"]
+    decl.attributes["irt.worker"] = SymbolRefAttr(callee)
+    decl.location = op.location
+    top.add_op(decl)
+    return name
+
+
 def lower_call(rw: Lowering, op: func.CallOp) -> None:
     args = rw.operands()
     _, outs = _signature(op, [], [r.type for r in op.results])
     ret = pack_result_type(outs) if outs else None
-    call = rw.emit(llvm.CallOp(op.callee.string_value(), *args, return_type=ret))
+    callee = op.callee.string_value()
+    if "irt.parallel" in op.attributes and "irt.work" in op.attributes:
+        callee = _dispatcher(op, args, ret)
+    call = rw.emit(llvm.CallOp(callee, *args, return_type=ret))
     if len(outs) <= 1:
         rw.replace(list(call.results))
     else:

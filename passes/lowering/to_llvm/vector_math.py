@@ -31,8 +31,9 @@ subnormals to 0, NaN propagates, ±inf, -0.0 kept by tanh and sin.
 - log: scale subnormals by 2^54; split x = 2^k m, m in [sqrt(2)/2, sqrt(2));
   f = m - 1, s = f/(2+f), log(1+f) = f - (f^2/2 - s (f^2/2 + R(s^2))) (fdlibm's
   form, our own coefficients); k*ln2 in two parts.
-- tanh: |x| < 0.5625: x + x^3 P(x^2) (degree 10); else 1 - 2/(exp(2|x|)+1) with
-  |x| clamped to 40; the sign is restored with copysign.
+- tanh: -u/(2+u) with u = expm1(-2|x|) = 2^k (e^r - 1) + (2^k - 1) (exp's reduction
+  and polynomial, one FMA to rebuild: no cancellation for small |x|), |x| clamped to
+  40; the sign is restored with copysign.
 - sin/cos: k = round(x*2/pi), r = x - k*pi/2 with a 4-part pi/2 and FMA (the
   first step is exact), then sin/cos polynomials of degree 15/16 chosen by k mod 4.
   For |x| >= 2^30, inf and NaN the result is libm's, through a helper
@@ -170,6 +171,20 @@ class _B:
             acc = self.fma(acc, x, self.c(cf))
         return acc
 
+    def estrin(self, x: SSAValue, coeffs) -> SSAValue:
+        """sum c_i x^i by Estrin's scheme: a few more multiplications than Horner, but a
+        dependency chain of depth ~log2(n) instead of n (the kernels are latency-bound)."""
+        terms = [self.c(c) for c in coeffs]
+        xp = x
+        while len(terms) > 1:
+            nxt = [self.fma(terms[i + 1], xp, terms[i]) for i in range(0, len(terms) - 1, 2)]
+            if len(terms) % 2:
+                nxt.append(terms[-1])
+            terms = nxt
+            if len(terms) > 1:
+                xp = self.mul(xp, xp)
+        return terms[0]
+
     def round_int(self, x: SSAValue) -> SSAValue:
         """x rounded to the nearest integer (ties to even), |x| < 2^51."""
         return self.sub(self.add(x, self.c(_MAGIC)), self.c(_MAGIC))
@@ -200,7 +215,7 @@ def exp_f64(b: _B, x: SSAValue, lo: SSAValue | None = None) -> SSAValue:
     if lo is not None:  # a clamped x drops its low part
         lo = b.select(over, b.c(0.0), b.select(under, b.c(0.0), lo))
         r = b.add(r, lo)
-    p = b.horner(r, _EXP)
+    p = b.estrin(r, _EXP)
     e = b.add(b.c(1.0), b.fma(p, b.mul(r, r), r))
     k1 = b.intr("floor", b.mul(k, b.c(0.5)))
     k2 = b.sub(k, k1)
@@ -230,15 +245,33 @@ def log_f64(b: _B, x: SSAValue) -> SSAValue:
 
 
 def tanh_f64(b: _B, x: SSAValue) -> SSAValue:
+    """tanh |x| = -u / (2 + u) with u = expm1(-2|x|) (no cancellation for any |x|:
+    one exp-like kernel and a division, no second polynomial)."""
     a = b.intr("fabs", x)
-    # small |x|: x + x^3 P(x^2)
-    z = b.mul(x, x)
-    small = b.fma(b.mul(x, z), b.horner(z, _TANH), x)
-    # large |x|: 1 - 2/(e^(2a) + 1); a clamped so e stays finite (NaN passes)
+    # |x| clamped so that 2^k stays normal (NaN passes: ordered compares are false)
     ac = b.select(b.fcmp("ogt", a, b.c(40.0)), b.c(40.0), a)
-    e = exp_f64(b, b.add(ac, ac))
-    big = b.sub(b.c(1.0), b.div(b.c(2.0), b.add(e, b.c(1.0))))
-    res = b.select(b.fcmp("olt", a, b.c(0.5625)), small, big)
+    y = b.mul(ac, b.c(-2.0))  # exact; y in [-80, 0]
+    k = b.round_int(b.mul(y, b.c(_LOG2E)))
+    nk = b._e(llvm.FNegOp(k))
+    r = b.fma(nk, b.c(_LN2[0]), y)
+    r = b.fma(nk, b.c(_LN2[1]), r)
+    em = b.fma(b.estrin(r, _EXP), b.mul(r, r), r)  # e^r - 1
+    s = b.pow2(k)  # 2^k, k in [-116, 0]
+    # e^y - 1 = 2^k em + (2^k - 1) = uh + ul: both terms exact, |2^k - 1| >= |2^k em|
+    # or 2^k - 1 = 0, so a fast two-sum gives the exact sum as a double-double
+    sm1 = b.sub(s, b.c(1.0))
+    p = b.mul(s, em)
+    uh = b.add(sm1, p)
+    ul = b.add(b.sub(sm1, uh), p)
+    # tanh |x| = -u / (2 + u): q = -uh / d with d + dl = 2 + uh exactly, then one
+    # correction step: -u = q (d + dl) + rem, t = q + rem / (d + dl), 1/d ~ (1 + q)/2
+    nuh = b._e(llvm.FNegOp(uh))
+    d = b.add(uh, b.c(2.0))
+    dl = b.add(b.add(b.sub(b.c(2.0), d), uh), ul)
+    q = b.div(nuh, d)
+    nq = b._e(llvm.FNegOp(q))
+    rem = b.sub(b.fma(nq, dl, b.fma(nq, d, nuh)), ul)
+    res = b.fma(rem, b.fma(q, b.c(0.5), b.c(0.5)), q)
     return b.intr("copysign", res, x)  # tanh is odd; keeps tanh(-0.0) = -0.0
 
 

@@ -7,12 +7,12 @@
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x3xf32>
 // CHECK:         %[[R:.*]] = loop.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[O:.*]] = %[[E]]) -> (tensor<4x3xf32>) {
 // CHECK-NEXT:      loop.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[P:.*]] = %[[O]]) -> (tensor<4x3xf32>) {
-// CHECK-NEXT:        %[[X:.*]] = tensor.extract %x[%[[I]], %[[J]]] : tensor<4x3xf32>
-// CHECK-NEXT:        %[[B:.*]] = tensor.extract %b[%[[J]]] : tensor<3xf32>
+// CHECK-NEXT:        %[[X:.*]] = tensor.extract %x[%[[I]], %[[J]]] {irt.in_bounds} : tensor<4x3xf32>
+// CHECK-NEXT:        %[[B:.*]] = tensor.extract %b[%[[J]]] {irt.in_bounds} : tensor<3xf32>
 // CHECK-NEXT:        %[[A:.*]] = arith.addf %[[X]], %[[B]] : f32
 // CHECK-NEXT:        %[[EX:.*]] = math.exp %[[A]] : f32
 // CHECK-NEXT:        %[[M:.*]] = arith.mulf %[[EX]], %[[X]] : f32
-// CHECK-NEXT:        %[[U:.*]] = tensor.insert %[[M]] into %[[P]][%[[I]], %[[J]]] : tensor<4x3xf32>
+// CHECK-NEXT:        %[[U:.*]] = tensor.insert %[[M]] into %[[P]][%[[I]], %[[J]]] {irt.in_bounds} : tensor<4x3xf32>
 // CHECK-NEXT:        loop.yield %[[U]] : tensor<4x3xf32>
 // CHECK:         func.return %[[R]] : tensor<4x3xf32>
 
@@ -26,16 +26,29 @@ func.func @chain(%x: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf32> {
 
 // -----
 
-// A full reduction carries a scalar; the extract of its 0-d result reads it; the size is tensor.dim.
+// A full float sum carries a scalar, blocked: ceil(n / 512) blocks summed in order, each
+// by a loop whose additions are reassociable (LLVM vectorizes it with partial sums); the
+// extract of its 0-d result reads it; the size is tensor.dim; fused reads need no bounds check.
 // CHECK-LABEL: func.func @sum
+// CHECK-DAG:     %[[B:.*]] = arith.constant 512 : index
+// CHECK-DAG:     %[[B1:.*]] = arith.constant 511 : index
 // CHECK:         %[[D:.*]] = tensor.dim %x, %{{.*}} : tensor<?xf64>
 // CHECK-NOT:     tensor.empty
-// CHECK:         %[[R:.*]] = loop.for %[[I:.*]] = %{{.*}} to %[[D]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64) {
-// CHECK-NEXT:      %[[X:.*]] = tensor.extract %x[%[[I]]] : tensor<?xf64>
-// CHECK-NEXT:      %[[T:.*]] = math.absf %[[X]] : f64
-// CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[T]], %[[X]] : f64
-// CHECK-NEXT:      %[[S:.*]] = arith.addf %[[ACC]], %[[M]] : f64
-// CHECK-NEXT:      loop.yield %[[S]] : f64
+// CHECK:         %[[N1:.*]] = arith.addi %[[D]], %[[B1]] : index
+// CHECK:         %[[NB:.*]] = arith.divui %[[N1]], %[[B]] : index
+// CHECK:         %[[R:.*]] = loop.for %[[K:.*]] = %{{.*}} to %[[NB]] step %{{.*}} iter_args(%[[T:.*]] = %{{.*}}) -> (f64) {
+// CHECK-NEXT:      %[[LO:.*]] = arith.muli %[[K]], %[[B]] : index
+// CHECK-NEXT:      %[[HI0:.*]] = arith.addi %[[LO]], %[[B]] : index
+// CHECK-NEXT:      %[[HI:.*]] = arith.minui %[[HI0]], %[[D]] : index
+// CHECK-NEXT:      %[[BS:.*]] = loop.for %[[I:.*]] = %[[LO]] to %[[HI]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64) {
+// CHECK-NEXT:        %[[X:.*]] = tensor.extract %x[%[[I]]] {irt.in_bounds} : tensor<?xf64>
+// CHECK-NEXT:        %[[A:.*]] = math.absf %[[X]] : f64
+// CHECK-NEXT:        %[[M:.*]] = arith.mulf %[[A]], %[[X]] : f64
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[ACC]], %[[M]] fastmath<reassoc> : f64
+// CHECK-NEXT:        loop.yield %[[S]] : f64
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[T2:.*]] = arith.addf %[[T]], %[[BS]] fastmath<reassoc> : f64
+// CHECK-NEXT:      loop.yield %[[T2]] : f64
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %[[R]] : f64
 
@@ -55,13 +68,13 @@ func.func @sum(%x: tensor<?xf64>) -> f64 {
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<2xf64>
 // CHECK:         %[[R:.*]] = loop.for %[[I:.*]] = {{.*}} iter_args(%[[O:.*]] = %[[E]]) -> (tensor<2xf64>) {
 // CHECK-NEXT:      %[[V:.*]] = loop.for %[[J:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[NINF]]) -> (f64) {
-// CHECK-NEXT:        %[[X:.*]] = tensor.extract %x[%[[I]], %[[J]]] : tensor<2x5xf64>
+// CHECK-NEXT:        %[[X:.*]] = tensor.extract %x[%[[I]], %[[J]]] {irt.in_bounds} : tensor<2x5xf64>
 // CHECK-NEXT:        %[[N:.*]] = arith.negf %[[X]] : f64
 // CHECK-NEXT:        %[[EX:.*]] = math.absf %[[N]] : f64
 // CHECK-NEXT:        %[[MX:.*]] = arith.maximumf %[[ACC]], %[[EX]] : f64
 // CHECK-NEXT:        loop.yield %[[MX]] : f64
 // CHECK-NEXT:      }
-// CHECK-NEXT:      %[[U:.*]] = tensor.insert %[[V]] into %[[O]][%[[I]]] : tensor<2xf64>
+// CHECK-NEXT:      %[[U:.*]] = tensor.insert %[[V]] into %[[O]][%[[I]]] {irt.in_bounds} : tensor<2xf64>
 // CHECK-NEXT:      loop.yield %[[U]] : tensor<2xf64>
 // CHECK:         func.return %[[R]] : tensor<2xf64>
 
@@ -134,15 +147,17 @@ func.func @simplify(%x: tensor<3xf64>, %a: tensor<2x4xf64>) -> (tensor<3xf64>, t
 
 // -----
 
-// A float reduction of a tree with vectorizable math (exp, tanh, ...) is not fused into
-// the tree's loop: the tree is one nest, the sum a separate op.
+// A float reduction of a tree with vectorizable math (exp, tanh, ...) is fused with the
+// tree (its reassociable additions let the loop vectorize); an f32 sum accumulates in f64.
 // CHECK-LABEL: func.func @split
-// CHECK:         %[[T:.*]] = loop.for
+// CHECK:         %[[T:.*]] = loop.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64) {
 // CHECK:           math.exp
-// CHECK:           arith.mulf
-// CHECK:           tensor.insert
-// CHECK:         %[[S:.*]] = tensor.reduce_sum %[[T]] [0] : tensor<8xf32> -> tensor<f32>
-// CHECK-NEXT:    func.return %[[S]]
+// CHECK:           %[[M:.*]] = arith.mulf
+// CHECK:           %[[W:.*]] = arith.extf %[[M]] : f32 to f64
+// CHECK:           arith.addf %[[ACC]], %[[W]] fastmath<reassoc> : f64
+// CHECK:         %[[S:.*]] = arith.truncf %[[T]] : f64 to f32
+// CHECK-NOT:     tensor.reduce_sum
+// CHECK:         tensor.insert %[[S]]
 func.func @split(%x: tensor<8xf32>) -> tensor<f32> {
   %e = tensor.exp %x : tensor<8xf32>
   %m = tensor.mul %e, %x : tensor<8xf32>

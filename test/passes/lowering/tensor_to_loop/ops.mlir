@@ -24,13 +24,17 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   return %c : tensor<2x4xf32>
 }
 
-// reduce_max starts from -inf and uses the NaN-propagating maximumf.
+// reduce_sum of f32 accumulates in f64 with reassociable additions (vectorizable
+// partial sums), rounded once; reduce_max starts from -inf and uses the
+// NaN-propagating maximumf.
 // CHECK-LABEL: func.func @reduce(
-// CHECK-DAG:     %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[ZERO:.+]] = arith.constant 0.000000e+00 : f64
 // CHECK-DAG:     %[[NINF:.+]] = arith.constant 0xff800000 : f32
 // CHECK:         memref.alloc() : memref<3xf32>
-// CHECK:           loop.for %{{.+}} iter_args(%{{.+}} = %[[ZERO]]) -> (f32) {
-// CHECK:             arith.addf
+// CHECK:           %[[ACC:.+]] = loop.for %{{.+}} iter_args(%{{.+}} = %[[ZERO]]) -> (f64) {
+// CHECK:             arith.extf %{{.+}} : f32 to f64
+// CHECK:             arith.addf %{{.+}}, %{{.+}} fastmath<reassoc> : f64
+// CHECK:           arith.truncf %[[ACC]] : f64 to f32
 // CHECK:         memref.alloc() : memref<2xf32>
 // CHECK:           loop.for %{{.+}} iter_args(%{{.+}} = %[[NINF]]) -> (f32) {
 // CHECK:             arith.maximumf

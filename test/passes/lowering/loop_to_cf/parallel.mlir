@@ -1,0 +1,180 @@
+// RUN: irt-opt %s -p lower-loop-to-cf | FileCheck %s
+// RUN: irt-opt %s -p lower-loop-to-cf | irt-opt | FileCheck %s
+// RUN: irt-opt %s -p lower-loop-to-cf{parallel=false} | FileCheck %s --check-prefix=SEQ
+// RUN: irt-opt %s -p lower-loop-to-cf,convert-to-llvm | FileCheck %s --check-prefix=LLVM
+// RUN: irt-opt %s -p lower-loop-to-cf,convert-to-llvm --emit llvm | FileCheck %s --check-prefix=IR
+
+// Loops that may be split over threads are outlined into a private function over
+// [lo, hi); the loop becomes a (sequential) call of it tagged with how each
+// iteration value combines and the cost of one iteration.
+
+// CHECK-LABEL: func.func @scale(
+// CHECK:         %[[OUT:.*]] = memref.alloc(%[[N:.*]]) : memref<?xf64>
+// CHECK-NEXT:    %[[R:.*]] = func.call @__irt_par_scale_0(%{{.*}}, %[[N]], %[[OUT]], %x, %c) {irt.parallel = ["same"], irt.work = 24 : i64} : (index, index, memref<?xf64>, memref<?xf64>, f64) -> memref<?xf64>
+// CHECK-NEXT:    func.return %[[R]]
+// SEQ-LABEL:   func.func @scale(
+// SEQ-NOT:       func.call
+// SEQ:           cf.cond_br
+// SEQ-NOT:     __irt_par_
+func.func @scale(%x: memref<?xf64>, %c: f64) -> memref<?xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %out = memref.alloc(%n) : memref<?xf64>
+  %r = loop.for %i = %c0 to %n step %c1 iter_args(%o = %out) -> (memref<?xf64>) {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %e = math.exp %v : f64
+    %m = arith.mulf %e, %c : f64
+    memref.store %m, %o[%i] : memref<?xf64>
+    loop.yield %o : memref<?xf64>
+  }
+  func.return %r : memref<?xf64>
+}
+
+// A reassociable float sum combines by addition.
+// CHECK-LABEL: func.func @sum(
+// CHECK:         %[[Z:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK:         func.call @__irt_par_sum_0(%{{.*}}, %{{.*}}, %[[Z]], %x) {irt.parallel = ["sum"], irt.work = 3 : i64}
+func.func @sum(%x: memref<?xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %r = loop.for %i = %c0 to %n step %c1 iter_args(%a = %z) -> (f64) {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %s = arith.addf %a, %v fastmath<reassoc> : f64
+    loop.yield %s : f64
+  }
+  func.return %r : f64
+}
+
+// Stay sequential: too little static work; a sum without reassoc; a store into an
+// argument; a loop-carried read of the written buffer; a run-time check.
+// CHECK-LABEL: func.func @small(
+// CHECK-NOT:     func.call
+// CHECK:         cf.cond_br
+// CHECK-LABEL: func.func @ordered(
+// CHECK-NOT:     func.call
+// CHECK:         cf.cond_br
+// CHECK-LABEL: func.func @into_arg(
+// CHECK-NOT:     func.call
+// CHECK:         cf.cond_br
+// CHECK-LABEL: func.func @recurrence(
+// CHECK-NOT:     func.call
+// CHECK:         cf.cond_br
+// CHECK-LABEL: func.func @checked(
+// CHECK-NOT:     func.call
+// CHECK:         cf.assert
+// CHECK-LABEL: func.func @view_alias(
+// CHECK-NOT:     func.call
+// CHECK:         cf.cond_br
+func.func @small(%x: memref<100xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  %z = arith.constant 0.0 : f64
+  %r = loop.for %i = %c0 to %c100 step %c1 iter_args(%a = %z) -> (f64) {
+    %v = memref.load %x[%i] : memref<100xf64>
+    %s = arith.addf %a, %v fastmath<reassoc> : f64
+    loop.yield %s : f64
+  }
+  func.return %r : f64
+}
+func.func @ordered(%x: memref<?xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %r = loop.for %i = %c0 to %n step %c1 iter_args(%a = %z) -> (f64) {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %s = arith.addf %a, %v : f64
+    loop.yield %s : f64
+  }
+  func.return %r : f64
+}
+func.func @into_arg(%x: memref<?xf64>, %y: memref<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  loop.for %i = %c0 to %n step %c1 {
+    %v = memref.load %x[%i] : memref<?xf64>
+    memref.store %v, %y[%i] : memref<?xf64>
+  }
+  func.return
+}
+func.func @recurrence(%x: memref<?xf64>) -> memref<?xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %out = memref.alloc(%n) : memref<?xf64>
+  loop.for %i = %c1 to %n step %c1 {
+    %j = arith.subi %i, %c1 : index
+    %p = memref.load %out[%j] : memref<?xf64>
+    %v = memref.load %x[%i] : memref<?xf64>
+    %s = arith.addf %p, %v : f64
+    memref.store %s, %out[%i] : memref<?xf64>
+  }
+  func.return %out : memref<?xf64>
+}
+func.func @checked(%x: memref<?xf64>, %m: index) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %r = loop.for %i = %c0 to %m step %c1 iter_args(%a = %z) -> (f64) {
+    %ok = arith.cmpi ult, %i, %n : index
+    cf.assert %ok, "out of bounds"
+    %v = memref.load %x[%i] : memref<?xf64>
+    %s = arith.addf %a, %v fastmath<reassoc> : f64
+    loop.yield %s : f64
+  }
+  func.return %r : f64
+}
+
+// (reads the written buffer through a view)
+func.func @view_alias(%x: memref<?xf64>) -> memref<?xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %out = memref.alloc(%n) : memref<?xf64>
+  %v = "memref.cast"(%out) : (memref<?xf64>) -> memref<?xf64>
+  loop.for %i = %c1 to %n step %c1 {
+    %j = arith.subi %i, %c1 : index
+    %p = memref.load %v[%j] : memref<?xf64>
+    memref.store %p, %out[%i] : memref<?xf64>
+  }
+  func.return %out : memref<?xf64>
+}
+
+// The outlined functions: the loop over [lo, hi), constants cloned in.
+// CHECK-LABEL: func.func private @__irt_par_scale_0(
+// CHECK-SAME:      %[[LO:[^:]*]]: index, %[[HI:[^:]*]]: index, %[[O:[^:]*]]: memref<?xf64>, %[[X:[^:]*]]: memref<?xf64>, %[[C:[^:]*]]: f64) -> memref<?xf64>
+// CHECK:         cf.br ^{{.*}}(%[[LO]], %[[O]] : index, memref<?xf64>)
+// CHECK:         arith.cmpi slt, %{{.*}}, %[[HI]] : index
+// CHECK:         memref.load %[[X]]
+// CHECK:         math.exp
+// CHECK:         arith.mulf %{{.*}}, %[[C]] : f64
+// CHECK:         memref.store
+// CHECK-LABEL: func.func private @__irt_par_sum_0(
+// CHECK:         arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f64
+// CHECK:         func.return
+
+// convert-func-to-llvm: the call goes to a thread dispatcher, declared with what
+// the LLVM translation needs to define it.
+// LLVM-LABEL:  llvm.func @scale(
+// LLVM:          llvm.call @__irt_pfor___irt_par_scale_0(
+// LLVM-LABEL:  llvm.func @sum(
+// LLVM:          llvm.call @__irt_pfor___irt_par_sum_0(
+// LLVM-DAG:    llvm.func @__irt_pfor___irt_par_scale_0({{.*}}) -> {{.*}} attributes {irt.pfor = ["same"], irt.work = 24 : i64, irt.worker = @__irt_par_scale_0}
+// LLVM-DAG:    llvm.func @__irt_pfor___irt_par_sum_0(i64, i64, f64, {{.*}}) -> f64 attributes {irt.pfor = ["sum"], irt.work = 3 : i64, irt.worker = @__irt_par_sum_0}
+
+// The dispatcher: sequential below the threshold or with one thread, else
+// pthread_create workers, the first chunk inline, join, partial sums added.
+// IR-LABEL:    define internal double @{{"?}}__irt_pfor___irt_par_sum_0{{"?}}(
+// IR:            call {{.*}} @{{"?}}__irt_par_sum_0{{"?}}(
+// IR:            call i32 @{{"?}}pthread_create{{"?}}(
+// IR:            call i32 @{{"?}}pthread_join{{"?}}(
+// IR:            fadd reassoc double
+// IR:          define internal i64 @{{"?}}__irt_num_threads{{"?}}()
+// IR:            call ptr @{{"?}}getenv{{"?}}(
+// IR:          c"IRT_NUM_THREADS\00"

@@ -54,3 +54,19 @@ class ConvertToLLVMPass(ModulePass):
                 part.apply(ctx, op)
             reconcile_casts(op)  # = reconcile-unrealized-casts, linear
             check_legal(op)
+
+
+@dataclass(frozen=True)
+class ReconcileCastsPass(ModulePass):
+    """Remove chains of unrealized conversion casts that cancel.
+
+    xDSL's pass of the same name applies the same rule through its pattern
+    rewriter, which fails ("insertion point must have a parent block") on some
+    chains the partial conversions leave, and is quadratic on long ones."""
+
+    name = "reconcile-unrealized-casts"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from irtoolkit.passes.lowering.to_llvm.common import reconcile_casts
+
+        reconcile_casts(op)

@@ -1015,8 +1015,9 @@ def _replace_with_block(rewriter: PatternRewriter, op: Operation, block: Block, 
     """Inline ``block`` before ``op`` and replace op's results by the block's yielded values."""
     terminator = block.last_op
     assert terminator is not None
-    values = list(terminator.operands)
     rewriter.inline_block(block, InsertPoint.before(op), args)
+    # read after inlining: a yielded block argument has become its replacement
+    values = list(terminator.operands)
     rewriter.erase(terminator)
     rewriter.replace(op, (), values)
 
@@ -1072,8 +1073,9 @@ class ForRemoveDeadIterArgs(RewritePattern):
         arg_values = [new_block.args[0]] + [
             next(kept_args) if i in keep else op.iter_args[i] for i in range(len(op.iter_args))
         ]
-        new_yield_values = [yield_op.arguments[i] for i in keep]
         rewriter.inline_block(block, InsertPoint.at_start(new_block), arg_values)
+        # read after inlining: a yielded block argument has become its replacement
+        new_yield_values = [yield_op.arguments[i] for i in keep]
         rewriter.erase(yield_op)
         new_block.add_op(YieldOp(*new_yield_values))
         new_op = ForOp(op.lb, op.ub, op.step, [op.iter_args[i] for i in keep], new_block, dict(op.attributes))

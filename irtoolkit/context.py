@@ -58,6 +58,8 @@ PASSES: dict[str, tuple[str, str]] = {
                             "translate loop ops to upstream scf ops"),
     "convert-scf-to-loop": ("irtoolkit.passes.transforms.scf_interop:ConvertScfToLoopPass",
                             "translate upstream scf ops to loop ops"),
+    "loop-invariant-code-motion": ("irtoolkit.passes.transforms.licm:LoopInvariantCodeMotion",
+                                   "hoist pure loop-invariant ops out of loop bodies"),
     "tensor-fuse": ("irtoolkit.passes.transforms.fusion:TensorFusePass",
                     "fuse chains of elementwise and reduction ops into one loop nest"),
     "lower-tensor-to-loop": ("irtoolkit.passes.lowering.tensor_to_loop:LowerTensorToLoopPass",
@@ -78,7 +80,7 @@ PASSES: dict[str, tuple[str, str]] = {
                            "replace llvm math intrinsics by vectorizable polynomial code (the JIT does this)"),
     "convert-to-llvm": ("irtoolkit.passes.lowering.to_llvm:ConvertToLLVMPass",
                         "func, arith, math, cf and memref to the llvm dialect"),
-    "reconcile-unrealized-casts": ("xdsl.transforms.reconcile_unrealized_casts:ReconcileUnrealizedCastsPass",
+    "reconcile-unrealized-casts": ("irtoolkit.passes.lowering.to_llvm:ReconcileCastsPass",
                                    "remove pairs of unrealized conversion casts that cancel"),
 }
 

@@ -1,0 +1,144 @@
+"""The property tests' own machinery: the error-bound model is sound (it covers other
+summation orders and perturbed operands) and not loose (a 1-ulp error in an exact
+result, or a few-ulp error in a reduction, is caught); the generator is deterministic,
+well-typed and covers what the properties claim."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import irtoolkit as irt
+import propcheck as pc
+import propgen as pg
+
+RNG = np.random.default_rng(1)
+
+
+def _seq_sum(x, dt):
+    acc = dt(0)
+    for v in x:
+        acc = dt(acc + v)
+    return acc
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 33, 200])
+def test_reduce_sum_bound_covers_other_orders_and_is_tight(dt, n):
+    name = "f32" if dt == np.float32 else "f64"
+    for _ in range(20):
+        x = (RNG.standard_normal(n) * 10 ** RNG.uniform(-3, 3, n)).astype(dt)
+        r, e = pg.reduce_sum_model(x, np.zeros(n), (0,), name)
+        for other in (_seq_sum(x, dt), _seq_sum(x[::-1], dt), np.sum(x.astype(np.float64)).astype(dt)):
+            assert abs(float(other) - float(r)) <= float(e), (n, other, r, e)
+        if n <= 2:
+            assert e == 0  # one or two terms: every order rounds the same
+        else:
+            assert e <= (n - 1) * np.finfo(dt).eps * np.sum(np.abs(x.astype(np.float64))) * 1.02 + 1e-300
+
+
+def test_matmul_bound_covers_a_naive_loop():
+    for k in (1, 2, 5, 17):
+        a = RNG.standard_normal((3, k)).astype(np.float32)
+        b = RNG.standard_normal((k, 4)).astype(np.float32)
+        r, e = pg.matmul_model(a, np.zeros(a.shape), b, np.zeros(b.shape), "f32")
+        naive = np.zeros((3, 4), np.float32)
+        for i in range(3):
+            for j in range(4):
+                naive[i, j] = _seq_sum([np.float32(a[i, q] * b[q, j]) for q in range(k)][::-1], np.float32)
+        assert np.all(np.abs(naive.astype(np.float64) - r) <= e)
+        if k == 1:
+            assert np.all(e == 0)
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "tanh", "sin", "cos", "logistic", "neg", "abs"])
+def test_unary_bound_covers_perturbed_operands(name):
+    x = RNG.uniform(0.1, 3.0, 50)
+    err = np.abs(x) * 1e-6
+    r, e = pg.unary_model(name, x, err, "f64")
+    f = {"logistic": lambda z: 1 / (1 + np.exp(-z)), "neg": np.negative}.get(name) or getattr(np, name)
+    for s in (-1, 1):  # operands anywhere inside their error boxes (0.999: our own rounding of x + err)
+        assert np.all(np.abs(f(x + s * 0.999 * err) - r) <= e)
+    _, e0 = pg.unary_model(name, x, np.zeros(50), "f64")
+    if name in ("neg", "abs", "sqrt"):
+        assert np.all(e0 == 0)  # correctly rounded (or exact) on exact operands
+    else:
+        assert np.all(e0 <= pg.TRANS_ULPS * np.spacing(np.abs(r)) * 1.01)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "pow", "max", "min"])
+def test_binary_bound_covers_perturbed_operands(name):
+    a, b = RNG.uniform(0.5, 3.0, 50), RNG.uniform(0.5, 3.0, 50)
+    ea, eb = a * 1e-7, b * 1e-7
+    r, e = pg.binary_model(name, a, ea, b, eb, "f64")
+    f = pg.BINARY_NP[name]
+    for sa in (-1, 1):
+        for sb in (-1, 1):
+            assert np.all(np.abs(f(a + sa * 0.999 * ea, b + sb * 0.999 * eb) - r) <= e)
+
+
+def test_compare_catches_one_ulp_in_an_exact_result_and_accepts_within_bound():
+    w = np.array([1.0, 2.0, np.nan], np.float32)
+    pc.compare(w.copy(), w, np.zeros(3), "same")
+    with pytest.raises(pc.Mismatch):
+        pc.compare(np.nextafter(w, np.float32(np.inf)), w, np.zeros(3), "1 ulp")
+    with pytest.raises(pc.Mismatch):
+        pc.compare(np.array([1.0, 2.0, 0.0], np.float32), w, np.zeros(3), "NaN lost")
+    pc.compare(np.array([1.0, 2.0 + 2.4e-7, np.nan], np.float32), w, np.array([0, 3e-7, 0]), "within")
+    with pytest.raises(pc.Mismatch):
+        pc.compare(w.astype(np.float64), w, np.zeros(3), "dtype")
+
+
+def test_a_wrong_interpreter_result_is_caught(monkeypatch):
+    """A 1-ulp error in an exact op (tensor.add) is caught within a few programs."""
+    import irtoolkit.interpreter.tensor as it
+
+    add = np.add
+    monkeypatch.setitem(it.BINARY_NUMPY, "tensor.add",
+                        lambda a, b: np.nextafter(add(a, b), np.asarray(np.inf, dtype=add(a, b).dtype)))
+    caught = False
+    for k in range(40):
+        p = pg.generate(pg.RandomChooser(k), "diff", name="f")
+        if not p.tags["tensor.add"]:
+            continue
+        args = p.inputs(k)
+        got = irt.interpret(irt.parse(p.text), "f", *args)
+        got = got if isinstance(got, tuple) else (got,)
+        model, _ = p.evaluate(args)
+        try:
+            for g, (mv, me) in zip(got, model):
+                pc.compare(g, mv, me, "interp vs model")
+        except pc.Mismatch:
+            caught = True
+            break
+    assert caught
+
+
+def test_generator_is_deterministic_well_typed_and_varied():
+    texts = [pg.generate(pg.RandomChooser(k), "diff", name=f"p{k}").text for k in range(60)]
+    assert texts == [pg.generate(pg.RandomChooser(k), "diff", name=f"p{k}").text for k in range(60)]
+    m = irt.parse("\n".join(texts))  # parses and verifies
+    assert len(list(m.ops)) == 60
+    tags = Counter()
+    for k in range(200):
+        tags.update(pg.generate(pg.RandomChooser(k), "diff").tags)
+    for op in ("loop.for", "loop.if", "loop.while", "tensor.matmul", "tensor.reduce_sum", "tensor.reduce_max",
+               "tensor.broadcast", "tensor.transpose", "tensor.extract_slice", "tensor.insert_slice",
+               "tensor.select", "tensor.convert", "tensor.splat", "math.powf", "arith.divf", "tensor.logistic"):
+        assert tags[op] > 0, op
+    g = pg.generate(pg.RandomChooser(3), "grad", name="g")
+    assert g.text.count("-> (f64)") == 1 and "f32" not in g.text
+
+
+def test_shrink_minimizes_a_choice_sequence():
+    # "fails" while the program has a matmul: the shrunk program is small and still has one
+    def fails(vals):
+        return pg.generate(pg.ReplayChooser(vals), "diff").tags["tensor.matmul"] > 0
+
+    rec = next(r for r in (pg.RecordingChooser(pg.RandomChooser(k)) for k in range(100))
+               if pg.generate(r, "diff").tags["tensor.matmul"] > 0 and len(r.log) > 100)
+    vals = [v for v, _ in rec.log]
+    small = pg.shrink(vals, fails, budget=300)
+    assert fails(small) and len(small) < len(vals)

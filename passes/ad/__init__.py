@@ -10,7 +10,9 @@ Design (see the module docstrings for details):
   derivative code; zeros are symbolic (None) until a value must exist.
 - ``forward.py`` — forward mode (``autodiff.jvp``).
 - ``reverse.py`` — reverse mode (``grad``, ``value_and_grad``, ``vjp``):
-  forward sweep with tapes for loops, reverse sweep with loop recomputation.
+  forward sweep with tapes for loops, reverse sweep with loop recomputation;
+  ``residuals.py`` — expensive results stored instead of recomputed, outer
+  products of weight adjoints stacked into one matmul after the reverse loop.
 - ``control_flow.py`` — ``loop.while`` to counted ``loop.for``;
   ``checkpoint.py`` — strip-mining for O(sqrt n) checkpointing.
 - ``driver.py`` — naming, caching, callee-first ordering, custom rules,

@@ -60,7 +60,9 @@ def segment_spec(op, option: str | None):
 def strip_mine_loops(fn: func.FuncOp, option: str | None, varied: set[SSAValue]) -> None:
     loop = _loop()
     loops = [op for op in fn.walk() if isinstance(op, loop.ForOp) and MAX_TRIP_ATTR not in op.attributes]
-    for op in loops:
+    # innermost first: strip-mining a loop rebuilds its body, which would leave the
+    # loops collected inside it detached
+    for op in reversed(loops):
         spec = segment_spec(op, option)
         if spec is None or not any(r in varied for r in op.res):
             continue

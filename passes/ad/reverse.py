@@ -5,12 +5,17 @@ level stays in scope for the reverse sweep, so nothing is stored for
 straight-line code. A ``loop.for`` that reaches a differentiated output is
 cloned with *tapes*: one tensor per loop-carried value the body reads
 (``tensor<N x T>``, filled with ``tensor.insert``/``insert_slice`` at the
-iteration index). Loop invariants (weights read in the body) and function
-inputs are never stored. The reverse sweep of the loop is a ``loop.for``
-running the iterations backwards: it reads the carried values of the
-iteration from the tapes, recomputes the body (whose own loops are taped in
+iteration index), plus *residuals*: the results of expensive body ops
+(tanh, exp, matmul, reductions ...) that the adjoint code reads. Loop
+invariants (weights read in the body) and function inputs are never stored.
+The reverse sweep of the loop is a ``loop.for`` running the iterations
+backwards: it reads the carried values and residuals of the iteration from
+the tapes, recomputes the cheap rest of the body (whose own loops are taped in
 turn, one iteration at a time) and propagates adjoints through it, carrying
-the adjoints of the carried values and accumulating those of the invariants.
+the adjoints of the carried values and accumulating those of the invariants;
+outer-product contributions to those accumulators are stacked and summed by
+one matmul after the loop (residuals.py). Invariant ops of the generated
+loops (``W^T``) are hoisted in front of them (passes/transforms/licm.py).
 ``loop.if`` is reversed branch-wise on the same condition, each branch
 recomputing its forward part. ``loop.while`` is first rewritten into a
 counting while plus a ``loop.for`` (control_flow.py); checkpointed loops are
@@ -26,6 +31,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity, body_ops
 from irtoolkit.passes.ad.emit import DYN, Emitter, const_int
+from irtoolkit.passes.ad.residuals import OuterProducts, prune_residual_tapes, residual_candidates, tape_residuals
 from irtoolkit.passes.ad.rules import Contribution, is_nondiff, vjp_rule
 
 MAX_TRIP_ATTR = "autodiff.max_trip"  # internal hint on strip-mined inner loops
@@ -116,11 +122,13 @@ class AdjointMap:
 
 
 class TapeInfo:
-    def __init__(self, n, stored, tapes, lb, step):
+    def __init__(self, n, stored, tapes, lb, step, residuals=None):
         self.n = n  # SSAValue (index) of the trip count
         self.stored = stored  # carried positions stored
         self.tapes = tapes  # position -> tape tensor value (forward loop result)
         self.lb, self.step = lb, step
+        # body value -> tape of its values (residuals.py; unread ones are pruned)
+        self.residuals: dict[SSAValue, SSAValue] = residuals or {}
 
 
 def tape_type(t, n: int) -> TensorType:
@@ -134,6 +142,7 @@ class ReverseGen:
         self.driver = driver
         self.fn = fn
         self.act = act
+        self.residual_loops: list[tuple[Operation, int, int]] = []  # see residuals.py
 
     # -- whole function ----------------------------------------------------------
     def build(self, mode: str, name: str, wrt: list[int]) -> func.FuncOp:
@@ -172,6 +181,8 @@ class ReverseGen:
         grads = [amap.get_or_zero(E, old_block.args[i]) for i in wrt]
         outs = grads if mode == "grad" else results + grads
         E.op(func.ReturnOp(*outs))
+        # after everything is emitted: it replaces forward loops held by Python values
+        prune_residual_tapes(self.residual_loops)
         for o in block.walk():
             o.attributes.pop(MAX_TRIP_ATTR, None)
         new = func.FuncOp(name, (new_inputs, new_outputs), Region(block), visibility="private")
@@ -216,6 +227,7 @@ class ReverseGen:
             hint = op.attributes[MAX_TRIP_ATTR].value.data
             cap = hint if hint > 0 else None
         stored = [k for k, a in enumerate(carried) if a.uses]
+        residuals = residual_candidates(self, op)
         tape_inits, tape_types = [], []
         for k in stored:
             t = carried[k].type
@@ -227,6 +239,10 @@ class ReverseGen:
             tt = tape_type(t, cap if cap is not None else DYN)
             tape_types.append(tt)
             tape_inits.append(E.empty(tt, ([] if cap is not None else [n_val]) + dyn))
+        for r in residuals:
+            tt = tape_type(r.type, cap if cap is not None else DYN)
+            tape_types.append(tt)
+            tape_inits.append(E.empty(tt, [] if cap is not None else [n_val]))
         lb, step = vmap[op.lb], vmap[op.step]
         block = Block(arg_types=[op.lb.type, *(a.type for a in carried), *tape_types])
         EB = E.at(block)
@@ -240,6 +256,9 @@ class ReverseGen:
             new_tapes.append(self.store(EB, bmap[carried[k]], block.args[1 + len(carried) + j], idx))
         for o in body_ops(body):
             EB.raw(o.clone(value_mapper=bmap))
+        first = 1 + len(carried) + len(stored)
+        for j, r in enumerate(residuals):
+            new_tapes.append(self.store(EB, bmap[r], block.args[first + j], idx))
         yields = [bmap[y] for y in op.yield_op.operands]
         EB.op(loop.YieldOp(*yields, *new_tapes))
         inits = [vmap[i] for i in op.iter_args] + tape_inits
@@ -248,7 +267,10 @@ class ReverseGen:
         for r, nr in zip(op.res, new.res):
             vmap[r] = nr
         tapes = {k: new.res[len(carried) + j] for j, k in enumerate(stored)}
-        return TapeInfo(n_val, stored, tapes, lb, step)
+        res_tapes = {r: new.res[first - 1 + j] for j, r in enumerate(residuals)}
+        if residuals:
+            self.residual_loops.append((new, first - 1, len(residuals)))
+        return TapeInfo(n_val, stored, tapes, lb, step, res_tapes)
 
     def iteration_index(self, E: Emitter, op, iv, lb, step) -> SSAValue:
         if const_int(op.lb) == 0 and const_int(op.step) == 1:
@@ -350,10 +372,14 @@ class ReverseGen:
         for j, k in enumerate(C):
             a = local.get(EB, carried[k])
             outs.append(a if a is not None else EB.zeros(block.args[1 + j]))
+        n_static = const_int(info.n) if MAX_TRIP_ATTR not in op.attributes else None
+        outer = OuterProducts(block, idx, n_static, E, EB)
         free, acc_inits = [], []
         for v in candidates:
             a = local.get(EB, v)
-            if a is acc_args[v]:  # nothing flowed into it
+            if a is not acc_args[v]:
+                a = outer.rewrite(v, acc_args[v], a)
+            if a is acc_args[v]:  # nothing flowed into it (or only stacked outer products)
                 block.erase_arg(acc_args[v])
                 continue
             free.append(v)
@@ -363,9 +389,11 @@ class ReverseGen:
         for v in local.keys():
             if v not in acc_args and not defined_inside(v, op):
                 raise op_error(op, "internal: adjoint of a loop invariant was not accumulated")
-        EB.op(loop.YieldOp(*outs))
-        rev = loop.ForOp(c0, info.n, c1, [*inits, *acc_inits], block)
+        EB.op(loop.YieldOp(*outs, *outer.yields))
+        tape_residuals(op, info, block, idx, bmap, self.load)
+        rev = loop.ForOp(c0, info.n, c1, [*inits, *acc_inits, *outer.inits], block)
         E.op(rev)
+        outer.finish(E, rev, len(C) + len(free), amap)
         for j, k in enumerate(C):
             if op.iter_args[k] in useful:
                 amap.add(E, op.iter_args[k], rev.res[j])

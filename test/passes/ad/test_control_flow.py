@@ -121,10 +121,20 @@ def test_rnn_gradient_and_tape_size(backend):
     args = [rng.standard_normal((3, 3)) * 0.5, rng.standard_normal((4, 3)), rng.standard_normal(3)]
     m = check_grad(RNN, "rnn", types, args, backend=backend)
     irt.run_pipeline(m, "ad,canonicalize,cse")
-    # only the hidden state is stored, once per iteration: one tape of 4x3;
-    # the weights (loop-invariant) and the inputs are never stored.
-    empties = [op for op in m.walk() if op.name == "tensor.empty"]
-    assert [str(op.results[0].type) for op in empties] == ["tensor<4x3xf64>"]
+    # Stored once per iteration: the hidden state (carried) and the tanh output
+    # that the reverse sweep reads (a residual: it is not recomputed, nor are
+    # the matmul and the add feeding it); two tapes of 4x3. The weights
+    # (loop-invariant) and the inputs are never stored.
+    gen = next(op for op in m.body.block.ops if op.sym_name.data == "rnn_grad_0_1_2")
+    fwd, rev = [op for op in gen.body.block.ops if op.name == "loop.for"]
+    tapes = [v for v in fwd.iter_args if getattr(v.owner, "name", "") == "tensor.empty"]
+    assert [str(v.type) for v in tapes] == ["tensor<4x3xf64>"] * 2
+    assert _stored_elements(m) == 2 * 12
+    inside = [op.name for op in rev.walk()]
+    assert "tensor.tanh" not in inside
+    # the transposed weights of the reverse sweep are hoisted out of its loop
+    assert inside.count("tensor.transpose") == 1  # h^T only
+    assert [op.name for op in gen.body.block.ops].count("tensor.transpose") == 1
 
 
 CKPT = """

@@ -1,0 +1,397 @@
+"""Cheaper reverse loops: stored residuals and stacked outer products.
+
+Two rewrites of the reverse sweep of a ``loop.for`` (reverse.py builds it
+first as "recompute the body, then propagate adjoints"):
+
+**Residuals.** After the reverse body is built and its dead code removed, a
+recomputed *expensive* op (transcendentals, matmul, pow, div, calls of pure
+functions) whose result the adjoint code still reads is not recomputed: its
+value is stored by the forward loop in a tape ``tensor<N x T>`` (one
+``insert_slice`` per iteration, like the carried values) and read back by the
+reverse loop. Ops are taken from the last to the first, so that storing
+``tanh(W h + U x + b)`` makes the matmuls feeding it dead instead of storing
+them too. Cheap ops (slices, elementwise arithmetic) are still recomputed from
+what is stored. Loop-invariant ops are never stored (they are hoisted), and
+checkpointed loops (strip-mined, see checkpoint.py) keep recomputing, so that
+their stored size stays O(sqrt n). Memory is bounded: a residual larger than
+both the largest carried value and ``MAX_RESIDUAL_ELEMENTS``, or whose tape
+would exceed ``MAX_TAPE_ELEMENTS``, is recomputed. (The forward loop first
+stores every candidate; the tapes that no reverse sweep reads are dropped once
+the derivative is generated.)
+
+**Stacked outer products.** The adjoint of a weight used in the loop is an
+accumulator carried through the reverse loop, ``acc += a_t @ b_t`` (for a
+matrix-vector product, an outer product ``dz_t h_t^T``: a new m x n tensor and
+a full pass over the accumulator every iteration). When the contraction is
+short (``k (m + n)`` small against ``m n``) and the trip count ``N`` static,
+the rows of ``a_t^T`` and ``b_t`` are stacked instead, in tapes of ``N k``
+rows written by the reverse loop, and the sum is one matmul after it:
+``sum_t a_t b_t = A^T B`` with ``A = [a_0^T; ...]``, ``B = [b_0; ...]``.
+A ``b_t`` that is row ``t`` of a tensor already available (a forward tape, a
+function input sliced by the iteration index) is not copied: that tensor is
+``B`` itself.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import AnyFloat, TensorType
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from irtoolkit.passes.ad.emit import DYN, Emitter, const_int, slice_params
+
+# stacking pays when the matmul is big enough and the stored rows small against it
+MIN_OUTER_ELEMENTS = 1024
+MAX_STORED_FRACTION = 4  # k (m + n) * 4 <= m n
+# residuals stored per iteration (beyond the size of the carried values) and in all
+MAX_RESIDUAL_ELEMENTS = 1 << 16
+MAX_TAPE_ELEMENTS = 1 << 25
+
+
+def _tensor():
+    from irtoolkit.dialects import tensor
+
+    return tensor
+
+
+def _loop():
+    from irtoolkit.dialects import loop
+
+    return loop
+
+
+# -- helpers -------------------------------------------------------------------------
+def _static_float(t) -> bool:
+    if isinstance(t, TensorType):
+        return isinstance(t.get_element_type(), AnyFloat) and DYN not in t.get_shape()
+    return isinstance(t, AnyFloat)
+
+
+def _in_block(v: SSAValue, block: Block) -> bool:
+    """Is ``v`` defined in ``block`` (at any depth)?"""
+    owner = v.owner
+    b = owner if isinstance(owner, Block) else owner.parent_block()
+    while b is not None:
+        if b is block:
+            return True
+        p = b.parent_op()
+        b = p.parent_block() if p is not None else None
+    return False
+
+
+def dce_block(block: Block, keep: SSAValue | None = None) -> None:
+    """Erase the trivially dead ops at the top level of ``block``, except the
+    definition of ``keep`` (a value about to be used)."""
+    from xdsl.transforms.dead_code_elimination import is_trivially_dead
+
+    changed = True
+    while changed:
+        changed = False
+        for o in reversed(list(block.ops)):
+            if keep is not None and keep.owner is o:
+                continue
+            if not any(r.uses for r in o.results) and is_trivially_dead(o):
+                block.erase_op(o)
+                changed = True
+
+
+_EXPENSIVE_SCALAR = frozenset(
+    "math." + n for n in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "tanh", "sinh",
+                          "cosh", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "asinh",
+                          "acosh", "atanh", "erf", "erfc", "powf", "fpowi", "sqrt", "rsqrt", "cbrt")
+) | {"arith.divf"}
+
+
+def _is_expensive(gen, o: Operation) -> bool:
+    t = _tensor()
+    if isinstance(o, (t.ExpOp, t.LogOp, t.TanhOp, t.SinOp, t.CosOp, t.LogisticOp, t.SqrtOp,
+                      t.PowOp, t.DivOp, t.MatmulOp, t.ReduceSumOp, t.ReduceMaxOp)):
+        return True
+    if o.name in _EXPENSIVE_SCALAR:
+        return True
+    if isinstance(o, func.CallOp):
+        return gen.driver.is_pure_function(o.callee.string_value())
+    return False
+
+
+def _invariant_ops(loop_op: Operation, ops: list[Operation]) -> set[Operation]:
+    """Top-level body ops computed from values defined outside the loop only."""
+    from irtoolkit.passes.ad.reverse import defined_inside
+
+    inv: set[Operation] = set()
+    for o in ops:
+        if o.regions:
+            continue
+        if all(not defined_inside(v, loop_op) or (v.owner in inv) for v in o.operands):
+            inv.add(o)
+    return inv
+
+
+# -- residuals -----------------------------------------------------------------------
+def residual_candidates(gen, loop_op) -> list[SSAValue]:
+    """Results of the body of ``loop_op`` that its forward loop stores provisionally:
+    expensive, not loop-invariant, statically shaped floats. The reverse sweep reads
+    those it needs (:func:`tape_residuals`); :func:`prune_residual_tapes` drops the rest."""
+    from irtoolkit.passes.ad.activity import body_ops
+    from irtoolkit.passes.ad.reverse import MAX_TRIP_ATTR
+
+    if MAX_TRIP_ATTR in loop_op.attributes:
+        return []  # checkpointed: recompute
+    ops = body_ops(loop_op.body.block)
+    inv = _invariant_ops(loop_op, ops)
+    # memory bound: per iteration, no more than the largest carried value or
+    # MAX_RESIDUAL_ELEMENTS; in all, MAX_TAPE_ELEMENTS when the trip count is known
+    carried = [_elements(a.type) for a in loop_op.body.block.args[1:]]
+    per_iter = max([MAX_RESIDUAL_ELEMENTS, *(c for c in carried if c is not None)])
+    lb, ub, step = const_int(loop_op.lb), const_int(loop_op.ub), const_int(loop_op.step)
+    trips = None
+    if lb is not None and ub is not None and step is not None and step > 0:
+        trips = max(0, -(-(ub - lb) // step))
+    out: list[SSAValue] = []
+    for o in ops:
+        if (o not in inv and not o.regions and o.results and _is_expensive(gen, o)
+                and all(_static_float(r.type) for r in o.results)):
+            for r in o.results:
+                size = _elements(r.type)
+                if size <= per_iter and (trips is None or trips * size <= MAX_TAPE_ELEMENTS):
+                    out.append(r)
+    return out
+
+
+def _elements(t) -> int | None:
+    if isinstance(t, TensorType):
+        if DYN in t.get_shape():
+            return None
+        n = 1
+        for d in t.get_shape():
+            n *= d
+        return n
+    return 1
+
+
+def tape_residuals(loop_op, info, block: Block, idx: SSAValue, bmap, load) -> int:
+    """In the reverse body ``block``, read the stored residuals (``info.residuals``)
+    instead of recomputing them, from the last op to the first, where the adjoint
+    code still needs them. Returns how many are read."""
+    if not info.residuals:
+        return 0
+    # the iteration index may have no reader yet: the loads below add them
+    dce_block(block, keep=idx)
+    count = 0
+    for o in reversed([r.owner for r in info.residuals if r.index == 0]):
+        clones = [bmap.get(r) for r in o.results]
+        if any(c is None for c in clones):
+            continue
+        c_op = clones[0].owner
+        if not isinstance(c_op, Operation) or c_op.parent_block() is not block:
+            continue
+        if not any(c.uses for c in clones):
+            continue
+        for r, c in zip(o.results, clones):
+            if c.uses:
+                Ex = Emitter(block, before=c_op, loc=c_op.location)
+                c.replace_all_uses_with(load(Ex, info.residuals[r], idx, r.type))
+                count += 1
+        dce_block(block, keep=idx)
+    return count
+
+
+def prune_residual_tapes(loops) -> None:
+    """Drop the provisional residual tapes that no reverse sweep reads from the forward
+    loops ``(for_op, first position, count)`` (run once everything is generated, as
+    it replaces the loops)."""
+    loop = _loop()
+    for fl, first, count in loops:
+        parent = fl.parent_block()
+        if parent is None:
+            continue
+        dead = [p for p in range(first, first + count) if not fl.res[p].uses]
+        if not dead:
+            continue
+        block = fl.body.block
+        y = block.last_op
+        stores = [y.operands[p].owner for p in dead]
+        keep = [p for p in range(len(fl.res)) if p not in dead]
+        y.operands = [y.operands[p] for p in keep]
+        for st in stores:
+            block.erase_op(st)
+        for p in sorted(dead, reverse=True):
+            block.erase_arg(block.args[1 + p])
+        inits = [fl.iter_args[p] for p in keep]
+        dead_inits = [fl.iter_args[p] for p in dead]
+        region = fl.detach_region(fl.body)
+        new = loop.ForOp(fl.lb, fl.ub, fl.step, inits, region, attributes=dict(fl.attributes))
+        new.location = fl.location
+        parent.insert_op_before(new, fl)
+        for i, p in enumerate(keep):
+            fl.res[p].replace_all_uses_with(new.res[i])
+        parent.erase_op(fl)
+        for v in dead_inits:
+            o = v.owner
+            if isinstance(o, Operation) and o.parent is not None and not v.uses:
+                o.parent_block().erase_op(o)
+
+
+# -- stacked outer products ----------------------------------------------------------
+class StackedTerm:
+    """``sum_t a_t @ b_t`` for one invariant: A and B as (tensor, is block-arg index)."""
+
+    def __init__(self, v, a_src, b_src, rows, m, n):
+        self.v, self.a_src, self.b_src, self.rows, self.m, self.n = v, a_src, b_src, rows, m, n
+
+
+class OuterProducts:
+    """Collects the tapes that the reverse loop writes for stacked outer products."""
+
+    def __init__(self, block: Block, idx: SSAValue, n_static: int | None, E: Emitter, EB: Emitter):
+        self.block, self.idx, self.n, self.E, self.EB = block, idx, n_static, E, EB
+        self.inits: list[SSAValue] = []  # new iter_args (tensor.empty before the loop)
+        self.yields: list[SSAValue] = []  # their values at the end of an iteration
+        self.args: list[BlockArgument] = []
+        self.terms: list[StackedTerm] = []
+        self.cache: dict[tuple, tuple] = {}
+
+    # rewriting one accumulator --------------------------------------------------------
+    def rewrite(self, v: SSAValue, acc: SSAValue, total: SSAValue) -> SSAValue:
+        """``total`` is ``acc + ...`` at the end of the body: move its qualifying matmul
+        terms out of the loop; returns the new end value (``acc`` if nothing is left)."""
+        if not self.n or total is acc or total.uses:
+            return total
+        t = _tensor()
+        nodes: list[Operation] = []
+        leaves: list[SSAValue] = []
+
+        def visit(x: SSAValue, top: bool) -> None:
+            o = x.owner
+            if (isinstance(o, t.AddOp) and o.parent_block() is self.block
+                    and (top or x.has_one_use())):
+                nodes.append(o)
+                visit(o.lhs, False)
+                visit(o.rhs, False)
+            else:
+                leaves.append(x)
+
+        visit(total, True)
+        if sum(1 for x in leaves if x is acc) != 1:
+            return total
+        stacked, others = [], []
+        for x in leaves:
+            if x is acc:
+                continue
+            plan = self._plan(x)
+            if plan is None:
+                others.append(x)
+            else:
+                stacked.append((x, plan))
+        if not stacked:
+            return total
+        EB = self.EB
+        for x, (a, b, k, m, n) in stacked:
+            a_src = self._stack(a, transposed=True, k=k, q=m)
+            b_src = self._stack(b, transposed=False, k=k, q=n)
+            self.terms.append(StackedTerm(v, a_src, b_src, self.n * k, m, n))
+        new = acc
+        for x in others:
+            new = EB.add(new, x)
+        for o in nodes:  # top-down: each loses its only use first
+            o.parent_block().erase_op(o)
+        for x, _ in stacked:
+            x.owner.parent_block().erase_op(x.owner)
+        return new
+
+    def _plan(self, x: SSAValue):
+        t = _tensor()
+        o = x.owner
+        if not isinstance(o, t.MatmulOp) or o.parent_block() is not self.block or not x.has_one_use():
+            return None
+        a, b = o.lhs, o.rhs
+        if not all(_static_float(v.type) and isinstance(v.type, TensorType) and v.type.get_num_dims() == 2
+                   for v in (a, b, x)):
+            return None
+        m, k = a.type.get_shape()
+        n = b.type.get_shape()[1]
+        if m * n < MIN_OUTER_ELEMENTS or MAX_STORED_FRACTION * k * (m + n) > m * n:
+            return None
+        if self.n * k * (m + n) > MAX_TAPE_ELEMENTS:
+            return None
+        return a, b, k, m, n
+
+    def _stack(self, x: SSAValue, transposed: bool, k: int, q: int):
+        """Where the rows of ``x^T`` (or ``x``), k x q per iteration, are stacked:
+        ("arg", i) for a tape written by the loop, ("value", src) for an existing tensor."""
+        t = _tensor()
+        o = x.owner
+        v = x
+        if isinstance(o, t.TransposeOp) and list(o.permutation.get_values()) == [1, 0]:
+            if transposed or k == 1:  # (x^T)^T = input; a 1 x q row has a q x 1 column's layout
+                v = o.input
+                transposed = False
+        if transposed and k != 1:
+            tkey = (x, "T")
+            if tkey not in self.cache:
+                self.cache[tkey] = self.EB.transpose(x, [1, 0])
+            v = self.cache[tkey]
+        while (isinstance(v.owner, t.TransposeOp) and list(v.owner.permutation.get_values()) == [1, 0]
+               and 1 in v.type.get_shape()):
+            v = v.owner.input  # moving a unit dim keeps the layout
+        key = (v, "rows")
+        if key in self.cache:
+            return self.cache[key]
+        src = self._whole_source(v)
+        if src is not None:
+            res = ("value", src)
+        else:
+            shape = v.type.get_shape()
+            tt = TensorType(v.type.get_element_type(), [self.n, *shape])
+            self.inits.append(self.E.empty(tt))
+            arg = self.block.insert_arg(tt, len(self.block.args))
+            self.args.append(arg)
+            self.yields.append(self.EB.insert_slice(v, arg, [self.idx, 0, 0], [1, *shape], [1, 1, 1]))
+            res = ("arg", len(self.args) - 1)
+        self.cache[key] = res
+        return res
+
+    def _whole_source(self, v: SSAValue) -> SSAValue | None:
+        """``src`` if ``v`` is ``src[idx]`` (all of a row of a tensor defined before the loop)."""
+        t = _tensor()
+        o = v.owner
+        if not isinstance(o, t.ExtractSliceOp) or _in_block(o.source, self.block):
+            return None
+        offsets, sizes, strides = slice_params(o)
+        st = o.source.type
+        if not isinstance(st, TensorType) or DYN in st.get_shape():
+            return None
+        shape = st.get_shape()
+        if shape[0] != self.n or offsets[0] is not self.idx or any(s != 1 for s in strides):
+            return None
+        if any(off != 0 for off in offsets[1:]) or list(sizes) != [1, *shape[1:]]:
+            return None
+        return o.source
+
+    # after the loop ---------------------------------------------------------------------
+    def finish(self, E: Emitter, rev: Operation, first_result: int, amap) -> None:
+        """Emit the matmuls after the reverse loop ``rev``."""
+        for term in self.terms:
+            A = self._matrix(E, term.a_src, rev, first_result, term.rows, term.m)
+            B = self._matrix(E, term.b_src, rev, first_result, term.rows, term.n)
+            amap.add(E, term.v, E.matmul(E.transpose(A, [1, 0]), B))
+
+    def _matrix(self, E: Emitter, src, rev, first: int, rows: int, cols: int) -> SSAValue:
+        kind, x = src
+        val = rev.results[first + x] if kind == "arg" else x
+        shape = val.type.get_shape()
+        if list(shape) == [rows, cols]:
+            return val
+        prod = 1
+        for i, d in enumerate(shape):
+            prod *= d
+            if prod == rows:
+                groups = [list(range(i + 1)), list(range(i + 1, len(shape)))]
+                break
+        else:  # pragma: no cover - shapes are chosen so that a split exists
+            raise AssertionError("no row split")
+        if not groups[1]:
+            groups[0].pop()
+            groups[1] = [len(shape) - 1]
+        tt = TensorType(val.type.get_element_type(), [rows, cols])
+        return E.v(_tensor().CollapseShapeOp(val, groups, tt))

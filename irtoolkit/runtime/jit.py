@@ -284,9 +284,13 @@ def elf_undefined_symbols(obj: bytes) -> list[str] | None:
 
 def _target_machine(llvm, opt: int):
     target = llvm.Target.from_triple(llvm.get_process_triple())
+    # LLVM tunes AVX-512 server CPUs to prefer 256-bit vectors (against clock throttling
+    # in mixed code); our hot loops are long vectorized math kernels, where full width
+    # measured 1.4x faster (W1 single-threaded: 4.1 -> 2.8 ms forward, 4.9 -> 3.4 ms
+    # gradient). Harmless on CPUs without 512-bit vectors.
     return target.create_target_machine(
         cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
+        features=llvm.get_host_cpu_features().flatten() + ",-prefer-256-bit",
         opt=opt,
         jit=True,
     )

@@ -180,7 +180,12 @@ def verify_op(
         _verify_structure(op, {} if block_counts is None else block_counts)
         _verify_dominance(op, dominance or DominanceChecker())
         _verify_empty_blocks(op)
-        op.verify_()
+        try:
+            op.verify_()
+        except (VerifyException, DiagnosticException, ValueError):
+            raise
+        except Exception as err:  # some xDSL verifiers (memref.load/store) raise bare Exceptions
+            raise VerifyException(str(err)) from None
         if (extra := _EXTRA_CHECKS.get(op.name)) is not None:
             extra(op)
         if op.name == "func.func" and any(k.startswith("autodiff.custom_") for k in op.attributes):

@@ -119,3 +119,12 @@ func.func @index_constant_too_wide() -> index {
   %c = arith.constant 18446744073709551616 : index
   func.return %c : index
 }
+
+// -----
+
+// Found by fuzzing: xDSL's memref.load verifier raises a bare Exception.
+func.func @load_without_indices(%m: memref<4xf32>) -> f32 {
+  // expected-error @+1 {{'memref.load' op expected an index for each dimension}}
+  %x = memref.load %m[] : memref<4xf32>
+  func.return %x : f32
+}

@@ -13,14 +13,14 @@ from __future__ import annotations
 import math
 import os
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, seed, settings, strategies as st
 
 FULL = int(os.environ.get("IRT_PROPERTY_EXAMPLES", "0") or 0)
 SEED = os.environ.get("IRT_PROPERTY_SEED")
 
 
 def budget(ci_programs: int, ci_batch: int, full_batch: int):
-    """(programs per example, settings) for a property."""
+    """(programs per example, programs in all, settings) for a property."""
     batch = int(os.environ.get("IRT_PROPERTY_BATCH", "0") or 0) or (full_batch if FULL else ci_batch)
     programs = FULL or ci_programs
     s = settings(
@@ -32,3 +32,22 @@ def budget(ci_programs: int, ci_batch: int, full_batch: int):
         print_blob=False,
     )
     return batch, programs, s
+
+
+def batches(mode: str, size: int):
+    """A hypothesis strategy: ``size`` programs of ``propgen``'s ``mode`` ("diff" or
+    "grad"), named ``@p0`` ..., each with a seed for its inputs."""
+    import propgen as pg
+
+    @st.composite
+    def draw_batch(draw):
+        programs = [draw(pg.strategy(mode, name=f"p{k}")) for k in range(size)]
+        seeds = [draw(st.integers(0, 2**31 - 1)) for _ in programs]
+        return programs, seeds
+
+    return draw_batch()
+
+
+def seeded(f):
+    """``IRT_PROPERTY_SEED``, when set, seeds the property (else: derandomized)."""
+    return seed(int(SEED))(f) if SEED is not None else f

@@ -13,30 +13,18 @@ CI: 40 programs. Full: ``IRT_PROPERTY_EXAMPLES=1000 pytest -q test/property``.
 
 from __future__ import annotations
 
-from hypothesis import given, seed, strategies as st
+from hypothesis import given
 
 import propcheck as pc
-import propgen as pg
-from settings_property import SEED, budget
+from settings_property import batches, budget, seeded
 
 BATCH, PROGRAMS, SETTINGS = budget(ci_programs=40, ci_batch=20, full_batch=25)
 STATS = pc.Stats("differential (interpreter vs compiled)")
 
 
-@st.composite
-def batches(draw, size=BATCH):
-    programs = [draw(pg.strategy("diff", name=f"p{k}")) for k in range(size)]
-    seeds = [draw(st.integers(0, 2**31 - 1)) for _ in programs]
-    return programs, seeds
-
-
-def _seeded(f):
-    return seed(int(SEED))(f) if SEED is not None else f
-
-
-@_seeded
+@seeded
 @SETTINGS
-@given(batches())
+@given(batches("diff", BATCH))
 def test_interpreter_and_compiled_agree(batch):
     programs, seeds = batch
     pc.check_differential(programs, seeds, STATS)

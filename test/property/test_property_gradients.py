@@ -17,30 +17,18 @@ CI: 20 programs. Full: ``IRT_PROPERTY_EXAMPLES=1000 pytest -q test/property``.
 
 from __future__ import annotations
 
-from hypothesis import given, seed, strategies as st
+from hypothesis import given
 
 import propcheck as pc
-import propgen as pg
-from settings_property import SEED, budget
+from settings_property import batches, budget, seeded
 
 BATCH, PROGRAMS, SETTINGS = budget(ci_programs=20, ci_batch=10, full_batch=25)
 STATS = pc.Stats("gradients (reverse vs forward vs finite differences)")
 
 
-@st.composite
-def batches(draw, size=BATCH):
-    programs = [draw(pg.strategy("grad", name=f"p{k}")) for k in range(size)]
-    seeds = [draw(st.integers(0, 2**31 - 1)) for _ in programs]
-    return programs, seeds
-
-
-def _seeded(f):
-    return seed(int(SEED))(f) if SEED is not None else f
-
-
-@_seeded
+@seeded
 @SETTINGS
-@given(batches())
+@given(batches("grad", BATCH))
 def test_reverse_forward_and_finite_differences_agree(batch):
     programs, seeds = batch
     pc.check_gradients(programs, seeds, STATS)

@@ -69,14 +69,7 @@ def _static_float(t) -> bool:
 
 def _in_block(v: SSAValue, block: Block) -> bool:
     """Is ``v`` defined in ``block`` (at any depth)?"""
-    owner = v.owner
-    b = owner if isinstance(owner, Block) else owner.parent_block()
-    while b is not None:
-        if b is block:
-            return True
-        p = b.parent_op()
-        b = p.parent_block() if p is not None else None
-    return False
+    return block.is_ancestor(v.owner)
 
 
 def dce_block(block: Block, keep: SSAValue | None = None) -> None:

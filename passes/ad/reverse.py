@@ -44,13 +44,8 @@ def _loop():
 
 
 def defined_inside(v: SSAValue, op: Operation) -> bool:
-    owner = v.owner
-    cur = owner.parent_op() if isinstance(owner, Block) else owner
-    while cur is not None:
-        if cur is op:
-            return True
-        cur = cur.parent_op()
-    return False
+    """Is ``v`` a result of ``op`` or defined in its regions?"""
+    return op.is_ancestor(v.owner)
 
 
 class AdjointMap:

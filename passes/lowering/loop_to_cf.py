@@ -437,25 +437,6 @@ def parallel_kinds(op: Operation) -> list[str] | None:
     return kinds
 
 
-def _defined_inside(v: SSAValue, op: Operation) -> bool:
-    owner = v.owner
-    parent = owner.parent_op() if isinstance(owner, Block) else owner
-    while parent is not None:
-        if parent is op:
-            return True
-        parent = parent.parent_op()
-    return False
-
-
-def _inside(o: Operation, op: Operation) -> bool:
-    parent = o.parent_op()
-    while parent is not None:
-        if parent is op:
-            return True
-        parent = parent.parent_op()
-    return False
-
-
 def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> Operation:
     """Move loop.for ``op`` (in function ``fn``) to a new private function ``name``
     over ``[lo, hi)``; ``op`` becomes a call of it over its whole range."""
@@ -472,7 +453,7 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> O
         if inner is op:
             continue
         for v in inner.operands:
-            if v in seen or _defined_inside(v, op):
+            if v in seen or op.is_ancestor(v.owner):
                 continue
             seen.add(v)
             if isinstance(v.owner, arith.ConstantOp):
@@ -493,7 +474,7 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> O
         mapping[c] = new_c.results[0]
     for v, new_v in mapping.items():
         for use in list(v.uses):
-            if _inside(use.operation, op):
+            if use.operation is not op and op.is_ancestor(use.operation):
                 use.operation.operands[use.index] = new_v
     one = arith.ConstantOp(IntegerAttr(1, IndexType()))
     entry.add_op(one)

@@ -272,21 +272,24 @@ def define_dispatcher(llmod: ir.Module, fn: ir.Function, worker: ir.Function,
     for j, a in enumerate(args[2:]):
         b.store(a, field(b, c, 6 + j))
 
-    def threads(body) -> None:
-        """for j in [1, t): body(j)"""
+    def count_from_one(n, body, name: str) -> None:
+        """for j in [1, n): body(j)"""
         b.store(ir.Constant(i64, 1), j_slot)
-        cond = fn.append_basic_block("threads")
-        loop = fn.append_basic_block("thread")
-        after = fn.append_basic_block("threads_done")
+        cond = fn.append_basic_block(name)
+        loop = fn.append_basic_block(name + "_body")
+        after = fn.append_basic_block(name + "_done")
         b.branch(cond)
         b.position_at_end(cond)
         j = b.load(j_slot, typ=i64)
-        b.cbranch(b.icmp_signed("<", j, t), loop, after)
+        b.cbranch(b.icmp_signed("<", j, n), loop, after)
         b.position_at_end(loop)
         body(j)
         b.store(b.add(j, ir.Constant(i64, 1)), j_slot)
         b.branch(cond)
         b.position_at_end(after)
+
+    def threads(body) -> None:
+        count_from_one(t, body, "threads")
 
     def tid(j):
         return b.gep(tids, [ir.Constant(i64, 0), j], inbounds=True)
@@ -314,28 +317,20 @@ def define_dispatcher(llmod: ir.Module, fn: ir.Function, worker: ir.Function,
         return b.bitcast(p, ir.PointerType(ret))
 
     b.store(b.load(slot(ir.Constant(i64, 0)), typ=ret), acc_slot)
-    b.store(ir.Constant(i64, 1), j_slot)
-    cond = fn.append_basic_block("combine")
-    loop = fn.append_basic_block("combine_one")
-    after = fn.append_basic_block("combined")
-    b.branch(cond)
-    b.position_at_end(cond)
-    k = b.load(j_slot, typ=i64)
-    b.cbranch(b.icmp_signed("<", k, m), loop, after)
-    b.position_at_end(loop)
-    x = b.load(slot(k), typ=ret)
-    acc = b.load(acc_slot, typ=ret)
-    if nk == 1:
-        acc = _combine(b, kinds[0], acc, x)
-    else:
-        for i, kind in enumerate(kinds):
-            if kind != "same":
-                acc = b.insert_value(acc, _combine(b, kind, b.extract_value(acc, i),
-                                                   b.extract_value(x, i)), i)
-    b.store(acc, acc_slot)
-    b.store(b.add(k, ir.Constant(i64, 1)), j_slot)
-    b.branch(cond)
-    b.position_at_end(after)
+
+    def combine_one(k) -> None:
+        x = b.load(slot(k), typ=ret)
+        acc = b.load(acc_slot, typ=ret)
+        if nk == 1:
+            acc = _combine(b, kinds[0], acc, x)
+        else:
+            for i, kind in enumerate(kinds):
+                if kind != "same":
+                    acc = b.insert_value(acc, _combine(b, kind, b.extract_value(acc, i),
+                                                       b.extract_value(x, i)), i)
+        b.store(acc, acc_slot)
+
+    count_from_one(m, combine_one, "combine")
     b.ret(b.load(acc_slot, typ=ret))
 
 

@@ -413,7 +413,16 @@ class TensorLowering:
         """A buffer holding v's value that the receiver owns (v's own, or a copy)."""
         if self.try_consume(v):
             return self.buf(v)
-        return self.copy(self.buf(v))
+        return self.copy_value(v)
+
+    def copy_value(self, v: SSAValue) -> SSAValue:
+        """A fresh buffer holding tensor ``v``'s value: a copy of its buffer, or only
+        an allocation when ``v`` is a ``tensor.empty`` (its contents are undefined;
+        CSE merges equal empties, e.g. two tapes, which would otherwise be copied)."""
+        b = self.buf(v)
+        if isinstance(v.owner, Operation) and v.owner.name == "tensor.empty":
+            return self.alloc(b.type, self.dims_of_buf(b))
+        return self.copy(b)
 
     def flush_deaths(self) -> None:
         """Free the owned values whose last use is the current op (or unused results)."""

@@ -1006,7 +1006,7 @@ def lower_insert(L: TensorLowering, op: Operation) -> None:
     if IN_BOUNDS not in op.attributes:
         check_in_bounds(L, op, idx, L.dims(dest))
     x = L.val(scalar)
-    b = L.buf(dest) if L.try_consume(dest) else L.copy(L.buf(dest))
+    b = L.buf(dest) if L.try_consume(dest) else L.copy_value(dest)
     L.store(x, b, idx)
     L.set_result(op.results[0], b)
 
@@ -1117,7 +1117,7 @@ def lower_insert_slice(L: TensorLowering, op: Operation) -> None:
                  f"source dim {k} does not match the slice size at run time (source size vs slice size)")
     sb = L.buf(src)
     in_place = src is not dest and L.try_consume(dest)
-    b = L.buf(dest) if in_place else L.copy(L.buf(dest))
+    b = L.buf(dest) if in_place else L.copy_value(dest)
     dims = L.dims_of_buf(sb)
     L.for_each(dims, lambda ivs: L.store(L.load(sb, ivs), b, _big_index(offs, strides, kept, ivs, L)))
     L.set_result(op.results[0], b)

@@ -72,3 +72,17 @@ func.func @last_use(%x: tensor<3xf64>, %v: f64) -> tensor<3xf64> {
   %w = tensor.insert %v into %u[%c1] : tensor<3xf64>
   return %w : tensor<3xf64>
 }
+
+// One tensor.empty feeding two tapes (CSE merges equal empties): the second
+// tape gets a fresh allocation, not a copy of undefined contents.
+
+// CHECK-LABEL: func.func @shared_empty(
+// CHECK-NOT:     memref.copy
+// CHECK:         func.return
+func.func @shared_empty(%x: f64, %y: f64) -> (tensor<2xf64>, tensor<2xf64>) {
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<2xf64>
+  %a = tensor.insert %x into %e[%c0] : tensor<2xf64>
+  %b = tensor.insert %y into %e[%c0] : tensor<2xf64>
+  func.return %a, %b : tensor<2xf64>, tensor<2xf64>
+}

@@ -160,16 +160,13 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     stages.append(("JIT prep (mangle, malloc guard, vector math expansion)", time.perf_counter() - t))
     t = time.perf_counter()
     llmod = to_llvmlite(work)
-    tls = jit._pthread_key() if guarded or checked else None
     if guarded:
-        add_allocation_guard(llmod, tls, guarded and checked)
+        add_allocation_guard(llmod, guarded and checked)
     if checked:
-        add_check_handler(llmod, tls)
+        add_check_handler(llmod)
     for name, sig in sigs.items():
         if sig.unsupported is None:
-            add_interface(llmod, sig, mapping.get(name, name), tls, guarded and checked)
-    if tls is not None:
-        jit.relocatable_tls_key(llmod, tls)
+            add_interface(llmod, sig, mapping.get(name, name), guarded or checked, guarded and checked)
     stages.append(("llvm dialect -> llvmlite (xDSL convert_module)", time.perf_counter() - t))
     t = time.perf_counter()
     ir_text = str(llmod)

@@ -17,20 +17,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
-from irtoolkit.runtime.signature import Signature, ValueSpec, capture_signatures
+from irtoolkit.runtime.signature import (ERROR_WORDS, TLS_KEY_SYMBOL, Signature, ValueSpec,
+                                        capture_signatures, spec_words)
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
-
-# Loading an executable from the disk cache needs neither xDSL nor the
-# lowering: ``translate`` (which imports them) is imported where code is
-# compiled. Its frame layout constants are mirrored here (a test checks them).
-ERROR_WORDS = 4  # translate.ERROR_WORDS
-
-
-def spec_words(spec: ValueSpec) -> int:
-    """Frame words of an argument or result (translate.spec_words)."""
-    return 3 + 2 * spec.rank if spec.is_array else 1
 
 DEAD_POINTER = 0xDEADBEEF  # allocated pointer of memref.get_global buffers (never freed)
 
@@ -84,49 +75,6 @@ def _pthread_key() -> int:
             raise DiagnosticError(Diagnostic("cannot create a thread-local key for the JIT"))
         _KEY.append(key.value)
     return _KEY[0]
-
-
-# The pthread key of the running entry wrapper's jmp_buf differs between
-# processes, and machine code is cached on disk: compiled code takes it from the
-# "address" of this symbol (minus one, so that it is never null), which
-# register_c_symbols defines in each process.
-TLS_KEY_SYMBOL = "__irt_tls_key"
-
-
-def relocatable_tls_key(llmod, key: int) -> int:
-    """Replace the constant pthread key ``key`` that the translator passes to
-    ``pthread_getspecific``/``pthread_setspecific`` by ``ptrtoint(@__irt_tls_key) - 1``;
-    returns the number of calls changed."""
-    import llvmlite.ir as ir
-
-    i8, i32 = ir.IntType(8), ir.IntType(32)
-    sym = None
-    changed = 0
-    for fn in llmod.functions:
-        for block in fn.blocks:
-            for instr in block.instructions:
-                if not isinstance(instr, ir.CallInstr):
-                    continue
-                callee = getattr(instr.callee, "name", None)
-                if callee not in ("pthread_getspecific", "pthread_setspecific"):
-                    continue
-                arg = instr.operands[1]
-                if not (isinstance(arg, ir.Constant) and arg.type == i32
-                        and arg.constant == key):
-                    continue
-                if sym is None:
-                    try:
-                        sym = llmod.get_global(TLS_KEY_SYMBOL)
-                    except KeyError:
-                        sym = ir.GlobalVariable(llmod, i8, TLS_KEY_SYMBOL)
-                        sym.linkage = "external"
-                expr = sym.ptrtoint(i32).sub(ir.Constant(i32, 1))
-                ops = list(instr.operands)
-                ops[1] = expr
-                instr.operands = ops
-                instr._clear_string_cache()
-                changed += 1
-    return changed
 
 
 class ArgumentError(DiagnosticError, TypeError):
@@ -669,7 +617,7 @@ class Executable:
             obj, entries = _loaded
         else:
             assert lowered is not None
-            obj, entries, self._meta = self._compile(lowered, signatures, opt)
+            obj, entries = self._compile(lowered, signatures, opt)
         self._object = obj
         self._entries = entries
         self._load(obj, entries)
@@ -695,17 +643,15 @@ class Executable:
         expand_math_intrinsics(lowered)
         # --- end vector math
         llmod = to_llvmlite(lowered)
-        key = _pthread_key() if guarded or checked else None
         if guarded:
-            add_allocation_guard(llmod, key, track)
+            add_allocation_guard(llmod, track)
         if checked:
-            add_check_handler(llmod, key)
+            add_check_handler(llmod)
         entries: dict[str, str | None] = {}
         for name, sig in signatures.items():
-            entries[name] = (add_interface(llmod, sig, mapping.get(name, name), key, track)
+            entries[name] = (add_interface(llmod, sig, mapping.get(name, name),
+                                           guarded or checked, track)
                              if sig.unsupported is None else None)
-        if key is not None:
-            relocatable_tls_key(llmod, key)
         self._llvm_ir = str(llmod)
         try:
             mod = llvm.parse_assembly(self._llvm_ir)
@@ -733,7 +679,7 @@ class Executable:
         # MCJIT aborts the process on an unresolved one.
         obj = tm.emit_object(mod)
         self._module = mod
-        return obj, entries, {"tls_key": key}
+        return obj, entries
 
     def _load(self, obj: bytes, entries: dict[str, str | None]) -> None:
         llvm = _init_llvm()
@@ -767,13 +713,11 @@ class Executable:
     @classmethod
     def from_object(cls, obj: bytes, signatures: dict[str, Signature],
                     entries: dict[str, str | None], opt: int,
-                    source: tuple[str, str, str | None] | None = None,
-                    meta: dict | None = None) -> Executable:
+                    source: tuple[str, str, str | None] | None = None) -> Executable:
         """Load machine code compiled earlier (the disk cache). ``source``
         (module text, file name, pipeline) lets ``llvm_ir`` recompile it on demand."""
         exe = cls(None, signatures, opt, _loaded=(obj, entries))
         exe._source = source
-        exe._meta = {"tls_key": (meta or {}).get("tls_key")}
         exe.from_cache = True
         return exe
 
@@ -918,7 +862,7 @@ def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> 
     try:
         sigs = _decode_signatures(meta["signatures"])
         entries = {str(k): (None if v is None else str(v)) for k, v in meta["entries"].items()}
-        return Executable.from_object(obj, sigs, entries, opt, source, meta)
+        return Executable.from_object(obj, sigs, entries, opt, source)
     except DiagnosticError:
         return None  # e.g. a library symbol that is gone: compile afresh (and report)
     except (KeyError, TypeError, ValueError):
@@ -929,8 +873,7 @@ def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> 
 def _store_on_disk(key: str, exe: Executable) -> None:
     from irtoolkit.runtime import diskcache
 
-    meta = dict(exe._meta, signatures=_encode_signatures(exe.signatures),
-                entries=exe._entries, opt=exe.opt)
+    meta = dict(signatures=_encode_signatures(exe.signatures), entries=exe._entries, opt=exe.opt)
     diskcache.store(key, meta, exe._object)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import IndexType, ModuleOp
 
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
+from irtoolkit.runtime.signature import ERROR_WORDS, TLS_KEY_SYMBOL, spec_words
 
 if TYPE_CHECKING:
     import llvmlite.ir as ir
@@ -248,11 +249,6 @@ def host_triple() -> str:
 # --------------------------------------------------------------------------- interface
 
 
-def spec_words(spec: ValueSpec) -> int:
-    """Size of a frame slot in 8-byte words."""
-    return 3 + 2 * spec.rank if spec.is_array else 1
-
-
 def _spec_type(spec: ValueSpec) -> ir.Type:
     import llvmlite.ir as ir
     import numpy as np
@@ -274,11 +270,24 @@ def _spec_type(spec: ValueSpec) -> ir.Type:
     return ir.IntType(dt.itemsize * 8)
 
 
+def _tls_key(llmod: ir.Module) -> ir.Value:
+    """The pthread key of the running call's jmp_buf (see signature.TLS_KEY_SYMBOL)."""
+    import llvmlite.ir as ir
+
+    i32 = ir.IntType(32)
+    try:
+        sym = llmod.get_global(TLS_KEY_SYMBOL)
+    except KeyError:
+        sym = ir.GlobalVariable(llmod, ir.IntType(8), TLS_KEY_SYMBOL)
+        sym.linkage = "external"
+    return sym.ptrtoint(i32).sub(ir.Constant(i32, 1))
+
+
 def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None,
-                  guard_key: int | None = None, track: bool = False) -> str | None:
+                  guarded: bool = False, track: bool = False) -> str | None:
     """Add ``i64 @_irt_call_<name>(ptr frame)``, or return None when the lowered
     signature does not match the captured one. It returns 0, or with
-    ``guard_key`` the size of a failed allocation (see ``add_allocation_guard``).
+    ``guarded`` the size of a failed allocation (see ``add_allocation_guard``).
 
     Frame: one slot per argument then one per result, in order, each
     ``spec_words`` 8-byte words: scalars in the first bytes of their word
@@ -313,11 +322,10 @@ def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None,
     frame = wrapper.args[0]
     word = 0
 
-    guarded = guard_key is not None
     if guarded:
         # a failed allocation or runtime check longjmps back here (see
         # add_allocation_guard, add_check_handler)
-        key = ir.Constant(i32, guard_key)
+        key = _tls_key(llmod)
         buf = b.alloca(ir.ArrayType(i64, JMPBUF_WORDS + FAIL_WORDS + TRACK_WORDS), name="jmpbuf")
         buf.align = 16
         # no check failed (yet): message word 0; no tracked allocation
@@ -385,10 +393,7 @@ GUARDED_MALLOC = "__irt_malloc"
 JMPBUF_WORDS = 64  # glibc's x86-64 jmp_buf is 25 words; room for any target
 # after the jmp_buf: status (failed allocation size, or 1 for a failed check),
 # then the failed check's message pointer, value flag, and two values
-FAIL_WORDS = 5
-# words after a function's argument and result slots in the frame: a failed
-# check's message pointer, value flag, two values (see add_interface)
-ERROR_WORDS = FAIL_WORDS - 1
+FAIL_WORDS = 1 + ERROR_WORDS
 CHECK_FAILED = "__irt_check_failed"
 # with tracking (modules with run-time checks): after those, the list of the
 # buffers the running call malloc'ed and has not freed {ptr array, count, capacity}
@@ -459,7 +464,7 @@ def _release_function(llmod: ir.Module) -> ir.Function:
     return fn
 
 
-def _add_tracked_free(llmod: ir.Module, key: int) -> None:
+def _add_tracked_free(llmod: ir.Module) -> None:
     """``void @__irt_free(ptr p)``: drop ``p`` from the call's allocation list
     (searched from the end: buffers die young), then ``free`` it."""
     import llvmlite.ir as ir
@@ -480,7 +485,7 @@ def _add_tracked_free(llmod: ir.Module, key: int) -> None:
     found = fn.append_basic_block("found")
     done = fn.append_basic_block("done")
     b = ir.IRBuilder(entry)
-    buf = b.call(getspec, [ir.Constant(i32, key)])
+    buf = b.call(getspec, [_tls_key(llmod)])
     b.cbranch(b.icmp_unsigned("==", buf, ir.Constant(ptr, None)), done, search)
     b.position_at_end(search)
     arr = b.inttoptr(b.load(_track_word(b, buf, 0), typ=i64), ptr)
@@ -537,10 +542,10 @@ def _declare(llmod: ir.Module, name: str, fty: ir.FunctionType) -> ir.Function:
         return ir.Function(llmod, fty, name=name)
 
 
-def add_allocation_guard(llmod: ir.Module, key: int, track: bool = False) -> None:
+def add_allocation_guard(llmod: ir.Module, track: bool = False) -> None:
     """Define ``ptr @__irt_malloc(i64 n)``: malloc, but a null result for a
     non-zero size (or a negative size) stores ``n`` after the thread's current
-    jmp_buf (found under pthread key ``key``) and longjmps to the entry wrapper,
+    jmp_buf (found under the pthread key ``_tls_key``) and longjmps to the entry wrapper,
     which returns ``n`` as its status.
 
     With ``track``, each buffer is also appended to the running call's
@@ -565,7 +570,7 @@ def add_allocation_guard(llmod: ir.Module, key: int, track: bool = False) -> Non
     negative = b.icmp_signed("<", n, ir.Constant(i64, 0))
     bad = b.or_(negative, b.and_(null, nonzero))
     with b.if_then(bad, likely=False):
-        buf = b.call(getspec, [ir.Constant(i32, key)])
+        buf = b.call(getspec, [_tls_key(llmod)])
         with b.if_then(b.icmp_unsigned("==", buf, ir.Constant(ptr, None)), likely=False):
             b.call(abort, [])
             b.unreachable()
@@ -573,9 +578,9 @@ def add_allocation_guard(llmod: ir.Module, key: int, track: bool = False) -> Non
         b.call(longjmp, [buf, ir.Constant(i32, 1)])
         b.unreachable()
     if track:
-        _add_tracked_free(llmod, key)
+        _add_tracked_free(llmod)
         realloc = _declare(llmod, "realloc", ir.FunctionType(ptr, [ptr, i64]))
-        buf = b.call(getspec, [ir.Constant(i32, key)])
+        buf = b.call(getspec, [_tls_key(llmod)])
         with b.if_then(b.icmp_unsigned("!=", buf, ir.Constant(ptr, None)), likely=True):
             count = b.load(_track_word(b, buf, 1), typ=i64)
             cap = b.load(_track_word(b, buf, 2), typ=i64)
@@ -610,10 +615,10 @@ def uses_runtime_checks(module: ModuleOp) -> bool:
     return False
 
 
-def add_check_handler(llmod: ir.Module, key: int) -> None:
+def add_check_handler(llmod: ir.Module) -> None:
     """Define ``void @__irt_check_failed(ptr msg, i64 has_values, i64 a, i64 b)``
     (a failed ``cf.assert``): store status 1, the message and the values after
-    the thread's current jmp_buf (pthread key ``key``) and longjmp to the entry
+    the thread's current jmp_buf (pthread key ``_tls_key``) and longjmp to the entry
     wrapper, which copies them to the frame's error words. Outside an entry
     wrapper (no jmp_buf): print the message and abort, as MLIR does."""
     import llvmlite.ir as ir
@@ -633,7 +638,7 @@ def add_check_handler(llmod: ir.Module, key: int) -> None:
     abort = _declare(llmod, "abort", ir.FunctionType(ir.VoidType(), []))
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     msg, flag, x, y = fn.args
-    buf = b.call(getspec, [ir.Constant(i32, key)])
+    buf = b.call(getspec, [_tls_key(llmod)])
     with b.if_then(b.icmp_unsigned("==", buf, ir.Constant(ptr, None)), likely=False):
         b.call(puts, [msg])
         b.call(abort, [])

@@ -222,7 +222,8 @@ def exp_f64(b: _B, x: SSAValue, lo: SSAValue | None = None) -> SSAValue:
     return b.mul(b.mul(e, b.pow2(k1)), b.pow2(k2))
 
 
-def log_f64(b: _B, x: SSAValue) -> SSAValue:
+def _log_reduce(b: _B, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """x = m * 2^k with m in [sqrt(1/2), sqrt(2)) and k a float (subnormals scaled first)."""
     tiny = b.fcmp("olt", x, b.c(2.2250738585072014e-308))
     xs = b.select(tiny, b.mul(x, b.c(2.0 ** 54)), x)
     kbias = b.select(tiny, b.c(-54.0), b.c(0.0))
@@ -230,6 +231,11 @@ def log_f64(b: _B, x: SSAValue) -> SSAValue:
     ki = b.ashr(u, b.ci(52))
     m = b.bitcast_f(b.isub(b.bitcast_i(xs), b.shl(ki, b.ci(52))))
     k = b.add(b.sub(b.bitcast_f(b.iadd(ki, b.ci(_MAGIC_BITS))), b.c(_MAGIC)), kbias)
+    return m, k
+
+
+def log_f64(b: _B, x: SSAValue) -> SSAValue:
+    m, k = _log_reduce(b, x)
     f = b.sub(m, b.c(1.0))
     s = b.div(f, b.add(b.c(2.0), f))
     z = b.mul(s, s)
@@ -324,13 +330,7 @@ def _two_sum(b: _B, a: SSAValue, c: SSAValue) -> tuple[SSAValue, SSAValue]:
 
 def _log_dd(b: _B, x: SSAValue) -> tuple[SSAValue, SSAValue]:
     """log(x) as a double-double (hi, lo) for finite x > 0 (relative error ~2^-64)."""
-    tiny = b.fcmp("olt", x, b.c(2.2250738585072014e-308))
-    xs = b.select(tiny, b.mul(x, b.c(2.0 ** 54)), x)
-    kbias = b.select(tiny, b.c(-54.0), b.c(0.0))
-    u = b.isub(b.bitcast_i(xs), b.ci(_SQRT1_2_BITS))
-    ki = b.ashr(u, b.ci(52))
-    m = b.bitcast_f(b.isub(b.bitcast_i(xs), b.shl(ki, b.ci(52))))
-    k = b.add(b.sub(b.bitcast_f(b.iadd(ki, b.ci(_MAGIC_BITS))), b.c(_MAGIC)), kbias)
+    m, k = _log_reduce(b, x)
     one = b.c(1.0)
     f = b.sub(m, one)  # exact
     t, t_lo = _two_sum(b, m, one)

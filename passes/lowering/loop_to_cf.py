@@ -43,6 +43,7 @@ from xdsl.dialects import arith, cf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
 
 from irtoolkit.diagnostics import op_error
 
@@ -244,13 +245,7 @@ def parallel_to_for(op: Operation, loop) -> None:
         current = loop.ForOp(op.lowerBound[dim], op.upperBound[dim], op.step[dim], accs, blk)
         current.location = op.location
     assert current is not None
-    block = op.parent_block()
-    assert block is not None
-    block.insert_op_before(current, op)
-    for r, v in zip(op.results, current.results, strict=True):
-        r.replace_all_uses_with(v)
-    op.detach()
-    op.erase()
+    Rewriter.replace_op(op, current)
 
 
 def lower_loops(module: ModuleOp) -> None:
@@ -495,13 +490,7 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> O
     call.attributes[PARALLEL_ATTR] = ArrayAttr([StringAttr(k) for k in kinds])
     call.attributes[WORK_ATTR] = IntegerAttr(cost, i64)
     call.location = op.location
-    block = op.parent_block()
-    assert block is not None
-    block.insert_op_before(call, op)
-    for r, v in zip(op.results, call.results, strict=True):
-        r.replace_all_uses_with(v)
-    op.detach()
-    op.erase()
+    Rewriter.replace_op(op, call)
     return worker
 
 

@@ -106,7 +106,7 @@ def run_workload(w, contenders, args) -> dict:
     fast_g = min((r["grad"] for r in rows.values() if "grad" in r), default=None)
     fast_f = min((r["fwd"] for r in rows.values() if "fwd" in r), default=None)
     header = ["contender", "fwd ms (min)", "x fastest", "grad ms (min)", "x fastest", "grad/fwd",
-              "first call s (cold cache; warm = 2nd process)",
+              "first call s (cold cache) [imports s]",
               f"grad vs {ref_name}"]
     table = []
     for name, row in rows.items():
@@ -122,6 +122,11 @@ def run_workload(w, contenders, args) -> dict:
             first_s = "error: " + first["error"]
         elif "first_s" in first:
             first_s = f"{first['first_s']:.3f}"
+            jax_first = rows.get("jax", {}).get("first", {}).get("first_s")
+            if name != "jax" and jax_first:
+                first_s += f" = {first['first_s'] / jax_first:.2f}x jax"
+            if "import_s" in first:
+                first_s += f" [{first['import_s']:.2f}]"
             if name == "irtoolkit":
                 first_s += (f" (parse {first['parse_s']:.2f} + compile {first['compile_s']:.2f}"
                             f" + call {first['call_s']:.2f})")
@@ -131,6 +136,11 @@ def run_workload(w, contenders, args) -> dict:
                                 f"{'' if first.get('warm_from_cache') else ' NOT FROM CACHE'})")
                 elif "warm_error" in first:
                     first_s += f"; warm cache error: {first['warm_error']}"
+                if "lazy_first_s" in first:
+                    first_s += (f"; no preload {first['lazy_first_s']:.3f}"
+                                f" [{first['lazy_import_s']:.2f}]")
+                elif "lazy_error" in first:
+                    first_s += f"; no preload error: {first['lazy_error']}"
         else:
             first_s = "-"
         if name == ref_name:
@@ -201,9 +211,10 @@ def main(argv=None) -> int:
     contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
 
     import os
-    print("irtoolkit benchmark  (medians; ms; first call in a fresh process, imports excluded;\n"
-          "  irtoolkit's first call with an empty compile cache, then 'warm' in a second process\n"
-          "  loading it from that cache)")
+    print("irtoolkit benchmark  (medians; ms; first call in a fresh process, imports timed apart\n"
+          "  in [brackets]: for irtoolkit `import irtoolkit; irtoolkit.preload()`, which loads its\n"
+          "  compiler as `import jax` loads XLA; irtoolkit's first call with an empty compile cache,\n"
+          "  then 'warm' in a second process loading it from that cache, and without preload())")
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, cpus {os.cpu_count()}; "
           + ", ".join(f"{k}={os.environ[k]}" for k in sorted(os.environ)
                       if k.startswith(("OPENBLAS", "OMP_", "MKL_"))))

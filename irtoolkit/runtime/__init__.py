@@ -95,7 +95,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-__all__ = ["llvm_ir", "compile_module", "compile_source", "clear_cache", "Executable", "Function", "ArgumentError",
+__all__ = ["llvm_ir", "compile_module", "compile_source", "preload", "clear_cache", "Executable", "Function", "ArgumentError",
            "AllocationError", "RuntimeCheckError"]
 
 
@@ -116,6 +116,12 @@ def compile_source(text: str, filename: str = "<string>", pipeline: str | None =
     from irtoolkit.runtime.jit import compile_source as _compile
 
     return _compile(text, filename, pipeline, opt)
+
+
+def preload(pipeline: str | None = None) -> None:
+    from irtoolkit.runtime.jit import preload as _preload
+
+    _preload(pipeline)
 
 
 def clear_cache(disk: bool = False) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
+from irtoolkit.runtime import codegen
 from irtoolkit.runtime.signature import (ERROR_WORDS, TLS_KEY_SYMBOL, Signature, ValueSpec,
                                         capture_signatures, spec_words)
 
@@ -209,6 +210,15 @@ def _load_numpy_blas() -> bool:
 
 def elf_undefined_symbols(obj: bytes) -> list[str] | None:
     """Names of the undefined symbols of an ELF64 little-endian object (None: not ELF64)."""
+    return _elf_symbols(obj, defined=False)
+
+
+def elf_defined_symbols(obj: bytes) -> list[str] | None:
+    """Names of the global symbols an ELF64 little-endian object defines (None: not ELF64)."""
+    return _elf_symbols(obj, defined=True)
+
+
+def _elf_symbols(obj: bytes, defined: bool) -> list[str] | None:
     import struct
 
     if len(obj) < 64 or obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
@@ -224,7 +234,9 @@ def elf_undefined_symbols(obj: bytes) -> list[str] | None:
         str_off = sections[link][4]
         for k in range(1, size // entsize):
             st_name, st_info, _, st_shndx = struct.unpack_from("<IBBH", obj, offset + k * entsize)
-            if st_shndx == 0 and st_name:
+            is_global = st_info >> 4 != 0  # STB_GLOBAL or STB_WEAK
+            wanted = (st_shndx != 0 and is_global) if defined else st_shndx == 0
+            if wanted and st_name:
                 end = obj.index(b"\0", str_off + st_name)
                 names.append(obj[str_off + st_name: end].decode())
     return names
@@ -599,7 +611,7 @@ class Executable:
 
     Holds the MCJIT engine; functions taken from it keep it alive.
     ``Executable(lowered, signatures, opt)`` compiles an llvm-dialect module;
-    ``Executable.from_object(...)`` loads machine code from the disk cache.
+    ``Executable.from_objects(...)`` loads machine code from the disk cache.
     """
 
     def __init__(self, lowered: ModuleOp | None, signatures: dict[str, Signature],
@@ -609,21 +621,22 @@ class Executable:
         self.signatures = signatures
         self.opt = opt
         self.unroll = loop_unrolling()
-        # (module text, file name, pipeline) of an executable loaded from the disk cache
+        # (module text, file name, pipeline): compiled again when its LLVM IR is asked for
         self._source: tuple[str, str, str | None] | None = None
         self._llvm_ir: str | None = None
-        self._module = None
+        self._optimized_ir: str | None = None
         if _loaded is not None:
-            obj, entries = _loaded
+            objects, entries = _loaded
         else:
             assert lowered is not None
-            obj, entries = self._compile(lowered, signatures, opt)
-        self._object = obj
+            objects, entries = self._compile(lowered, signatures, opt)
+        self._objects = objects
         self._entries = entries
-        self._load(obj, entries)
+        self._load(objects, entries)
 
     # -- LLVM IR -> machine code ------------------------------------------------
-    def _compile(self, lowered: ModuleOp, signatures: dict[str, Signature], opt: int):
+    def _compile(self, lowered: ModuleOp, signatures: dict[str, Signature], opt: int,
+                 keep_ir: bool = False):
         from irtoolkit.runtime.translate import (add_allocation_guard, add_check_handler,
                                                  add_interface, guard_allocations,
                                                  mangle_functions, to_llvmlite, track_frees,
@@ -653,48 +666,57 @@ class Executable:
                                            guarded or checked, track)
                              if sig.unsupported is None else None)
         self._llvm_ir = str(llmod)
+        context = llvm.create_context()  # its own: codegen may compile it in parallel
         try:
-            mod = llvm.parse_assembly(self._llvm_ir)
+            mod = llvm.parse_assembly(self._llvm_ir, context=context)
+        except RuntimeError as err:
+            context.close()
+            raise DiagnosticError(Diagnostic(f"invalid LLVM IR produced: {err}")) from None
+        try:
             mod.verify()
         except RuntimeError as err:
+            codegen.dispose(mod)
             raise DiagnosticError(Diagnostic(f"invalid LLVM IR produced: {err}")) from None
         externals = [f.name for f in mod.functions
                      if f.is_declaration and not f.name.startswith("llvm.")]
         missing = register_c_symbols(llvm, externals)
         if missing:
+            codegen.dispose(mod)
             raise DiagnosticError(Diagnostic(
                 "unresolved external function(s): " + ", ".join(f"@{n}" for n in missing)))
-        tm = _target_machine(llvm, opt)
-        mod.triple = llvm.get_process_triple()
-        mod.data_layout = str(tm.target_data)
-        if opt > 0:
-            pto = llvm.create_pipeline_tuning_options(speed_level=min(opt, 3))
-            if not self.unroll:
-                # measured on bench W1-W5 (see DEFAULT_OPT): loop unrolling is a third
-                # of LLVM's time for no gain in run time (W4 forward: +3 %)
-                pto.loop_unrolling = False
-            pb = llvm.create_pass_builder(tm, pto)
-            pb.getModulePassManager().run(mod, pb)
         # Machine code first, so that every external symbol it needs can be checked:
         # MCJIT aborts the process on an unresolved one.
-        obj = tm.emit_object(mod)
-        self._module = mod
-        return obj, entries
+        wrappers = [w for w in entries.values() if w is not None]
+        groups = codegen.group_entries(codegen.reachable_sizes(llmod, wrappers),
+                                       codegen.available_cores())
+        built = codegen.compile_groups(llvm, self._llvm_ir, mod, groups,
+                                       lambda: _target_machine(llvm, opt), opt, self.unroll,
+                                       keep_ir=keep_ir)
+        if keep_ir:
+            self._optimized_ir = "\n".join(g.optimized_ir or "" for g in built)
+        return [g.obj for g in built], entries
 
-    def _load(self, obj: bytes, entries: dict[str, str | None]) -> None:
+    def _load(self, objects: list[bytes], entries: dict[str, str | None]) -> None:
         llvm = _init_llvm()
-        undefined = elf_undefined_symbols(obj)
+        undefined: set[str] | None = set()
+        for obj in objects:
+            names = elf_undefined_symbols(obj)
+            if names is None or undefined is None:
+                undefined = None
+            else:
+                undefined.update(names)
         if undefined is None:  # not ELF: register what compiled code may call
             register_c_symbols(llvm, _C_FUNCTIONS)
         else:
-            missing = register_c_symbols(llvm, undefined)
+            missing = register_c_symbols(llvm, sorted(undefined))
             if missing:
                 raise DiagnosticError(Diagnostic(
                     "compiled code needs symbols that cannot be resolved: "
                     + ", ".join(missing)))
         tm = _target_machine(llvm, self.opt)  # one per engine: MCJIT takes ownership
         self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-        self._engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+        for obj in objects:
+            self._engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         self._engine.finalize_object()
         self._functions: dict[str, Function] = {}
         for name, sig in self.signatures.items():
@@ -711,20 +733,20 @@ class Executable:
                 self._functions[name] = Function(self, sig, addr, None)
 
     @classmethod
-    def from_object(cls, obj: bytes, signatures: dict[str, Signature],
+    def from_objects(cls, objects: list[bytes], signatures: dict[str, Signature],
                     entries: dict[str, str | None], opt: int,
                     source: tuple[str, str, str | None] | None = None) -> Executable:
         """Load machine code compiled earlier (the disk cache). ``source``
         (module text, file name, pipeline) lets ``llvm_ir`` recompile it on demand."""
-        exe = cls(None, signatures, opt, _loaded=(obj, entries))
+        exe = cls(None, signatures, opt, _loaded=(objects, entries))
         exe._source = source
         exe.from_cache = True
         return exe
 
     from_cache = False
 
-    def _rebuild(self) -> None:
-        """Recompile a cache-loaded executable's source to recover its LLVM IR."""
+    def _rebuild(self, keep_ir: bool = False) -> None:
+        """Recompile the source to recover its LLVM IR."""
         if self._source is None:
             raise AttributeError("LLVM IR is not available for this executable")
         from irtoolkit.parsing import parse_module
@@ -734,7 +756,7 @@ class Executable:
         text, filename, pipeline = self._source
         with verify_each_default(_verify_each()):
             lowered = lower_module(parse_module(text, filename), pipeline, clone=False)
-        self._compile(lowered, self.signatures, self.opt)
+        self._compile(lowered, self.signatures, self.opt, keep_ir)
 
     @property
     def llvm_ir(self) -> str:
@@ -745,9 +767,11 @@ class Executable:
 
     @property
     def optimized_llvm_ir(self) -> str:
-        if self._module is None:
-            self._rebuild()
-        return str(self._module)
+        """The optimized LLVM IR, one module per codegen group (see codegen.py);
+        compiled again on demand, as it is not kept."""
+        if self._optimized_ir is None:
+            self._rebuild(keep_ir=True)
+        return self._optimized_ir  # type: ignore[return-value]
 
     def __getitem__(self, name: str) -> Function:
         try:
@@ -806,6 +830,33 @@ def llvm_config(opt: int) -> str:
     return f"{opt}{'+unroll' if loop_unrolling() else '-nounroll'}"
 
 
+def preload(pipeline: str | None = None) -> None:
+    """Load the compiler now rather than during the first parse and compile:
+    every dialect, the passes of ``pipeline`` (default ``ad,lower-to-llvm``),
+    the translation to LLVM and LLVM itself for this CPU."""
+    import importlib
+    import pkgutil
+
+    import irtoolkit.passes
+    import irtoolkit.runtime
+    from irtoolkit.context import DIALECTS, DEFAULT_COMPILE_PIPELINE, dialect_factory
+    from irtoolkit.parsing import parse_module
+    from irtoolkit.pipeline import build_passes
+
+    for name in DIALECTS:
+        dialect_factory(name)()
+    build_passes(pipeline or DEFAULT_COMPILE_PIPELINE)
+    # what passes and the runtime import on first use
+    for package in (irtoolkit.passes, irtoolkit.runtime):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            importlib.import_module(info.name)
+    for name in ("xdsl.backend.llvm.convert", "xdsl.transforms.canonicalization_patterns.arith"):
+        importlib.import_module(name)
+    parse_module("func.func @f() {\n  func.return\n}\n", "<preload>")
+    llvm = _init_llvm()
+    _target_machine(llvm, default_opt())
+
+
 def clear_cache(disk: bool = False) -> None:
     """Forget the in-memory executables (and with ``disk``, the disk cache's entries)."""
     with _cache_lock:
@@ -858,11 +909,17 @@ def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> 
     entry = diskcache.load(key)
     if entry is None:
         return None
-    meta, obj = entry
+    meta, blob = entry
     try:
         sigs = _decode_signatures(meta["signatures"])
         entries = {str(k): (None if v is None else str(v)) for k, v in meta["entries"].items()}
-        return Executable.from_object(obj, sigs, entries, opt, source)
+        objects, start = [], 0
+        for size in meta["object_sizes"]:
+            objects.append(blob[start:start + int(size)])
+            start += int(size)
+        if start != len(blob):
+            raise ValueError("object sizes do not add up")
+        return Executable.from_objects(objects, sigs, entries, opt, source)
     except DiagnosticError:
         return None  # e.g. a library symbol that is gone: compile afresh (and report)
     except (KeyError, TypeError, ValueError):
@@ -873,8 +930,9 @@ def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> 
 def _store_on_disk(key: str, exe: Executable) -> None:
     from irtoolkit.runtime import diskcache
 
-    meta = dict(signatures=_encode_signatures(exe.signatures), entries=exe._entries, opt=exe.opt)
-    diskcache.store(key, meta, exe._object)
+    meta = dict(signatures=_encode_signatures(exe.signatures), entries=exe._entries, opt=exe.opt,
+                object_sizes=[len(o) for o in exe._objects])
+    diskcache.store(key, meta, b"".join(exe._objects))
 
 
 def compile_module(module: ModuleOp, pipeline: str | None = None, opt: int | None = None) -> Executable:
@@ -902,6 +960,7 @@ def compile_module(module: ModuleOp, pipeline: str | None = None, opt: int | Non
         if exe is not None:
             return _remember(mkey, exe)
     exe = _compile_fresh(module, pipeline, opt)
+    exe._source = (text, "<cached module>", pipeline)
     if dkey is not None:
         _store_on_disk(dkey, exe)
     return _remember(mkey, exe)

@@ -190,8 +190,8 @@ def test_cached_code_finds_this_process_thread_key():
     check failing in code loaded from disk (a process that imported less
     before creating its key) still lands in Python as an error."""
     exe = compile_text(CHECKED)
-    obj = exe._object
-    assert jit.TLS_KEY_SYMBOL in (jit.elf_undefined_symbols(obj) or [jit.TLS_KEY_SYMBOL])
+    for obj in exe._objects:
+        assert jit.TLS_KEY_SYMBOL in (jit.elf_undefined_symbols(obj) or [jit.TLS_KEY_SYMBOL])
     results = []
     for _ in range(2):
         proc = subprocess.run([sys.executable, "-c", CHECK_PROCESS], input=CHECKED,

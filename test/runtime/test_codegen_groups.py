@@ -1,0 +1,123 @@
+"""Machine code in groups of entry points, compiled in parallel (runtime/codegen.py).
+
+Each group exports only its own ``_irt_call_*`` wrappers; what several groups
+call (here ``@shared``, the check handler, the allocation guard) is compiled
+privately in each. The objects are linked into one engine, and the disk cache
+stores them all.
+"""
+
+import gc
+
+import numpy as np
+import pytest
+
+import irtoolkit as irt
+from irtoolkit.runtime import clear_cache, codegen, jit
+
+PROGRAM = """\
+func.func private @shared(%x: tensor<?xf64>) -> tensor<?xf64> {
+  %e = tensor.exp %x : tensor<?xf64>
+  %t = tensor.tanh %e : tensor<?xf64>
+  return %t : tensor<?xf64>
+}
+func.func @a(%x: tensor<?xf64>) -> tensor<?xf64> {
+  %y = func.call @shared(%x) : (tensor<?xf64>) -> tensor<?xf64>
+  return %y : tensor<?xf64>
+}
+func.func @b(%x: tensor<?xf64>) -> f64 {
+  %y = func.call @shared(%x) : (tensor<?xf64>) -> tensor<?xf64>
+  %s = tensor.reduce_sum %y [0] : tensor<?xf64> -> tensor<f64>
+  %v = tensor.extract %s[] : tensor<f64>
+  return %v : f64
+}
+func.func @c(%x: tensor<?xf64>) -> tensor<?xf64> {
+  %y = tensor.sin %x : tensor<?xf64>
+  return %y : tensor<?xf64>
+}
+func.func @loss(%x: tensor<?xf64>) -> f64 {
+  %v = func.call @b(%x) : (tensor<?xf64>) -> f64
+  return %v : f64
+}
+func.func @grad(%x: tensor<?xf64>) -> tensor<?xf64> {
+  %g = autodiff.grad @loss(%x) : (tensor<?xf64>) -> tensor<?xf64>
+  return %g : tensor<?xf64>
+}
+"""
+
+X = np.linspace(-2.0, 2.0, 37)
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("IRT_CACHE_DIR", str(tmp_path / "irt-cache"))
+    monkeypatch.delenv("IRT_NO_CACHE", raising=False)
+    clear_cache()
+    yield
+    clear_cache()
+
+
+def check(exe) -> None:
+    t = np.tanh(np.exp(X))
+    np.testing.assert_allclose(exe["a"](X), t, rtol=1e-14)
+    np.testing.assert_allclose(exe["b"](X), t.sum(), rtol=1e-14)
+    np.testing.assert_allclose(exe["c"](X), np.sin(X), rtol=1e-14)
+    np.testing.assert_allclose(exe["loss"](X), t.sum(), rtol=1e-14)
+    # 1 - t*t cancels where t is near 1: absolute error
+    np.testing.assert_allclose(exe["grad"](X), (1 - t * t) * np.exp(X), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("cores", [1, 2, 3, 8])
+def test_groups_link_into_one_executable(monkeypatch, cores):
+    monkeypatch.setattr(codegen, "available_cores", lambda: cores)
+    exe = irt.compile(irt.parse(PROGRAM))
+    assert len(exe._objects) == min(cores, 5)
+    check(exe)
+
+
+def test_each_group_exports_only_its_entries(monkeypatch):
+    monkeypatch.setattr(codegen, "available_cores", lambda: 2)
+    exe = irt.compile(irt.parse(PROGRAM))
+    exported = []
+    for obj in exe._objects:
+        defined = set(jit.elf_defined_symbols(obj))
+        assert defined and all(s.startswith("_irt_call_") for s in defined), defined
+        exported += defined
+    assert sorted(exported) == sorted(f"_irt_call_{n}" for n in ("a", "b", "c", "loss", "grad"))
+
+
+def test_groups_reload_from_the_disk_cache(monkeypatch):
+    monkeypatch.setattr(codegen, "available_cores", lambda: 2)
+    first = irt.compile(PROGRAM)
+    assert len(first._objects) == 2 and not first.from_cache
+    clear_cache()
+    again = irt.compile(PROGRAM)
+    assert again.from_cache and again._objects == first._objects
+    check(again)
+
+
+def test_optimized_ir_has_one_module_per_group(monkeypatch):
+    monkeypatch.setattr(codegen, "available_cores", lambda: 2)
+    exe = irt.compile(irt.parse(PROGRAM))
+    ir = exe.optimized_llvm_ir
+    assert ir.count("target triple") == 2
+    assert "define i64 @_irt_call_grad" in ir
+
+
+def test_executables_in_reference_cycles_are_collected_safely():
+    """Modules are disposed of before their contexts (the collector frees a
+    cycle's objects in any order: a context first crashed the process)."""
+    for k in range(3):
+        exe = irt.compile(irt.parse(PROGRAM.replace("37", str(k))))
+        exe.cycle = exe
+        check(exe)
+        del exe
+        gc.collect()
+
+
+def test_grouping_balances_code_size():
+    groups = codegen.group_entries({"a": 10, "b": 9, "c": 5, "d": 4, "e": 1}, 2)
+    sizes = {"a": 10, "b": 9, "c": 5, "d": 4, "e": 1}
+    totals = sorted(sum(sizes[n] for n in g) for g in groups)
+    assert totals == [14, 15]
+    assert codegen.group_entries({}, 4) == [()]
+    assert codegen.group_entries({"a": 3}, 4) == [("a",)]

@@ -817,6 +817,8 @@ def _for(E, lb: SSAValue, ub: SSAValue, inits: Sequence[SSAValue],
 
     blk = Block(arg_types=[IndexType(), *(a.type for a in inits)])
     loop = ForOp(lb, ub, E.index(1), list(inits), blk)
+    if not inits:  # the builder added the implicit yield: the body yields last
+        blk.erase_op(blk.last_op)  # type: ignore[arg-type]
     E.emit(loop)
     with E.at(blk):
         new = body(blk.args[0], list(blk.args[1:]))
@@ -916,6 +918,88 @@ def reduce_nest(E, kind: str, dims: Sequence[SSAValue], et: Attribute, op: Opera
     return rec2(0, [], init)
 
 
+#: a sum over leading dims goes row by row (``leading_sum``) when the innermost kept
+#: dim is dynamic or at least this long (shorter rows do not fill a vector)
+ROW_SUM_MIN = 8
+
+
+def _row_by_row(src: SSAValue, rdims: Sequence[int], et: Attribute) -> bool:
+    shape = src.type.get_shape()  # type: ignore[attr-defined]
+    if not is_float(et) or not 0 < len(rdims) < len(shape) \
+            or sorted(rdims) != list(range(len(rdims))):
+        return False
+    if shape[-1] != DYNAMIC_INDEX and shape[-1] < ROW_SUM_MIN:
+        return False
+    count = 1
+    for i in rdims:
+        count = SUM_BLOCK + 1 if shape[i] == DYNAMIC_INDEX else count * shape[i]
+    return count <= SUM_BLOCK or len(rdims) == 1
+
+
+def leading_sum(L: TensorLowering, b: SSAValue, sd: Sequence[SSAValue], r: int,
+                out: SSAValue, dims: Sequence[SSAValue], et: Attribute) -> None:
+    """``out`` = the float sum of buffer ``b`` over its ``r`` leading dims, row by
+    row: the kept dims are innermost, so the loads are contiguous and the additions
+    vectorize across result elements (``reduce_nest`` over a leading dim walks
+    columns, one strided scalar chain each). Every result element still adds its
+    terms in index order, in blocks of ``SUM_BLOCK`` rows added in order, as
+    ``blocked_sum`` does; f16/f32 accumulate in an f64 buffer."""
+    from xdsl.dialects.builtin import MemRefType
+
+    at = accumulator_type(et)
+    fm = _reassoc_flags()
+    shape = list(out.type.get_shape())  # type: ignore[attr-defined]
+
+    def temp() -> SSAValue:
+        return L.alloc(MemRefType(at, shape), dims)
+
+    def clear(buf: SSAValue) -> None:
+        zero = L.const(0.0, at)
+        L.for_each(dims, lambda ivs: L.store(zero, buf, ivs))
+
+    def add_row(acc: SSAValue, row: Sequence[SSAValue]) -> None:
+        def body(ivs: list[SSAValue]) -> None:
+            x = L.load(b, [*row, *ivs])
+            if x.type != at:
+                x = L.emit1(arith.ExtFOp(x, at))
+            L.store(L.emit1(arith.AddfOp(L.load(acc, ivs), x, fm)), acc, ivs)
+
+        L.for_each(dims, body)
+
+    def add_rows(acc: SSAValue, lo: SSAValue, hi: SSAValue) -> None:
+        _for(L, lo, hi, [], lambda i, _: (add_row(acc, [i]), [])[1])
+
+    acc = out if at == et else temp()
+    clear(acc)
+    n = _const_index(sd[0])
+    count = 1
+    for d in sd[:r]:
+        c = _const_index(d)
+        count = SUM_BLOCK + 1 if c is None or count > SUM_BLOCK else count * c
+    if count <= SUM_BLOCK:
+        L.for_each(sd[:r], lambda row: add_row(acc, row))
+    else:  # one reduced dim, in blocks of SUM_BLOCK rows
+        B = L.index(SUM_BLOCK)
+        nb = (L.index(-(-n // SUM_BLOCK)) if n is not None else
+              L.emit1(arith.DivUIOp(L.emit1(arith.AddiOp(sd[0], L.index(SUM_BLOCK - 1))), B)))
+        part = temp()
+
+        def block(k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
+            lo = L.emit1(arith.MuliOp(k, B))
+            hi = L.emit1(arith.MinUIOp(L.emit1(arith.AddiOp(lo, B)), sd[0]))
+            clear(part)
+            add_rows(part, lo, hi)
+            L.for_each(dims, lambda ivs: L.store(
+                L.emit1(arith.AddfOp(L.load(acc, ivs), L.load(part, ivs), fm)), acc, ivs))
+            return []
+
+        _for(L, L.index(0), nb, [], block)
+        L.dealloc(part)
+    if acc is not out:
+        L.for_each(dims, lambda ivs: L.store(L.emit1(arith.TruncFOp(L.load(acc, ivs), et)), out, ivs))
+        L.dealloc(acc)
+
+
 def _reduce(L: TensorLowering, op: Operation, kind: str) -> None:
     src, res = op.operands[0], op.results[0]
     rdims = int_list(prop(op, "dimensions"))
@@ -925,6 +1009,9 @@ def _reduce(L: TensorLowering, op: Operation, kind: str) -> None:
     out = fresh(L, res, dims)
     b = L.buf(src)
     et = elem(res)
+    if kind == "sum" and _row_by_row(src, rdims, et):
+        leading_sum(L, b, sd, len(rdims), out, dims, et)
+        return
 
     def body(ivs: list[SSAValue]) -> None:
         def term(rivs: list[SSAValue]) -> SSAValue:

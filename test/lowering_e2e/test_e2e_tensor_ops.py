@@ -172,6 +172,12 @@ func.func @F(%x: {src_t}) -> {dst_t} {{
         red(f"r{kind}_long", "tensor<1000x{T}>", "tensor<{T}>", [0], [(1000,)], f, kind)
         red(f"r{kind}_dyn", "tensor<?x4x{T}>", "tensor<4x{T}>", [0], [(3, 4), (0, 4), (1, 4)], f, kind)
         red(f"r{kind}_dynall", "tensor<?x4x{T}>", "tensor<{T}>", [0, 1], [(3, 4), (0, 4)], f, kind)
+        # leading dims, rows of >= 8: summed row by row (blocks of 512 rows past 512)
+        red(f"r{kind}_rows", "tensor<6x9x{T}>", "tensor<9x{T}>", [0], [(6, 9)], f, kind)
+        red(f"r{kind}_rows2", "tensor<3x4x10x{T}>", "tensor<10x{T}>", [0, 1], [(3, 4, 10)], f, kind)
+        red(f"r{kind}_rowsblk", "tensor<1100x8x{T}>", "tensor<8x{T}>", [0], [(1100, 8)], f, kind)
+        red(f"r{kind}_rowsdyn", "tensor<?x?x{T}>", "tensor<?x{T}>", [0],
+            [(700, 12), (0, 9), (5, 0), (513, 1)], f, kind)
     nanrow = np.array([[1.0, np.nan, 3.0], [-np.inf, 2.0, np.inf]], dtype=dt)
     red("rmax_nan", "tensor<2x3x{T}>", "tensor<2x{T}>", [1], [None], rmax, "max", data=nanrow)
     red("rsum_nan", "tensor<2x3x{T}>", "tensor<3x{T}>", [0], [None], rsum, "sum", data=nanrow)

@@ -1,9 +1,12 @@
 """The runtime tests never read or write the user's compile cache: they run
-with a disk cache of their own (a temporary directory for the session)."""
+with a disk cache of their own (a temporary directory for the session), or,
+using ``fresh_cache``, an empty one per test."""
 
 import os
 
 import pytest
+
+from irtoolkit.runtime import clear_cache
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -17,3 +20,13 @@ def _private_compile_cache(tmp_path_factory):
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    """An empty disk cache of this test's own and an empty in-memory cache."""
+    monkeypatch.setenv("IRT_CACHE_DIR", str(tmp_path / "irt-cache"))
+    monkeypatch.delenv("IRT_NO_CACHE", raising=False)
+    clear_cache()
+    yield
+    clear_cache()

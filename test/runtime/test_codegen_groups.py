@@ -47,13 +47,7 @@ func.func @grad(%x: tensor<?xf64>) -> tensor<?xf64> {
 X = np.linspace(-2.0, 2.0, 37)
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("IRT_CACHE_DIR", str(tmp_path / "irt-cache"))
-    monkeypatch.delenv("IRT_NO_CACHE", raising=False)
-    clear_cache()
-    yield
-    clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 def check(exe) -> None:

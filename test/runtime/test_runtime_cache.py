@@ -31,13 +31,7 @@ func.func @f(%x: tensor<4xf64>, %s: f64) -> (tensor<4xf64>, f64) {
 X = np.array([0.5, -1.0, 2.0, 0.0])
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("IRT_CACHE_DIR", str(tmp_path / "irt-cache"))
-    monkeypatch.delenv("IRT_NO_CACHE", raising=False)
-    clear_cache()
-    yield
-    clear_cache()
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 
 def expected(x, s):

@@ -227,8 +227,9 @@ def _to_llvmlite(module: ModuleOp, mangle: bool) -> ir.Module:
     except NotImplementedError as err:
         raise _error(f"LLVM translation failed: {err}") from None
     # --- vector math: define the libm helpers of passes/lowering/to_llvm/vector_math.py
-    from irtoolkit.passes.lowering.to_llvm.vector_math import add_vector_helpers
+    from irtoolkit.passes.lowering.to_llvm.vector_math import add_vector_helpers, inline_kernels
     add_vector_helpers(llmod)
+    inline_kernels(llmod)
     # --- end vector math
     # thread dispatchers of the loops lower-loop-to-cf outlined
     from irtoolkit.passes.lowering.to_llvm.parallel import define_dispatchers

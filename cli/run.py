@@ -10,7 +10,7 @@ before anything runs; results are printed and, with ``-o``, saved as
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from xdsl.dialects.func import FuncOp
     from xdsl.ir import Attribute
 
+    from irtoolkit.runtime.signature import Signature, ValueSpec
+
 PROG = "irt-run"
 
 
@@ -48,29 +50,8 @@ class Options:
 
 
 # ---------------------------------------------------------------------------
-# signature checks
-
-_SCALAR_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool",
-                  "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "index": "int64"}
-
-
-def element_dtype(t: Attribute) -> np.dtype[Any] | None:
-    """The numpy dtype of a scalar MLIR type (None if it has none)."""
-    import numpy as np
-
-    name = str(t)
-    if name in _SCALAR_DTYPES:
-        return np.dtype(_SCALAR_DTYPES[name])
-    return None
-
-
-def _type_text(t: Attribute) -> str:
-    from xdsl.printer import Printer
-    import io
-
-    buf = io.StringIO()
-    Printer(stream=buf).print_attribute(t)
-    return buf.getvalue()
+# signature checks (on the JIT's ValueSpecs: the same checks whether the entry's
+# signature comes from the parsed module or from the compile cache)
 
 
 def _describe(value: np.ndarray) -> str:
@@ -81,26 +62,34 @@ def _describe(value: np.ndarray) -> str:
 
 def convert_input(index: int, path: str, value: np.ndarray, t: Attribute) -> Any:
     """Check one input against its argument type; the value to pass (or a diagnostic)."""
-    import numpy as np
     from xdsl.dialects.builtin import MemRefType, TensorType
 
+    from irtoolkit.runtime.signature import value_spec
+
+    spec = value_spec(t)
+    if spec is None:
+        where = f"input {index} ('{path}')"
+        if isinstance(t, (TensorType, MemRefType)):
+            raise error(f"{where}: argument type {t} has no numpy equivalent")
+        raise error(f"{where}: argument type {t} cannot be given from a .npy file")
+    return convert_value(index, path, value, spec)
+
+
+def convert_value(index: int, path: str, value: np.ndarray, spec: ValueSpec) -> Any:
+    """Check one input against the argument it is for; the value to pass (or a diagnostic)."""
+    import numpy as np
+
     where = f"input {index} ('{path}')"
-    expected = _type_text(t)
-    if isinstance(t, (TensorType, MemRefType)):
-        dtype = element_dtype(t.element_type)
-        if dtype is None:
-            raise error(f"{where}: argument type {expected} has no numpy equivalent")
-        shape = t.get_shape()
-        dims_ok = value.ndim == len(shape) and all(d < 0 or d == s for d, s in zip(shape, value.shape))
+    expected, dtype = spec.type_text, spec.dtype
+    if spec.shape is not None:
+        shape = spec.shape
+        dims_ok = value.ndim == len(shape) and all(d is None or d == s for d, s in zip(shape, value.shape))
         if not dims_ok or value.dtype != dtype:
-            dims = ", ".join("?" if d < 0 else str(d) for d in shape)
+            dims = ", ".join("?" if d is None else str(d) for d in shape)
             dims = f"({dims},)" if len(shape) == 1 else f"({dims})"
             raise error(f"{where}: expected {expected} ({dtype} array of shape {dims}), "
                         f"got {_describe(value)}")
         return np.ascontiguousarray(value)
-    dtype = element_dtype(t)
-    if dtype is None:
-        raise error(f"{where}: argument type {expected} cannot be given from a .npy file")
     if value.ndim != 0:
         raise error(f"{where}: expected a scalar {expected} (a 0-d array), got {_describe(value)}")
     kind_ok = (
@@ -159,16 +148,25 @@ def find_entry(module: ModuleOp, entry: str, filename: str) -> FuncOp:
 
 def check_inputs(f: FuncOp, paths: Sequence[str], arrays: Sequence[np.ndarray]) -> list[Any]:
     arg_types = list(f.function_type.inputs.data)
-    name = f.sym_name.data
-    if len(arrays) != len(arg_types):
-        sig = ", ".join(_type_text(t) for t in arg_types)
-        raise error(f"'@{name}' takes {len(arg_types)} argument(s) ({sig}), "
+    return _check_all(f.sym_name.data, [str(t) for t in arg_types], paths, arrays,
+                      lambda index, path, value: convert_input(index, path, value, arg_types[index]))
+
+
+def check_inputs_against(sig: Signature, paths: Sequence[str], arrays: Sequence[np.ndarray]) -> list[Any]:
+    return _check_all(sig.name, [s.type_text for s in sig.inputs], paths, arrays,
+                      lambda index, path, value: convert_value(index, path, value, sig.inputs[index]))
+
+
+def _check_all(name: str, types: Sequence[str], paths: Sequence[str], arrays: Sequence[np.ndarray],
+               convert: Callable[[int, str, np.ndarray], Any]) -> list[Any]:
+    if len(arrays) != len(types):
+        raise error(f"'@{name}' takes {len(types)} argument(s) ({', '.join(types)}), "
                     f"{len(arrays)} input(s) given with -i")
     problems: list[Diagnostic] = []
     values: list[Any] = []
-    for index, (path, value, t) in enumerate(zip(paths, arrays, arg_types)):
+    for index, (path, value) in enumerate(zip(paths, arrays)):
         try:
-            values.append(convert_input(index, path, value, t))
+            values.append(convert(index, path, value))
         except DiagnosticError as err:
             problems.extend(err.diagnostics)
     if problems:
@@ -200,7 +198,37 @@ def format_result(index: int, value: Any) -> str:
     return f"result{index} = {text}"
 
 
-def execute(module: ModuleOp, opts: Options, values: list[Any]) -> Any:
+def run_cached(text: str, filename: str, opts: Options) -> list[Any] | None:
+    """The results, if the program is in the compile cache (compiled before with
+    this pipeline, by any process): nothing is parsed or compiled. None otherwise,
+    and for an entry the cache cannot check (unknown, private, not callable):
+    the parsed path reports those."""
+    try:
+        from irtoolkit.runtime.jit import cached_source
+    except ImportError:
+        return None
+    exe = cached_source(text, filename, opts.pipeline)
+    sig = None if exe is None else exe.signatures.get(opts.entry)
+    if exe is None or sig is None or sig.unsupported is not None:
+        return None
+    values = check_inputs_against(sig, opts.inputs, load_inputs(opts.inputs))
+    return as_results(exe[opts.entry](*values), len(sig.outputs))
+
+
+def run_parsed(text: str, filename: str, opts: Options) -> list[Any]:
+    from irtoolkit.parsing import parse_module
+
+    if opts.pipeline is not None:
+        from irtoolkit.pipeline import build_passes
+
+        build_passes(opts.pipeline)  # unknown passes fail before anything runs
+    module = parse_module(text, filename)
+    f = find_entry(module, opts.entry, filename)
+    values = check_inputs(f, opts.inputs, load_inputs(opts.inputs))
+    return as_results(execute(module, text, filename, opts, values), len(f.function_type.outputs.data))
+
+
+def execute(module: ModuleOp, text: str, filename: str, opts: Options, values: list[Any]) -> Any:
     import irtoolkit
 
     if opts.interpret:
@@ -217,23 +245,17 @@ def execute(module: ModuleOp, opts: Options, values: list[Any]) -> Any:
         from irtoolkit.runtime import compile_module  # noqa: F401
     except ImportError as err:
         raise error(f"the JIT compiler is unavailable: {err}") from None
-    exe = irtoolkit.compile(module, opts.pipeline)
+    from irtoolkit.runtime.jit import compile_source
+
+    exe = compile_source(text, filename, opts.pipeline, module=module)  # cached for run_cached
     return exe[opts.entry](*values)
 
 
 def run(opts: Options) -> int:
-    from irtoolkit.parsing import parse_module
-
-    if opts.pipeline is not None:
-        from irtoolkit.pipeline import build_passes
-
-        build_passes(opts.pipeline)  # unknown passes fail before anything runs
     text, filename = read_text(opts.input_file)
-    module = parse_module(text, filename)
-    f = find_entry(module, opts.entry, filename)
-    result_count = len(f.function_type.outputs.data)
-    values = check_inputs(f, opts.inputs, load_inputs(opts.inputs))
-    results = as_results(execute(module, opts, values), result_count)
+    results = None if opts.interpret else run_cached(text, filename, opts)
+    if results is None:
+        results = run_parsed(text, filename, opts)
     for index, value in enumerate(results):
         sys.stdout.write(format_result(index, value) + "\n")
     sys.stdout.flush()

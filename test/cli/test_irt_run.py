@@ -160,6 +160,31 @@ def test_bad_inputs_are_diagnostics(workdir, monkeypatch, capsys, args, message)
     assert (workdir / "out.npz").read_bytes() == b"previous"  # untouched on failure
 
 
+@pytest.mark.parametrize(("args", "message"), BAD_INPUTS)
+def test_cached_program_gives_the_same_diagnostics(workdir, monkeypatch, capsys, tmp_path,
+                                                    args, message):
+    """Once compiled, irt-run loads a program from the compile cache without parsing
+    it, checking inputs against the cached signature: same diagnostics, same results."""
+    from irtoolkit.runtime import clear_cache
+
+    monkeypatch.setenv("IRT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("IRT_NO_CACHE", raising=False)
+    clear_cache()
+    code, out, _ = run_in_process(monkeypatch, capsys, workdir, "prog.mlir", "-i", "x.npy", "-i", "w.npy")
+    assert code == 0
+    clear_cache()  # as a new process: the disk cache only
+    import irtoolkit.parsing
+
+    parsed = []
+    monkeypatch.setattr(irtoolkit.parsing, "parse_module",
+                        lambda *a, _p=irtoolkit.parsing.parse_module: parsed.append(1) or _p(*a))
+    code2, out2, _ = run_in_process(monkeypatch, capsys, workdir, "prog.mlir", "-i", "x.npy", "-i", "w.npy")
+    assert (code2, out2, parsed) == (0, out, [])
+    code, out, err = run_in_process(monkeypatch, capsys, workdir, "prog.mlir", *args)
+    assert code == 1 and message in err and out == "", err
+    clear_cache()
+
+
 def test_bad_input_subprocess_jit_mode(workdir):
     """The same checks happen before compiling, in a real process, without a traceback."""
     proc = irt_run("prog.mlir", "-i", "x32.npy", "-i", "w.npy", cwd=str(workdir))

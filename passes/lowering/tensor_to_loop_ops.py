@@ -10,6 +10,7 @@ semantics (:func:`scalar_binary`, :func:`scalar_unary`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, math
@@ -923,7 +924,8 @@ def reduce_nest(E, kind: str, dims: Sequence[SSAValue], et: Attribute, op: Opera
 ROW_SUM_MIN = 8
 
 
-def _row_by_row(src: SSAValue, rdims: Sequence[int], et: Attribute) -> bool:
+def row_by_row(src: SSAValue, rdims: Sequence[int], et: Attribute) -> bool:
+    """Does a sum of ``src`` over ``rdims`` go row by row (``leading_sum``)?"""
     shape = src.type.get_shape()  # type: ignore[attr-defined]
     if not is_float(et) or not 0 < len(rdims) < len(shape) \
             or sorted(rdims) != list(range(len(rdims))):
@@ -936,68 +938,91 @@ def _row_by_row(src: SSAValue, rdims: Sequence[int], et: Attribute) -> bool:
     return count <= SUM_BLOCK or len(rdims) == 1
 
 
-def leading_sum(L: TensorLowering, b: SSAValue, sd: Sequence[SSAValue], r: int,
-                out: SSAValue, dims: Sequence[SSAValue], et: Attribute) -> None:
-    """``out`` = the float sum of buffer ``b`` over its ``r`` leading dims, row by
+@dataclass(frozen=True)
+class Cells:
+    """How ``leading_sum`` keeps its row accumulators: buffers (stores; the same
+    value carried through loops) or tensors (inserts: a new value each time)."""
+
+    new: Callable[[Attribute], SSAValue]  # an uninitialized accumulator of an element type
+    get: Callable[[SSAValue, list[SSAValue]], SSAValue]
+    put: Callable[[SSAValue, SSAValue, list[SSAValue]], SSAValue]  # (value, acc, ivs) -> acc
+    free: Callable[[SSAValue], None]
+    carried: bool  # loops carry the accumulators (tensors), or not (buffers)
+
+
+def leading_sum(E, cells: Cells, term: Callable[[list[SSAValue]], SSAValue], sd: Sequence[SSAValue],
+                r: int, et: Attribute, out: SSAValue | None = None) -> SSAValue:
+    """The float sum of ``term(ivs)`` over the ``r`` leading dims of ``sd``, row by
     row: the kept dims are innermost, so the loads are contiguous and the additions
     vectorize across result elements (``reduce_nest`` over a leading dim walks
     columns, one strided scalar chain each). Every result element still adds its
     terms in index order, in blocks of ``SUM_BLOCK`` rows added in order, as
-    ``blocked_sum`` does; f16/f32 accumulate in an f64 buffer."""
-    from xdsl.dialects.builtin import MemRefType
-
+    ``blocked_sum`` does; f16/f32 accumulate in f64. The result is ``out`` (a
+    fresh accumulator of ``et`` when None) with the sums put in."""
     at = accumulator_type(et)
     fm = _reassoc_flags()
-    shape = list(out.type.get_shape())  # type: ignore[attr-defined]
+    kdims = list(sd[r:])
 
-    def temp() -> SSAValue:
-        return L.alloc(MemRefType(at, shape), dims)
+    def loop(lo: SSAValue, hi: SSAValue, acc: SSAValue,
+             body: Callable[[SSAValue, SSAValue], SSAValue]) -> SSAValue:
+        if cells.carried:
+            return _for(E, lo, hi, [acc], lambda i, a: [body(i, a[0])])[0]
+        _for(E, lo, hi, [], lambda i, _: (body(i, acc), [])[1])
+        return acc
 
-    def clear(buf: SSAValue) -> None:
-        zero = L.const(0.0, at)
-        L.for_each(dims, lambda ivs: L.store(zero, buf, ivs))
+    def each(acc: SSAValue, cell: Callable[[list[SSAValue], SSAValue], SSAValue]) -> SSAValue:
+        def nest(k: int, ivs: list[SSAValue], a: SSAValue) -> SSAValue:
+            if k == len(kdims):
+                return cell(ivs, a)
+            return loop(E.index(0), kdims[k], a, lambda i, c: nest(k + 1, [*ivs, i], c))
+        return nest(0, [], acc)
 
-    def add_row(acc: SSAValue, row: Sequence[SSAValue]) -> None:
-        def body(ivs: list[SSAValue]) -> None:
-            x = L.load(b, [*row, *ivs])
-            if x.type != at:
-                x = L.emit1(arith.ExtFOp(x, at))
-            L.store(L.emit1(arith.AddfOp(L.load(acc, ivs), x, fm)), acc, ivs)
+    def zeros(acc: SSAValue) -> SSAValue:
+        zero = E.const(0.0, at)
+        return each(acc, lambda ivs, a: cells.put(zero, a, ivs))
 
-        L.for_each(dims, body)
+    def add(a: SSAValue, ivs: list[SSAValue], x: SSAValue) -> SSAValue:
+        return cells.put(E.emit1(arith.AddfOp(cells.get(a, ivs), x, fm)), a, ivs)
 
-    def add_rows(acc: SSAValue, lo: SSAValue, hi: SSAValue) -> None:
-        _for(L, lo, hi, [], lambda i, _: (add_row(acc, [i]), [])[1])
+    def add_row(acc: SSAValue, row: list[SSAValue]) -> SSAValue:
+        def cell(ivs: list[SSAValue], a: SSAValue) -> SSAValue:
+            x = term([*row, *ivs])
+            return add(a, ivs, x if x.type == at else E.emit1(arith.ExtFOp(x, at)))
+        return each(acc, cell)
 
-    acc = out if at == et else temp()
-    clear(acc)
-    n = _const_index(sd[0])
+    def rows(k: int, row: list[SSAValue], acc: SSAValue) -> SSAValue:
+        if k == r:
+            return add_row(acc, row)
+        return loop(E.index(0), sd[k], acc, lambda i, a: rows(k + 1, [*row, i], a))
+
+    acc = zeros(out if out is not None and at == et else cells.new(at))
     count = 1
     for d in sd[:r]:
         c = _const_index(d)
         count = SUM_BLOCK + 1 if c is None or count > SUM_BLOCK else count * c
     if count <= SUM_BLOCK:
-        L.for_each(sd[:r], lambda row: add_row(acc, row))
+        acc = rows(0, [], acc)
     else:  # one reduced dim, in blocks of SUM_BLOCK rows
-        B = L.index(SUM_BLOCK)
-        nb = (L.index(-(-n // SUM_BLOCK)) if n is not None else
-              L.emit1(arith.DivUIOp(L.emit1(arith.AddiOp(sd[0], L.index(SUM_BLOCK - 1))), B)))
-        part = temp()
+        n = _const_index(sd[0])
+        B = E.index(SUM_BLOCK)
+        nb = (E.index(-(-n // SUM_BLOCK)) if n is not None else
+              E.emit1(arith.DivUIOp(E.emit1(arith.AddiOp(sd[0], E.index(SUM_BLOCK - 1))), B)))
 
-        def block(k: SSAValue, _: list[SSAValue]) -> list[SSAValue]:
-            lo = L.emit1(arith.MuliOp(k, B))
-            hi = L.emit1(arith.MinUIOp(L.emit1(arith.AddiOp(lo, B)), sd[0]))
-            clear(part)
-            add_rows(part, lo, hi)
-            L.for_each(dims, lambda ivs: L.store(
-                L.emit1(arith.AddfOp(L.load(acc, ivs), L.load(part, ivs), fm)), acc, ivs))
-            return []
+        def block(k: SSAValue, a: SSAValue) -> SSAValue:
+            lo = E.emit1(arith.MuliOp(k, B))
+            hi = E.emit1(arith.MinUIOp(E.emit1(arith.AddiOp(lo, B)), sd[0]))
+            part = loop(lo, hi, zeros(cells.new(at)), lambda i, p: add_row(p, [i]))
+            total = each(a, lambda ivs, t: add(t, ivs, cells.get(part, ivs)))
+            cells.free(part)
+            return total
 
-        _for(L, L.index(0), nb, [], block)
-        L.dealloc(part)
-    if acc is not out:
-        L.for_each(dims, lambda ivs: L.store(L.emit1(arith.TruncFOp(L.load(acc, ivs), et)), out, ivs))
-        L.dealloc(acc)
+        acc = loop(E.index(0), nb, acc, block)
+    if at == et:
+        return acc
+    res = each(out if out is not None else cells.new(et),
+               lambda ivs, o: cells.put(E.emit1(arith.TruncFOp(cells.get(acc, ivs), et)), o, ivs))
+    cells.free(acc)
+    return res
 
 
 def _reduce(L: TensorLowering, op: Operation, kind: str) -> None:
@@ -1009,8 +1034,14 @@ def _reduce(L: TensorLowering, op: Operation, kind: str) -> None:
     out = fresh(L, res, dims)
     b = L.buf(src)
     et = elem(res)
-    if kind == "sum" and _row_by_row(src, rdims, et):
-        leading_sum(L, b, sd, len(rdims), out, dims, et)
+    if kind == "sum" and row_by_row(src, rdims, et):
+        from xdsl.dialects.builtin import MemRefType
+
+        shape = list(out.type.get_shape())  # type: ignore[attr-defined]
+        cells = Cells(new=lambda t: L.alloc(MemRefType(t, shape), dims), get=L.load,
+                      put=lambda v, buf, ivs: (L.store(v, buf, ivs), buf)[1], free=L.dealloc,
+                      carried=False)
+        leading_sum(L, cells, lambda idx: L.load(b, idx), sd, len(rdims), et, out)
         return
 
     def body(ivs: list[SSAValue]) -> None:

@@ -795,6 +795,20 @@ class _GroupBuilder:
 
             return S.reduce_nest(E, kind, [sdims[i] for i in rdims], et, root, term)
 
+        if kind == "sum" and S.row_by_row(src, rdims, et):
+            kdims = [sdims[i] for i in kept]
+            shape = rt.get_shape()
+            cells = S.Cells(
+                new=lambda t: self.empty(TensorType(t, shape), kdims),
+                get=lambda acc, ivs: E.emit1(_in_bounds(T.ExtractOp(acc, list(ivs)))),
+                put=lambda v, acc, ivs: E.emit1(_in_bounds(T.InsertOp(v, acc, list(ivs)))),
+                free=lambda acc: None, carried=True)
+
+            def term(idx: list[SSAValue]) -> SSAValue:
+                self.compute_members(idx)
+                return self.read(src, idx)
+
+            return S.leading_sum(E, cells, term, sdims, len(rdims), et), None
         if not kept:
             acc = reduce_at([])
             out = self.empty(rt, [])

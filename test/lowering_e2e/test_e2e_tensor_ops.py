@@ -178,6 +178,20 @@ func.func @F(%x: {src_t}) -> {dst_t} {{
         red(f"r{kind}_rowsblk", "tensor<1100x8x{T}>", "tensor<8x{T}>", [0], [(1100, 8)], f, kind)
         red(f"r{kind}_rowsdyn", "tensor<?x?x{T}>", "tensor<?x{T}>", [0],
             [(700, 12), (0, 9), (5, 0), (513, 1)], f, kind)
+    # a fused elementwise chain summed over leading dims, row by row (blocks past 512 rows)
+    for name, src_t, dst_t, dims, shapes in (
+            ("fused_rows", "tensor<?x?x{T}>", "tensor<?x{T}>", [0], [(700, 12), (3, 9), (0, 8), (600, 0)]),
+            ("fused_rows2", "tensor<4x3x9x{T}>", "tensor<9x{T}>", [0, 1], [(4, 3, 9)])):
+        ax = tuple(dims)
+        add(name, f"""
+func.func @F(%x: {src_t}) -> {dst_t} {{
+  %t = tensor.tanh %x : {src_t}
+  %m = tensor.mul %t, %x : {src_t}
+  %r = tensor.reduce_sum %m [{", ".join(map(str, dims))}] : {src_t} -> {dst_t}
+  return %r : {dst_t}
+}}""", [[_rand(sh, dt)] for sh in shapes],
+            lambda x, ax=ax: np.sum(np.tanh(x) * x, axis=ax, dtype=dt),
+            ("reduce", 8, lambda x, ax=ax: sum_abs(np.tanh(x) * x, ax)))
     nanrow = np.array([[1.0, np.nan, 3.0], [-np.inf, 2.0, np.inf]], dtype=dt)
     red("rmax_nan", "tensor<2x3x{T}>", "tensor<2x{T}>", [1], [None], rmax, "max", data=nanrow)
     red("rsum_nan", "tensor<2x3x{T}>", "tensor<3x{T}>", [0], [None], rsum, "sum", data=nanrow)

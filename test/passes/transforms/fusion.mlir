@@ -62,6 +62,32 @@ func.func @sum(%x: tensor<?xf64>) -> f64 {
 
 // -----
 
+// A sum over a leading dim (rows of >= 8): row by row into a carried f64 row
+// (contiguous reads; vectorizes across the row), rounded to f32 at the end.
+// CHECK-LABEL: func.func @col_sums
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<16xf64>
+// CHECK:         %[[Z:.*]] = loop.for %{{.*}} iter_args(%[[ZA:.*]] = %[[E]]) -> (tensor<16xf64>) {
+// CHECK-NEXT:      tensor.insert %[[ZERO]] into %[[ZA]]
+// CHECK:         %[[ACC:.*]] = loop.for %[[I:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[Z]]) -> (tensor<16xf64>) {
+// CHECK-NEXT:      loop.for %[[J:.*]] = {{.*}} iter_args(%[[B:.*]] = %[[A]]) -> (tensor<16xf64>) {
+// CHECK-NEXT:        %[[X:.*]] = tensor.extract %x[%[[I]], %[[J]]] {irt.in_bounds} : tensor<100x16xf32>
+// CHECK-NEXT:        %[[EX:.*]] = math.exp %[[X]] : f32
+// CHECK-NEXT:        %[[W:.*]] = arith.extf %[[EX]] : f32 to f64
+// CHECK-NEXT:        %[[OLD:.*]] = tensor.extract %[[B]][%[[J]]] {irt.in_bounds} : tensor<16xf64>
+// CHECK-NEXT:        %[[NEW:.*]] = arith.addf %[[OLD]], %[[W]] fastmath<reassoc> : f64
+// CHECK-NEXT:        tensor.insert %[[NEW]] into %[[B]][%[[J]]] {irt.in_bounds} : tensor<16xf64>
+// CHECK:         tensor.empty() : tensor<16xf32>
+// CHECK:           tensor.extract %[[ACC]]
+// CHECK-NEXT:      arith.truncf %{{.*}} : f64 to f32
+func.func @col_sums(%x: tensor<100x16xf32>) -> tensor<16xf32> {
+  %e = tensor.exp %x : tensor<100x16xf32>
+  %s = tensor.reduce_sum %e [0] : tensor<100x16xf32> -> tensor<16xf32>
+  func.return %s : tensor<16xf32>
+}
+
+// -----
+
 // A partial reduction: kept dims outside (carrying the output), reduced dims inside (a scalar).
 // CHECK-LABEL: func.func @rows
 // CHECK:         %[[NINF:.*]] = arith.constant 0xfff0000000000000 : f64

@@ -63,16 +63,16 @@ func.func @reduce(%a: tensor<2x3xf32>) -> (tensor<3xf32>, tensor<2xf32>) {
 // CHECK:           arith.truncf %{{.+}} : f64 to f32
 // CHECK:         memref.dealloc %[[ACC]] : memref<16xf64>
 // CHECK:         %[[SUM:.+]] = memref.alloc() : memref<16xf64>
-// CHECK:         %[[PART:.+]] = memref.alloc() : memref<16xf64>
 // CHECK:         loop.for %[[K:.+]] = %{{.+}} to %{{.+}} step
 // CHECK:           %[[HI:.+]] = arith.minui
+// CHECK:           %[[PART:.+]] = memref.alloc() : memref<16xf64>
 // CHECK:           memref.store %{{.+}}, %[[PART]][%{{.+}}] : memref<16xf64>
 // CHECK:           loop.for %[[R2:.+]] = %{{.+}} to %[[HI]] step
 // CHECK-NEXT:        loop.for %[[C2:.+]] = %{{.+}} to %{{.+}} step
 // CHECK-NEXT:          memref.load %[[B]][%[[R2]], %[[C2]]] : memref<1000x16xf64>
 // CHECK:               memref.store %{{.+}}, %[[PART]][%[[C2]]] : memref<16xf64>
 // CHECK:           memref.store %{{.+}}, %[[SUM]][%{{.+}}] : memref<16xf64>
-// CHECK:         memref.dealloc %[[PART]] : memref<16xf64>
+// CHECK:           memref.dealloc %[[PART]] : memref<16xf64>
 func.func @reduce_rows(%a: tensor<4x16xf32>, %b: tensor<1000x16xf64>) -> (tensor<16xf32>, tensor<16xf64>) {
   %s = tensor.reduce_sum %a [0] : tensor<4x16xf32> -> tensor<16xf32>
   %t = tensor.reduce_sum %b [0] : tensor<1000x16xf64> -> tensor<16xf64>

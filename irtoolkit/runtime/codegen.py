@@ -123,47 +123,48 @@ def _build(llvm, mod, tm, opt: int, unroll: bool, keep: set[str],
         ffi.lib.LLVMPY_DisposeMemoryBuffer(buf)
 
 
-def dispose(mod: Any) -> None:
+def dispose(mod: Any, context: Any) -> None:
     """Free an llvmlite module, then the context it was parsed in."""
-    context = mod._context
     mod.close()
     context.close()
 
 
-def compile_groups(llvm, text: str, first: Any,
+def compile_groups(llvm, text: str, first: tuple[Any, Any],
                    groups: list[tuple[str, ...]], make_target_machine: Callable[[], Any],
                    opt: int, unroll: bool, keep_ir: bool = False) -> list[CompiledGroup]:
     """Optimize (LLVM's pipeline at speed level ``opt``) and emit ``text`` once
     per group, in parallel. ``first`` is ``text`` already parsed (and verified)
-    in a context of its own: group 0 uses it. Each module is disposed of before
-    its context when its group is done (the garbage collector, left to it, may
-    free them in the other order and crash)."""
+    in a context of its own, as (module, context): group 0 uses it. Each module
+    is disposed of before its context when its group is done (the garbage
+    collector, left to it, may free them in the other order and crash)."""
     parallel = len(groups) > 1
     results: list[CompiledGroup | None] = [None] * len(groups)
     errors: list[BaseException] = []
 
-    def build(k: int, mod: Any) -> None:
+    def build(k: int, mod: Any, context: Any) -> None:
         try:
             obj = _build(llvm, mod, make_target_machine(), opt, unroll, set(groups[k]), parallel)
             results[k] = CompiledGroup(groups[k], obj, str(mod) if keep_ir else None)
         except BaseException as err:  # re-raised in the caller's thread
             errors.append(err)
         finally:
-            dispose(mod)
+            dispose(mod, context)
 
     def build_parsed(k: int) -> None:
+        context = llvm.create_context()
         try:
-            mod = llvm.parse_assembly(text, context=llvm.create_context())
+            mod = llvm.parse_assembly(text, context=context)
         except BaseException as err:
+            context.close()
             errors.append(err)
             return
-        build(k, mod)
+        build(k, mod, context)
 
     threads = [threading.Thread(target=build_parsed, args=(k,), name=f"irt-codegen-{k}")
                for k in range(1, len(groups))]
     for t in threads:
         t.start()
-    build(0, first)
+    build(0, *first)
     for t in threads:
         t.join()
     if errors:

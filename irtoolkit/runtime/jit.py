@@ -675,13 +675,13 @@ class Executable:
         try:
             mod.verify()
         except RuntimeError as err:
-            codegen.dispose(mod)
+            codegen.dispose(mod, context)
             raise DiagnosticError(Diagnostic(f"invalid LLVM IR produced: {err}")) from None
         externals = [f.name for f in mod.functions
                      if f.is_declaration and not f.name.startswith("llvm.")]
         missing = register_c_symbols(llvm, externals)
         if missing:
-            codegen.dispose(mod)
+            codegen.dispose(mod, context)
             raise DiagnosticError(Diagnostic(
                 "unresolved external function(s): " + ", ".join(f"@{n}" for n in missing)))
         # Machine code first, so that every external symbol it needs can be checked:
@@ -689,7 +689,7 @@ class Executable:
         wrappers = [w for w in entries.values() if w is not None]
         groups = codegen.group_entries(codegen.reachable_sizes(llmod, wrappers),
                                        codegen.available_cores())
-        built = codegen.compile_groups(llvm, self._llvm_ir, mod, groups,
+        built = codegen.compile_groups(llvm, self._llvm_ir, (mod, context), groups,
                                        lambda: _target_machine(llvm, opt), opt, self.unroll,
                                        keep_ir=keep_ir)
         if keep_ir:

@@ -5,7 +5,7 @@ Per workload (each in a fresh process):
 * first call, stage by stage: imports, parse (cold and warm), each pass of
   ``ad,lower-to-llvm`` (and each part of ``convert-to-llvm``), verify-each,
   xDSL llvm-dialect -> llvmlite translation, LLVM IR text + parse + verify,
-  LLVM O3, MCJIT codegen, first call;
+  LLVM O3 and codegen (groups of entry points in parallel, as the JIT), first call;
 * per call: the whole Python call vs the bare native call (``ctypes`` on a
   prepared frame, results freed), i.e. native time vs Python overhead;
 * what the generated code looks like: ops after bufferization (allocs, loops,
@@ -171,31 +171,32 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     t = time.perf_counter()
     ir_text = str(llmod)
     stages.append(("llvmlite IR -> text", time.perf_counter() - t))
+    from irtoolkit.runtime import codegen
+
     t = time.perf_counter()
-    mod = llvm.parse_assembly(ir_text)
+    context = llvm.create_context()
+    mod = llvm.parse_assembly(ir_text, context=context)
     mod.verify()
     stages.append(("LLVM parse + verify", time.perf_counter() - t))
-    tm = jit._target_machine(llvm, opt)
-    mod.triple = llvm.get_process_triple()
-    mod.data_layout = str(tm.target_data)
     t = time.perf_counter()
-    pto = llvm.create_pipeline_tuning_options(speed_level=opt)
-    if not jit.loop_unrolling():
-        pto.loop_unrolling = False
-    pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(mod, pb)
-    stages.append((f"LLVM optimization (level {jit.llvm_config(opt)})", time.perf_counter() - t))
-    opt_text = str(mod)
+    entries = [f.name for f in mod.functions if f.name.startswith("_irt_call_")]
+    groups = codegen.group_entries(codegen.reachable_sizes(llmod, entries), codegen.available_cores())
+    built = codegen.compile_groups(llvm, ir_text, (mod, context), groups,
+                                   lambda: jit._target_machine(llvm, opt), opt, jit.loop_unrolling(),
+                                   keep_ir=True)
+    stages.append((f"LLVM optimization {jit.llvm_config(opt)} + codegen, {len(groups)} groups "
+                   "in parallel", time.perf_counter() - t))
+    opt_text = "\n".join(g.optimized_ir or "" for g in built)
+    objects = [g.obj for g in built]
     t = time.perf_counter()
-    obj = tm.emit_object(mod)
-    stages.append(("LLVM codegen (emit_object)", time.perf_counter() - t))
-    t = time.perf_counter()
-    undefined = jit.elf_undefined_symbols(obj) or []
+    undefined = sorted({s for o in objects for s in (jit.elf_undefined_symbols(o) or [])})
     jit.register_c_symbols(llvm, undefined)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), jit._target_machine(llvm, opt))
-    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    for o in objects:
+        engine.add_object_file(llvm.ObjectFileRef.from_data(o))
     engine.finalize_object()
-    stages.append(("load the object (add_object_file)", time.perf_counter() - t))
+    stages.append(("load the objects (add_object_file)", time.perf_counter() - t))
+    obj = b"".join(objects)
     t = time.perf_counter()
     entry = diskcache.encode_entry(cache_key, {"profile": True}, obj)
     stages.append((f"cache entry encode ({len(entry) // 1024} KiB; write not timed)",

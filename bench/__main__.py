@@ -2,7 +2,8 @@
 
 For every workload (see ``bench/contenders.py``) and every available contender
 (irtoolkit, numpy with a hand-written gradient, JAX jit, PyTorch CPU) it
-prints one table: median forward and gradient times in ms, the ratio to the
+prints one table: median forward and gradient times in ms (the median of the
+least disturbed of 3 timing rounds, and the minimum), the ratio to the
 fastest contender, grad/fwd, the first gradient call in a fresh process
 (irtoolkit: parse + ad + lowering + LLVM + load + call), and whether the
 contender's gradient agrees with irtoolkit's (relative max-abs error, 1e-6 for
@@ -211,8 +212,8 @@ def main(argv=None) -> int:
     contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
 
     import os
-    print("irtoolkit benchmark  (medians; ms; first call in a fresh process, imports timed apart\n"
-          "  in [brackets]: for irtoolkit `import irtoolkit; irtoolkit.preload()`, which loads its\n"
+    print("irtoolkit benchmark  (ms: median of the least disturbed of 3 rounds (min); first call\n"
+          "  in a fresh process, imports timed apart in [brackets]:\n  for irtoolkit `import irtoolkit; irtoolkit.preload()`, which loads its\n"
           "  compiler as `import jax` loads XLA; irtoolkit's first call with an empty compile cache,\n"
           "  then 'warm' in a second process loading it from that cache, and without preload())")
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, cpus {os.cpu_count()}; "

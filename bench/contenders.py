@@ -513,23 +513,39 @@ def _first_call_process(name: str, key: str, timeout: float, cache_dir: str | No
 
 # ----------------------------------------------------------------------------- isolated timing
 
+#: timing rounds per measurement: the reported median is the lowest round median,
+#: so that a burst of other work on the machine during one round does not decide it
+ROUNDS = 3
+#: calls per round at most (a round otherwise lasts budget / ROUNDS seconds)
+MAX_CALLS = 1000
+
+
 def _measure(fn, repeat, budget):
+    """(median, min, calls) of ``fn``'s time: the median of the least disturbed of
+    ``ROUNDS`` rounds, each ``repeat`` calls or about ``budget / ROUNDS`` seconds
+    (at least 5 calls, at most ``MAX_CALLS``)."""
     import statistics
     import time
 
     fn()
-    times = []
-    start = time.perf_counter()
-    while True:
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-        if repeat is not None:
-            if len(times) >= repeat:
+    medians, best, calls = [], float("inf"), 0
+    for _ in range(ROUNDS):
+        times = []
+        start = time.perf_counter()
+        while True:
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+            if repeat is not None:
+                if len(times) >= repeat:
+                    break
+            elif (len(times) >= 5 and time.perf_counter() - start > budget / ROUNDS) \
+                    or len(times) >= MAX_CALLS:
                 break
-        elif (len(times) >= 5 and time.perf_counter() - start > budget) or len(times) >= 200:
-            break
-    return statistics.median(times), min(times), len(times)
+        medians.append(statistics.median(times))
+        best = min(best, min(times))
+        calls += len(times)
+    return min(medians), best, calls
 
 
 def timed_run(name: str, key: str, repeat: int | None, budget: float, out_npz: str) -> dict:

@@ -50,6 +50,18 @@ def group_entries(sizes: dict[str, int], groups: int) -> list[tuple[str, ...]]:
     return [tuple(names) for _, names in bins if names] or [()]
 
 
+def mutable_state(llmod) -> list[str]:
+    """The program's mutable globals (``memref.global`` without ``constant``) in an
+    llvmlite.ir module: groups would each get a copy of them, so a module that has
+    any compiles as one group. (The runtime's own, ``__irt_*``, are caches that
+    may be duplicated.)"""
+    from llvmlite import ir
+
+    return [g.name for g in llmod.global_values
+            if isinstance(g, ir.GlobalVariable) and g.initializer is not None
+            and not g.global_constant and not g.name.startswith(("__irt_", "llvm."))]
+
+
 def reachable_sizes(llmod, roots: Sequence[str]) -> dict[str, int]:
     """For each root function of an llvmlite.ir module, the number of
     instructions of the functions it reaches (calls and function pointers)."""

@@ -115,3 +115,30 @@ def test_grouping_balances_code_size():
     assert totals == [14, 15]
     assert codegen.group_entries({}, 4) == [()]
     assert codegen.group_entries({"a": 3}, 4) == [("a",)]
+
+
+COUNTER = """
+"memref.global"() <{sym_name = "counter", type = memref<1xf64>, initial_value = dense<0.0> : tensor<1xf64>, sym_visibility = "public"}> : () -> ()
+func.func @inc(%x: f64) -> f64 {
+  %g = memref.get_global @counter : memref<1xf64>
+  %c0 = arith.constant 0 : index
+  %v = memref.load %g[%c0] : memref<1xf64>
+  %w = arith.addf %v, %x : f64
+  memref.store %w, %g[%c0] : memref<1xf64>
+  return %w : f64
+}
+func.func @get() -> f64 {
+  %g = memref.get_global @counter : memref<1xf64>
+  %c0 = arith.constant 0 : index
+  %v = memref.load %g[%c0] : memref<1xf64>
+  return %v : f64
+}
+"""
+
+
+def test_mutable_globals_keep_one_copy(monkeypatch):
+    """Groups would each own a copy of a mutable global: such a module is one group."""
+    monkeypatch.setattr(codegen, "available_cores", lambda: 2)
+    exe = irt.compile(irt.parse(COUNTER))
+    assert len(exe._objects) == 1
+    assert (exe["inc"](1.0), exe["inc"](2.0), exe["get"]()) == (1.0, 3.0, 3.0)

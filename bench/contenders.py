@@ -520,7 +520,7 @@ ROUNDS = 3
 MAX_CALLS = 1000
 
 
-def _measure(fn, repeat, budget):
+def measure(fn, repeat, budget):
     """(median, min, calls) of ``fn``'s time: the median of the least disturbed of
     ``ROUNDS`` rounds, each ``repeat`` calls or about ``budget / ROUNDS`` seconds
     (at least 5 calls, at most ``MAX_CALLS``)."""
@@ -563,7 +563,7 @@ def timed_run(name: str, key: str, repeat: int | None, budget: float, out_npz: s
         return res
     for what, fn in (("fwd", built.forward), ("grad", built.gradient)):
         try:
-            res[what], res[what + "_min"], res[what + "_n"] = _measure(fn, repeat, budget)
+            res[what], res[what + "_min"], res[what + "_n"] = measure(fn, repeat, budget)
         except Exception as exc:  # noqa: BLE001
             res[what + "_error"] = f"{type(exc).__name__}: {exc}"
             res[what + "_traceback"] = traceback.format_exc()

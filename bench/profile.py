@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import re
-import statistics
 import subprocess
 import sys
 import time
@@ -33,18 +32,9 @@ from pathlib import Path
 
 
 def _median_time(fn, n=None, budget=1.0):
-    fn()
-    ts = []
-    start = time.perf_counter()
-    while True:
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-        if n is not None and len(ts) >= n:
-            break
-        if n is None and ((len(ts) >= 5 and time.perf_counter() - start > budget) or len(ts) >= 200):
-            break
-    return statistics.median(ts)
+    from bench.contenders import measure
+
+    return measure(fn, n, budget)[0]
 
 
 # ----------------------------------------------------------------------------- one workload

@@ -54,6 +54,14 @@ class Stats:
                 self.c[f"programs with {k}"] += 1
         self.ops.update(p.tags)
 
+    def require_programs(self, n: int) -> None:
+        """Skip when the property did not run (deselected); else at least ``n`` programs ran."""
+        if not self.c["programs"]:
+            import pytest
+
+            pytest.skip("the property did not run")
+        assert self.c["programs"] >= n, self.dump()
+
     def dump(self, title=None):
         title = title or self.title
         lines = [f"{title}: " + ", ".join(f"{k} {v}" for k, v in sorted(self.c.items()))

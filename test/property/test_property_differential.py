@@ -31,11 +31,7 @@ def test_interpreter_and_compiled_agree(batch):
 
 
 def test_differential_budget_was_checked():
-    if not STATS.c["programs"]:
-        import pytest
-
-        pytest.skip("the property did not run")
-    assert STATS.c["programs"] >= PROGRAMS, STATS.dump()
+    STATS.require_programs(PROGRAMS)
     # the generator does produce what the property claims to cover
     for op in ("loop.for", "loop.if", "loop.while", "tensor.matmul", "tensor.reduce_sum"):
         assert STATS.ops[op] > 0, f"no {op} in {STATS.c['programs']} programs"

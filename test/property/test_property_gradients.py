@@ -35,9 +35,5 @@ def test_reverse_forward_and_finite_differences_agree(batch):
 
 
 def test_gradient_budget_was_checked():
-    if not STATS.c["programs"]:
-        import pytest
-
-        pytest.skip("the property did not run")
-    assert STATS.c["programs"] >= PROGRAMS, STATS.dump()
+    STATS.require_programs(PROGRAMS)
     assert STATS.c["directions checked"] > 0

@@ -612,6 +612,7 @@ KERNELS2 = {
 
 
 def _kernel_of(op: Operation):
+    """(kernel, computes in f32) for an intrinsic call that has one, else None."""
     if not isinstance(op, llvm.CallIntrinsicOp) or op.ress is None:
         return None
     base, _, suffix = op.intrin.data.rpartition(".")
@@ -621,20 +622,22 @@ def _kernel_of(op: Operation):
     t = op.ress.type
     if any(a.type != t for a in op.args) or not isinstance(t, (Float32Type, Float64Type)):
         return None
-    return kernel
+    if isinstance(t, Float32Type) and base in KERNELS_F32:
+        return KERNELS_F32[base], True
+    return kernel, False
 
 
 def expand_call(op: llvm.CallIntrinsicOp) -> bool:
     """Replace one ``llvm.call_intrinsic "llvm.<fn>.f32|f64"`` by its kernel."""
-    kernel = _kernel_of(op)
-    if kernel is None:
+    found = _kernel_of(op)
+    if found is None:
         return False
+    kernel, single = found
     rw = Lowering(op)
     args = list(op.args)
     t = args[0].type
-    single = KERNELS_F32.get(op.intrin.data.rpartition(".")[0])
-    if isinstance(t, Float32Type) and single is not None:
-        rw.replace([single(_B(rw, single=True), *args)])
+    if single:
+        rw.replace([kernel(_B(rw, single=True), *args)])
         return True
     b = _B(rw)
     if isinstance(t, Float32Type):
@@ -679,8 +682,6 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
     count = 0
     for op in list(module.walk()):
         if not isinstance(op, llvm.CallIntrinsicOp) or op.parent is None or _kernel_of(op) is None:
-            continue
-        if op.parent_op() in kernels.values():
             continue
         fn = kernels.get(op.intrin.data)
         if fn is None:

@@ -932,10 +932,18 @@ def row_by_row(src: SSAValue, rdims: Sequence[int], et: Attribute) -> bool:
         return False
     if shape[-1] != DYNAMIC_INDEX and shape[-1] < ROW_SUM_MIN:
         return False
+    return _one_block([None if shape[i] == DYNAMIC_INDEX else shape[i] for i in rdims]) \
+        or len(rdims) == 1
+
+
+def _one_block(sizes: Sequence[int | None]) -> bool:
+    """Do the rows of these reduced sizes (None: dynamic) fit in one SUM_BLOCK?"""
     count = 1
-    for i in rdims:
-        count = SUM_BLOCK + 1 if shape[i] == DYNAMIC_INDEX else count * shape[i]
-    return count <= SUM_BLOCK or len(rdims) == 1
+    for n in sizes:
+        if n is None:
+            return False
+        count *= n
+    return count <= SUM_BLOCK
 
 
 @dataclass(frozen=True)
@@ -996,11 +1004,7 @@ def leading_sum(E, cells: Cells, term: Callable[[list[SSAValue]], SSAValue], sd:
         return loop(E.index(0), sd[k], acc, lambda i, a: rows(k + 1, [*row, i], a))
 
     acc = zeros(out if out is not None and at == et else cells.new(at))
-    count = 1
-    for d in sd[:r]:
-        c = _const_index(d)
-        count = SUM_BLOCK + 1 if c is None or count > SUM_BLOCK else count * c
-    if count <= SUM_BLOCK:
+    if _one_block([_const_index(d) for d in sd[:r]]):
         acc = rows(0, [], acc)
     else:  # one reduced dim, in blocks of SUM_BLOCK rows
         n = _const_index(sd[0])

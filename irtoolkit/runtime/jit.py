@@ -973,51 +973,45 @@ def compile_source(text: str, filename: str = "<string>", pipeline: str | None =
     program compiled before (by any process) is loaded from the disk cache
     without parsing -- without even importing xDSL (a few ms in all). ``module``:
     ``text`` parsed already."""
-    exe = cached_source(text, filename, pipeline, opt)
+    if opt is None:
+        opt = default_opt()
+    exe, skey, dkey = _cached_source(text, filename, pipeline, opt)
     if exe is not None:
         return exe
     if module is None:
         from irtoolkit.parsing import parse_module
 
         module = parse_module(text, filename)
-    if opt is None:
-        opt = default_opt()
     exe = compile_module(module, pipeline, opt)
-    from irtoolkit.runtime import diskcache
-
-    if diskcache.cache_dir() is not None:
-        _store_on_disk(_source_disk_key(text, filename, pipeline, opt), exe)
-    return _remember(_source_key(text, filename, pipeline, opt), exe)
+    if dkey is not None:
+        _store_on_disk(dkey, exe)
+    return _remember(skey, exe)
 
 
 def cached_source(text: str, filename: str = "<string>", pipeline: str | None = None,
                   opt: int | None = None) -> Executable | None:
     """The executable of ``compile_source(text, ...)`` if it is in the in-memory or
     the disk cache (nothing is parsed or compiled); else None."""
-    if opt is None:
-        opt = default_opt()
-    skey = _source_key(text, filename, pipeline, opt)
+    return _cached_source(text, filename, pipeline, default_opt() if opt is None else opt)[0]
+
+
+def _cached_source(text: str, filename: str, pipeline: str | None,
+                   opt: int) -> tuple[Executable | None, tuple, str | None]:
+    """(the cached executable or None, its in-memory key, its disk key or None
+    when the disk cache is off)."""
+    skey = ("source", text, filename, f"{pipeline or ''}|O{llvm_config(opt)}")
     with _cache_lock:
         hit = _CACHE.get(skey)  # type: ignore[call-overload]
         if hit is not None:
             _CACHE.move_to_end(skey)  # type: ignore[arg-type]
-            return hit
+            return hit, skey, None
     from irtoolkit.runtime import diskcache
 
     if diskcache.cache_dir() is None:
-        return None
-    exe = _load_from_disk(_source_disk_key(text, filename, pipeline, opt), (text, filename, pipeline), opt)
-    return None if exe is None else _remember(skey, exe)
-
-
-def _source_key(text: str, filename: str, pipeline: str | None, opt: int) -> tuple:
-    return ("source", text, filename, f"{pipeline or ''}|O{llvm_config(opt)}")
-
-
-def _source_disk_key(text: str, filename: str, pipeline: str | None, opt: int) -> str:
-    from irtoolkit.runtime import diskcache
-
-    return diskcache.make_key(text, pipeline, llvm_config(opt), _init_llvm(), source_name=filename)
+        return None, skey, None
+    dkey = diskcache.make_key(text, pipeline, llvm_config(opt), _init_llvm(), source_name=filename)
+    exe = _load_from_disk(dkey, (text, filename, pipeline), opt)
+    return (None if exe is None else _remember(skey, exe)), skey, dkey
 
 
 def _remember(mkey, exe: Executable) -> Executable:

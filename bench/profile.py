@@ -169,8 +169,7 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     mod.verify()
     stages.append(("LLVM parse + verify", time.perf_counter() - t))
     t = time.perf_counter()
-    entries = [f.name for f in mod.functions if f.name.startswith("_irt_call_")]
-    groups = codegen.group_entries(codegen.reachable_sizes(llmod, entries), codegen.available_cores())
+    groups = codegen.plan_groups(llmod, [f.name for f in mod.functions if f.name.startswith("_irt_call_")])
     built = codegen.compile_groups(llvm, ir_text, (mod, context), groups,
                                    lambda: jit._target_machine(llvm, opt), opt, jit.loop_unrolling(),
                                    keep_ir=True)

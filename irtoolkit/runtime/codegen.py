@@ -40,6 +40,15 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def plan_groups(llmod, entries: Sequence[str]) -> list[tuple[str, ...]]:
+    """The codegen groups of an llvmlite.ir module's entry points: one per core,
+    of about equal code size; one group for a module with mutable state."""
+    cores = 1 if mutable_state(llmod) else available_cores()
+    if cores == 1 or len(entries) <= 1:
+        return [tuple(entries)]
+    return group_entries(reachable_sizes(llmod, entries), cores)
+
+
 def group_entries(sizes: dict[str, int], groups: int) -> list[tuple[str, ...]]:
     """Entry points in at most ``groups`` groups of about equal code size
     (longest first, each to the lightest group)."""

@@ -686,9 +686,7 @@ class Executable:
                 "unresolved external function(s): " + ", ".join(f"@{n}" for n in missing)))
         # Machine code first, so that every external symbol it needs can be checked:
         # MCJIT aborts the process on an unresolved one.
-        wrappers = [w for w in entries.values() if w is not None]
-        cores = 1 if codegen.mutable_state(llmod) else codegen.available_cores()
-        groups = codegen.group_entries(codegen.reachable_sizes(llmod, wrappers), cores)
+        groups = codegen.plan_groups(llmod, [w for w in entries.values() if w is not None])
         built = codegen.compile_groups(llvm, self._llvm_ir, (mod, context), groups,
                                        lambda: _target_machine(llvm, opt), opt, self.unroll,
                                        keep_ir=keep_ir)

@@ -696,17 +696,11 @@ class Executable:
 
     def _load(self, objects: list[bytes], entries: dict[str, str | None]) -> None:
         llvm = _init_llvm()
-        undefined: set[str] | None = set()
-        for obj in objects:
-            names = elf_undefined_symbols(obj)
-            if names is None or undefined is None:
-                undefined = None
-            else:
-                undefined.update(names)
-        if undefined is None:  # not ELF: register what compiled code may call
+        undefined = [elf_undefined_symbols(obj) for obj in objects]
+        if any(names is None for names in undefined):  # not ELF: register what compiled code may call
             register_c_symbols(llvm, _C_FUNCTIONS)
         else:
-            missing = register_c_symbols(llvm, sorted(undefined))
+            missing = register_c_symbols(llvm, sorted({s for names in undefined for s in names or ()}))
             if missing:
                 raise DiagnosticError(Diagnostic(
                     "compiled code needs symbols that cannot be resolved: "
@@ -830,8 +824,9 @@ def llvm_config(opt: int) -> str:
 
 def preload(pipeline: str | None = None) -> None:
     """Load the compiler now rather than during the first parse and compile:
-    every dialect, the passes of ``pipeline`` (default ``ad,lower-to-llvm``),
-    the translation to LLVM and LLVM itself for this CPU."""
+    every dialect, every pass module (and checks that ``pipeline``, default
+    ``ad,lower-to-llvm``, builds), the translation to LLVM and LLVM itself for
+    this CPU."""
     import importlib
     import pkgutil
 

@@ -34,6 +34,9 @@ DIALECTS: dict[str, str] = {
     "tensor": "irtoolkit.dialects.tensor:Tensor",
     "loop": "irtoolkit.dialects.loop:Loop",
     "autodiff": "irtoolkit.dialects.autodiff:Autodiff",
+    "stablehlo": "irtoolkit.dialects.stablehlo:StableHLO",
+    "chlo": "irtoolkit.dialects.stablehlo:CHLO",
+    "sdy": "irtoolkit.dialects.stablehlo:SDY",
 }
 
 # Dialects that are ours (published to xdsl-opt through the universe plugin,

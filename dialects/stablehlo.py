@@ -1881,7 +1881,8 @@ class ReduceOp(IRDLOperation):
             return
         args = self.body.blocks.first.args
         n = len(self.inputs)
-        printer.print_string("\n reducer")
+        printer._print_new_line()  # noqa: SLF001
+        printer.print_string(" reducer")
         for i in range(n):
             printer.print_string("(")
             printer.print_block_argument(args[i])
@@ -2254,8 +2255,8 @@ class WhileOp(IRDLOperation):
         # both regions see the loop-carried values under the header's names, as in MLIR
         for a, b in zip(cond_args, body_args):
             printer._ssa_values[b] = printer._ssa_values[a]  # noqa: SLF001
-        printer.print_string("\n")
-        printer.print_string(" " * printer._indent * printer.indent_num_spaces + "cond ")  # noqa: SLF001
+        printer._print_new_line()  # noqa: SLF001
+        printer.print_string("cond ")
         printer.print_region(self.cond, print_entry_block_args=False)
         printer.print_string(" do ")
         printer.print_region(self.body, print_entry_block_args=False)

@@ -41,7 +41,7 @@ DIALECTS: dict[str, str] = {
 
 # Dialects that are ours (published to xdsl-opt through the universe plugin,
 # except `tensor`, whose name xDSL already owns).
-OWN_DIALECTS = ("loop", "autodiff")
+OWN_DIALECTS = ("loop", "autodiff", "stablehlo", "chlo", "sdy")
 
 # Passes by pipeline name: (factory path, one-line description).
 PASSES: dict[str, tuple[str, str]] = {

@@ -1772,6 +1772,27 @@ def _check_reducer(region: Region, element_types: Sequence[Attribute], what: str
                               f"({', '.join(str(t) for t in yielded)})")
 
 
+def _check_reduction(op, out_shape: Sequence[int], what: str) -> None:
+    """reduce and reduce_window: inputs of one shape, 0-d inits of their element
+    types, results of ``out_shape``, and a body reducing (inits..., inputs...)."""
+    n = len(op.inputs)
+    if n == 0 or n != len(op.init_values) or n != len(op.outs):
+        raise VerifyException(f"needs as many inputs, init values and results, got {n}, "
+                              f"{len(op.init_values)}, {len(op.outs)}")
+    shape = _shape(op.inputs[0].type)
+    ets = []
+    for i, (x, c, r) in enumerate(zip(op.inputs, op.init_values, op.outs)):
+        et = _element(x.type)
+        if not _shapes_agree(_shape(x.type), shape):
+            raise VerifyException(f"input {i} of type {x.type} differs in shape from input 0 ({op.inputs[0].type})")
+        if c.type != TensorType(et, ()):
+            raise VerifyException(f"init value {i} must be tensor<{et}>, got {c.type}")
+        if _element(r.type) != et or not _shapes_agree(_shape(r.type), out_shape):
+            raise VerifyException(f"result {i} must be {TensorType(et, out_shape)}, got {r.type}")
+        ets.append(et)
+    _check_reducer(op.body, ets, what)
+
+
 # the ops that the compact `applies <op>` form of reduce may name
 _REDUCE_APPLIES: dict[str, type[Operation]] = {}
 
@@ -1892,25 +1913,10 @@ class ReduceOp(IRDLOperation):
         printer.print_region(self.body, print_entry_block_args=False)
 
     def verify_(self) -> None:
-        n = len(self.inputs)
-        if n == 0 or n != len(self.init_values) or n != len(self.outs):
-            raise VerifyException(f"needs as many inputs, init values and results, got {n}, "
-                                  f"{len(self.init_values)}, {len(self.outs)}")
-        shape = _shape(self.inputs[0].type)
+        shape = _shape(self.inputs[0].type) if self.inputs else ()
         dims = ints(self.dimensions)
         _check_dims(dims, len(shape), "dimension")
-        out_shape = [d for i, d in enumerate(shape) if i not in dims]
-        ets = []
-        for i, (x, c, r) in enumerate(zip(self.inputs, self.init_values, self.outs)):
-            if not _shapes_agree(_shape(x.type), shape):
-                raise VerifyException(f"input {i} of type {x.type} differs in shape from input 0 ({self.inputs[0].type})")
-            et = _element(x.type)
-            if c.type != TensorType(et, ()):
-                raise VerifyException(f"init value {i} must be tensor<{et}>, got {c.type}")
-            if _element(r.type) != et or not _shapes_agree(_shape(r.type), out_shape):
-                raise VerifyException(f"result {i} must be {TensorType(et, out_shape)}, got {r.type}")
-            ets.append(et)
-        _check_reducer(self.body, ets, "reducer body")
+        _check_reduction(self, [d for i, d in enumerate(shape) if i not in dims], "reducer body")
 
 
 def _window_props(op: Operation, rank: int, keys: Sequence[str]) -> dict[str, list]:
@@ -1968,23 +1974,8 @@ class ReduceWindowOp(IRDLOperation):
         return _window_props(self, len(_shape(self.inputs[0].type)), self.KEYS)
 
     def verify_(self) -> None:
-        n = len(self.inputs)
-        if n == 0 or n != len(self.init_values) or n != len(self.outs):
-            raise VerifyException(f"needs as many inputs, init values and results, got {n}, "
-                                  f"{len(self.init_values)}, {len(self.outs)}")
-        shape = _shape(self.inputs[0].type)
-        out = reduce_window_shape(shape, self.window())
-        ets = []
-        for i, (x, c, r) in enumerate(zip(self.inputs, self.init_values, self.outs)):
-            et = _element(x.type)
-            if not _shapes_agree(_shape(x.type), shape):
-                raise VerifyException(f"input {i} differs in shape from input 0")
-            if c.type != TensorType(et, ()):
-                raise VerifyException(f"init value {i} must be tensor<{et}>, got {c.type}")
-            if not _shapes_agree(_shape(r.type), out) or _element(r.type) != et:
-                raise VerifyException(f"result {i} must be {TensorType(et, out)}, got {r.type}")
-            ets.append(et)
-        _check_reducer(self.body, ets, "reduce_window body")
+        shape = _shape(self.inputs[0].type) if self.inputs else ()
+        _check_reduction(self, reduce_window_shape(shape, self.window()), "reduce_window body")
 
 
 @irdl_op_definition

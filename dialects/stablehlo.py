@@ -571,13 +571,6 @@ class MeshAttr(_OpaqueBodyAttr):
     name = "sdy.mesh"
 
 
-@irdl_attr_definition
-class ManualAxesAttr(_OpaqueBodyAttr):
-    """`#sdy<manual_axes{"batch"}>`-style markup written `#sdy.manual_axes<...>`."""
-
-    name = "sdy.manual_axes"
-
-
 @irdl_op_definition
 class MeshOp(IRDLOperation):
     """`sdy.mesh @mesh = <["batch"=1]>`: a named device mesh that shardings refer to."""
@@ -2444,4 +2437,4 @@ CHLO = Dialect(
     [],
 )
 
-SDY = Dialect("sdy", [MeshOp], [ShardingAttr, ShardingPerValueAttr, MeshAttr, ManualAxesAttr])
+SDY = Dialect("sdy", [MeshOp], [ShardingAttr, ShardingPerValueAttr, MeshAttr])

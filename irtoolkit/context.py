@@ -21,11 +21,11 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`.
+# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor` and `arith`.
 DIALECTS: dict[str, str] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "func": "xdsl.dialects.func:Func",
-    "arith": "xdsl.dialects.arith:Arith",
+    "arith": "irtoolkit.dialects.arith:Arith",
     "math": "xdsl.dialects.math:Math",
     "memref": "xdsl.dialects.memref:MemRef",
     "cf": "xdsl.dialects.cf:Cf",

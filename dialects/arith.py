@@ -52,7 +52,7 @@ def _element(t: Attribute) -> Attribute:
     return t.get_element_type() if isinstance(t, _SHAPED) else t
 
 
-def _with_element(t: Attribute, element: Attribute) -> Attribute:
+def with_element(t: Attribute, element: Attribute) -> Attribute:
     """The type of the shape of ``t`` with ``element`` elements (``element`` if t is scalar)."""
     if isinstance(t, TensorType):
         return TensorType(element, t.get_shape(), t.encoding)
@@ -195,7 +195,7 @@ class RemFOp(_xa.FloatingPointLikeBinaryOperation):
 
 
 def _compare_result_type(operand_type: Attribute) -> Attribute:
-    return _with_element(operand_type, IntegerType(1))
+    return with_element(operand_type, IntegerType(1))
 
 
 def _verify_compare(op: Operation, kind: str, kind_text: str, cases: int) -> None:

@@ -21,12 +21,12 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor` and `arith`.
+# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`, `arith` and `math`.
 DIALECTS: dict[str, str] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "func": "xdsl.dialects.func:Func",
     "arith": "irtoolkit.dialects.arith:Arith",
-    "math": "xdsl.dialects.math:Math",
+    "math": "irtoolkit.dialects.math:Math",
     "memref": "xdsl.dialects.memref:MemRef",
     "cf": "xdsl.dialects.cf:Cf",
     "scf": "xdsl.dialects.scf:Scf",

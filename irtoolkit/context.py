@@ -21,14 +21,15 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`, `arith` and `math`.
+# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`, `arith`, `math`
+# and `cf` (subclasses of xDSL's ops, with upstream's syntax and checks).
 DIALECTS: dict[str, str] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "func": "xdsl.dialects.func:Func",
     "arith": "irtoolkit.dialects.arith:Arith",
     "math": "irtoolkit.dialects.math:Math",
     "memref": "xdsl.dialects.memref:MemRef",
-    "cf": "xdsl.dialects.cf:Cf",
+    "cf": "irtoolkit.dialects.cf:Cf",
     "scf": "xdsl.dialects.scf:Scf",
     "llvm": "xdsl.dialects.llvm:LLVM",
     "tensor": "irtoolkit.dialects.tensor:Tensor",

@@ -57,6 +57,35 @@ def _patch_hex_float_literals() -> None:
 _patch_hex_float_literals()
 
 
+def _patch_spaced_dimension_lists() -> None:
+    """`tensor<42 x i32>` is MLIR (spaces around `x`); xDSL 0.74 gives a trailing
+    `x` back by stepping one character back, which loses an `x` followed by a
+    space. The same loop, giving the `x` back from where it started."""
+    from xdsl.parser.attribute_parser import AttrParser
+    from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+    dims_kinds = (MLIRTokenKind.INTEGER_LIT, MLIRTokenKind.QUESTION)
+
+    def parse_dimension_list(self) -> list[int]:
+        if self._current_token.kind not in dims_kinds:
+            return []
+        dims = [self.parse_shape_dimension()]
+        while True:
+            x_start = self._current_token.span.start
+            if self._parse_optional_shape_delimiter() is None:
+                break
+            if self._current_token.kind not in dims_kinds:
+                self._resume_from(x_start)
+                break
+            dims.append(self.parse_shape_dimension())
+        return dims
+
+    AttrParser.parse_dimension_list = parse_dimension_list
+
+
+_patch_spaced_dimension_lists()
+
+
 class LocatedParser(Parser):
     def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0):
         super().__init__(ctx, text, name)

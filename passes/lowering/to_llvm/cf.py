@@ -23,6 +23,7 @@ from irtoolkit.passes.lowering.to_llvm.common import (
     PTR,
     Lowering,
     convert_block_args,
+    handler_for,
     to_llvm,
 )
 from irtoolkit.passes.lowering.to_llvm.math import declare_function
@@ -181,7 +182,7 @@ def convert_cf(module: ModuleOp) -> None:
                 convert_block_args(block)
     for op in branches:
         if op.parent is not None:
-            HANDLERS[type(op)](Lowering(op), op)
+            handler_for(HANDLERS, type(op))(Lowering(op), op)
     _ = to_llvm
 
 

@@ -460,6 +460,26 @@ class ForOp(IRDLOperation):
 # ---------------------------------------------------------------------------
 
 
+def parse_optional_result_types(parser: Parser) -> list[Attribute]:
+    """``-> (t1, t2)``, or ``-> t`` for one type (upstream's scf.if syntax), or nothing."""
+    if not parser.parse_optional_punctuation("->"):
+        return []
+    if parser.parse_optional_punctuation("(") is None:
+        return [parser.parse_type()]
+    if parser.parse_optional_punctuation(")"):
+        return []
+    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    return types
+
+
+def check_no_region_arguments(op: Operation) -> None:
+    """The regions of an if (loop.if, scf.if) take no arguments (upstream's check)."""
+    for i, region in enumerate(op.regions):
+        if region.blocks and region.blocks.first.args:
+            raise VerifyException(f"region #{i} should have no arguments")
+
+
 @irdl_op_definition
 class IfOp(IRDLOperation):
     """``loop.if %c -> (t) { ... loop.yield %a : t } else { ... }``
@@ -535,6 +555,7 @@ class IfOp(IRDLOperation):
             raise VerifyException("the 'else' region must have at most one block")
         if self.output and not self.false_region.blocks:
             raise VerifyException("must have an else block if defining values")
+        check_no_region_arguments(self)
 
     def print(self, printer: Printer) -> None:
         if len(self.true_region.blocks) != 1:
@@ -557,10 +578,10 @@ class IfOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         cond = parser.parse_operand(i1)
-        types: list[Attribute] = []
-        if parser.parse_optional_punctuation("->"):
-            types = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_type)
+        types = parse_optional_result_types(parser)
         then_r = parser.parse_region()
+        if not then_r.blocks:  # `loop.if %c {}`: an empty then block
+            then_r.add_block(Block())
         else_r = Region()
         if parser.parse_optional_keyword("else"):
             else_r = parser.parse_region()

@@ -21,8 +21,8 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`, `arith`, `math`
-# and `cf` (subclasses of xDSL's ops, with upstream's syntax and checks).
+# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`, `arith`, `math`,
+# `cf` and `scf` (subclasses of xDSL's ops, with upstream's syntax and checks).
 DIALECTS: dict[str, str] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "func": "xdsl.dialects.func:Func",
@@ -30,7 +30,7 @@ DIALECTS: dict[str, str] = {
     "math": "irtoolkit.dialects.math:Math",
     "memref": "xdsl.dialects.memref:MemRef",
     "cf": "irtoolkit.dialects.cf:Cf",
-    "scf": "xdsl.dialects.scf:Scf",
+    "scf": "irtoolkit.dialects.scf:Scf",
     "llvm": "xdsl.dialects.llvm:LLVM",
     "tensor": "irtoolkit.dialects.tensor:Tensor",
     "loop": "irtoolkit.dialects.loop:Loop",

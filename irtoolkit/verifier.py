@@ -43,17 +43,6 @@ def _check_memref_reassociation(op: Operation) -> None:
         )
 
 
-def _check_pad_yield(op: Operation) -> None:
-    # xDSL 0.74 does not check that the padding value has the element type
-    element = op.results[0].type.get_element_type()
-    block = op.regions[0].first_block
-    term = None if block is None else block.last_op
-    if term is not None and term.operands and term.operands[0].type != element:
-        raise VerifyException(
-            f"padding value has type {term.operands[0].type}, expected the element type {element}"
-        )
-
-
 def _check_scf_yields(op: Operation) -> None:
     # xDSL 0.74's scf.if/scf.for accept yields that do not match their results
     expected = [r.type for r in op.results]
@@ -84,7 +73,6 @@ _EXTRA_CHECKS = {
     "memref.subview": _check_subview,
     "memref.collapse_shape": _check_memref_reassociation,
     "memref.expand_shape": _check_memref_reassociation,
-    "tensor.pad": _check_pad_yield,
     "scf.if": _check_scf_yields,
     "scf.for": _check_scf_yields,
 }

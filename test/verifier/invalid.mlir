@@ -85,7 +85,7 @@ func.func @empty_block(%c: i1) {
 
 func.func @pad_value_type(%a: tensor<2x2xf32>) -> tensor<4x3xf32> {
   %z = arith.constant 7.0 : f64
-  // expected-error @+1 {{'tensor.pad' op padding value has type f64, expected the element type f32}}
+  // expected-error @+1 {{'tensor.pad' op expected yield type to match shape element type}}
   %p = tensor.pad %a low[1, 0] high[1, 1] {
   ^bb0(%i: index, %j: index):
     tensor.yield %z : f64

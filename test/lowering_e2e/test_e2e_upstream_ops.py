@@ -100,3 +100,67 @@ def test_derivatives_match_finite_differences(compiled, x):
         lo[k] -= eps
         fd = (exe["f"](*hi) - exe["f"](*lo)) / (2 * eps)
         np.testing.assert_allclose(grad[k], fd, rtol=1e-5, atol=1e-7)
+
+
+UPSTREAM_SYNTAX = """
+func.func @scf(%p: i1, %x: f64, %n: index) -> (f64, f64) {
+  %r = scf.if %p -> f64 {
+    scf.yield %x : f64
+  } else {
+    %y = arith.negf %x : f64
+    scf.yield %y : f64
+  }
+  %false = arith.constant false
+  scf.while : () -> () {
+    scf.condition(%false)
+  } do {
+    scf.yield
+  }
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f64
+  %s = scf.parallel (%i) = (%c0) to (%n) step (%c1) init (%z) -> f64 {
+    %v = arith.index_cast %i : index to i64
+    %f = arith.sitofp %v : i64 to f64
+    scf.reduce(%f : f64) {
+    ^bb0(%a: f64, %b: f64):
+      %t = arith.addf %a, %b : f64
+      scf.reduce.return %t : f64
+    }
+  }
+  func.return %r, %s : f64, f64
+}
+func.func @pad(%a: tensor<?x?xf64>, %h0: index, %h1: index) -> tensor<2x3xf64> {
+  %z = arith.constant 7.0 : f64
+  %p = tensor.pad %a low[0, 0] high[%h0, %h1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f64
+  } : tensor<?x?xf64> to tensor<2x3xf64>
+  func.return %p : tensor<2x3xf64>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def syntax():
+    return it.compile(UPSTREAM_SYNTAX), it.parse(UPSTREAM_SYNTAX)
+
+
+@pytest.mark.parametrize("p", [True, False])
+def test_scf_upstream_forms_run(syntax, p):
+    exe, module = syntax
+    args = (np.bool_(p), np.float64(2.5), np.int64(5))
+    want = (2.5 if p else -2.5, 10.0)
+    assert tuple(map(float, exe["scf"](*args))) == want
+    assert tuple(map(float, it.interpret(module, "scf", *args))) == want
+
+
+def test_pad_dynamic_high_into_static_result(syntax):
+    exe, module = syntax
+    a = np.arange(2.0).reshape(1, 2)
+    want = np.array([[0.0, 1.0, 7.0], [7.0, 7.0, 7.0]])
+    np.testing.assert_array_equal(exe["pad"](a, 1, 1), want)
+    np.testing.assert_array_equal(it.interpret(module, "pad", a, 1, 1), want)
+    for run in (lambda: exe["pad"](a, 2, 1), lambda: it.interpret(module, "pad", a, 2, 1)):
+        with pytest.raises(Exception, match="result dim 0 does not match the operands at run time"):
+            run()

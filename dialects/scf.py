@@ -13,7 +13,7 @@ Each class is a subclass of xDSL's (so xDSL's patterns, the interpreter and
 from __future__ import annotations
 
 from xdsl.dialects import scf as _xscf
-from xdsl.dialects.builtin import IndexType
+from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Block, Dialect, Region
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -27,7 +27,7 @@ class IfOp(_xscf.IfOp):
 
     @classmethod
     def parse(cls, parser: Parser):
-        cond = parser.parse_operand()
+        cond = parser.parse_operand(IntegerType(1))
         types = parse_optional_result_types(parser)
         then_region = cls.parse_region_with_yield(parser)
         else_region = cls.parse_region_with_yield(parser) if parser.parse_optional_keyword("else") else Region()

@@ -14,7 +14,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import ParseError
+from xdsl.utils.exceptions import ParseError, VerifyException
 
 from irtoolkit.deepstack import run_with_deep_stack
 from irtoolkit.gcpause import paused_gc
@@ -101,8 +101,14 @@ class LocatedParser(Parser):
         return line, offset - self._line_starts[line - 1] + 1
 
     def parse_operation(self) -> Operation:
-        start = self._current_token.span.start
-        op = super().parse_operation()
+        start_span = self._current_token.span
+        start = start_span.start
+        try:
+            op = super().parse_operation()
+        except VerifyException as err:
+            # xDSL checks types against the op's constraints while parsing and
+            # raises a bare VerifyException, which would be reported at 1:1
+            raise ParseError(start_span, str(err)) from None
         if isinstance(op.location, UnknownLoc):
             line, col = self._line_col(start)
             op.location = FileLineColLoc(
@@ -133,7 +139,13 @@ class LocatedParser(Parser):
 
 def parse_error_to_diagnostic(err: ParseError, name: str, line_offset: int = 0) -> DiagnosticError:
     loc = err.span.get_location()
-    return DiagnosticError(Diagnostic(err.msg, Location(name, loc.line + line_offset, loc.col)))
+    return DiagnosticError(Diagnostic(_mlir_wording(err.msg), Location(name, loc.line + line_offset, loc.col)))
+
+
+def _mlir_wording(msg: str) -> str:
+    """xDSL's parser says "Expected ':'", MLIR's "expected ':'" (which
+    `// expected-error {{expected ':'}}` in upstream's tests matches)."""
+    return "e" + msg[1:] if msg.startswith("Expected ") else msg
 
 
 def parse_module(

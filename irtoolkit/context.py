@@ -90,6 +90,12 @@ PIPELINES: dict[str, tuple[str, str]] = {
                       "everything from the tensor level to the llvm dialect"),
 }
 
+# The passes of a named pipeline whose options it takes and forwards to them
+# (`lower-to-llvm{blas=false}` reaches lower-tensor-to-loop); names must not clash.
+PIPELINE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "lower-to-llvm": ("tensor-fuse", "lower-tensor-to-loop", "lower-loop-to-cf"),
+}
+
 DEFAULT_COMPILE_PIPELINE = "ad,lower-to-llvm"
 
 

@@ -166,7 +166,7 @@ def convert_value(index: int, path: str, value: np.ndarray, spec: ValueSpec) -> 
             dims = f"({dims},)" if len(shape) == 1 else f"({dims})"
             raise error(f"{where}: expected {expected} ({dtype} array of shape {dims}), "
                         f"got {_describe(value)}")
-        return np.ascontiguousarray(value)
+        return np.asarray(value, order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
     if value.ndim != 0:
         raise error(f"{where}: expected a scalar {expected} (a 0-d array), got {_describe(value)}")
     kind_ok = (

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from irtoolkit.abi import PRINT_SYMBOL
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 from irtoolkit.runtime import codegen
 from irtoolkit.runtime.signature import (ERROR_WORDS, TLS_KEY_SYMBOL, Signature, ValueSpec,
@@ -162,6 +163,12 @@ def register_c_symbols(llvm, names) -> list[str]:
             continue
         if name == TLS_KEY_SYMBOL:  # not a function: this process's key, plus one
             llvm.add_symbol(name, _pthread_key() + 1)
+            _registered.add(name)
+            continue
+        if name == PRINT_SYMBOL:  # printf.print_format: a Python callback
+            from irtoolkit.runtime.printf import callback_address
+
+            llvm.add_symbol(name, callback_address())
             _registered.add(name)
             continue
         addr = None

@@ -362,22 +362,17 @@ def format_result(index: int, value: Any) -> str:
 
 
 def summary(name: str, value: np.ndarray) -> str:
+    """``name: shape (..), dtype .., min .., max ..`` (NaNs left out of min and max, and counted)."""
     import numpy as np
 
     line = f"{name}: shape {tuple(value.shape)}, dtype {value.dtype}"
     if value.size and value.dtype.kind in "fiub":
         finite = value[~np.isnan(value)] if value.dtype.kind == "f" else value
         if finite.size:
-            line += f", min {finite.min()!r}, max {finite.max()!r}".replace("np.float64(", "(")
-        nans = value.size - finite.size
-        if nans:
-            line += f", {nans} NaN"
-    return _plain_numbers(line)
-
-
-def _plain_numbers(text: str) -> str:
-    """numpy 2 reprs scalars as ``np.float64(1.5)``: keep the number."""
-    return re.sub(r"np\.[a-z0-9_]+\(([^()]*)\)", r"\1", text)
+            line += f", min {finite.min().item()!r}, max {finite.max().item()!r}"
+        if finite.size < value.size:
+            line += f", {value.size - finite.size} NaN"
+    return line
 
 
 # ---------------------------------------------------------------------------

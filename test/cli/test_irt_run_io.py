@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from test_irt_run import run_in_process
 
 PROGRAM = """\
 func.func @affine(%x: tensor<4xf64>, %w: tensor<4xf64>, %lr: f64) -> (tensor<4xf64>, f64) {
@@ -55,14 +56,7 @@ def workdir(tmp_path):
     return tmp_path
 
 
-def run(monkeypatch, capsys, cwd, *args: str) -> tuple[int, str, str]:
-    from irtoolkit.cli.run import main
-
-    monkeypatch.chdir(cwd)
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
+run = run_in_process
 
 
 def expected():

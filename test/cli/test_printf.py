@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_irt_run import run_in_process
 
 PROGRAM = """\
 func.func @show(%a: tensor<2x3xf32>, %b: tensor<?xf64>, %flag: i1, %k: i32, %z: tensor<f64>) -> f32 {
@@ -50,13 +51,8 @@ def workdir(tmp_path_factory):
 
 
 def run(monkeypatch, capsys, cwd, *args: str) -> str:
-    from irtoolkit.cli.run import main
-
-    monkeypatch.chdir(cwd)
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-    out, err = capsys.readouterr()
-    assert exc.value.code == 0, err
+    code, out, err = run_in_process(monkeypatch, capsys, cwd, *args)
+    assert code == 0, err
     return out
 
 

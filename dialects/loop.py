@@ -976,24 +976,29 @@ class ParallelOp(IRDLOperation):
             return parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_unresolved_operand)
 
         idx = IndexType()
-        lbs = [parser.resolve_operand(o, idx) for o in operands()]
+
+        def bounds() -> list[SSAValue]:
+            pos = parser.pos
+            values = operands()
+            if len(values) != len(ivs):
+                parser.raise_error(f"expected {len(ivs)} operands", pos, parser.pos)
+            return [parser.resolve_operand(o, idx) for o in values]
+
+        lbs = bounds()
         parser.parse_keyword("to")
-        ubs = [parser.resolve_operand(o, idx) for o in operands()]
+        ubs = bounds()
         parser.parse_keyword("step")
-        steps = [parser.resolve_operand(o, idx) for o in operands()]
+        steps = bounds()
         inits: list[UnresolvedOperand] = []
         if parser.parse_optional_keyword("init"):
             inits = operands()
-        types: list[Attribute] = []
         pos = parser.pos
-        if parser.parse_optional_punctuation("->"):
-            if parser.parse_optional_punctuation("("):
-                types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-                parser.parse_punctuation(")")
-            else:
-                types = [parser.parse_type()]
+        types = parse_optional_result_types(parser)
         if len(types) != len(inits):
-            parser.raise_error(f"expected {len(inits)} result types, got {len(types)}", pos, parser.pos)
+            parser.raise_error(
+                f"number of operands and types do not match: got {len(inits)} operands and {len(types)} types",
+                pos, parser.pos,
+            )
         init_vals = [parser.resolve_operand(o, t) for o, t in zip(inits, types)]
         body = parser.parse_region([iv.resolve(idx) for iv in ivs])
         attrs = parser.parse_optional_attr_dict()

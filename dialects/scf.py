@@ -19,6 +19,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from irtoolkit.dialects import loop
 from irtoolkit.dialects.loop import check_no_region_arguments, parse_optional_result_types
 
 
@@ -77,71 +78,23 @@ class WhileOp(_xscf.WhileOp):
 
 
 class ParallelOp(_xscf.ParallelOp):
-    """`scf.parallel (%i, ...) = (%lb, ...) to (%ub, ...) step (%s, ...) [init (%x, ...) -> types] {...}`."""
+    """`scf.parallel (%i, ...) = (%lb, ...) to (%ub, ...) step (%s, ...) [init (%x, ...) -> types] {...}`.
+
+    The custom form is loop.parallel's (same fields); a body without a
+    terminator gets the empty `scf.reduce`, as upstream's parser adds it.
+    """
+
+    print = loop.ParallelOp.print
 
     @classmethod
     def parse(cls, parser: Parser):
-        ivs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False))
-        parser.parse_punctuation("=")
-
-        def bounds():
-            pos = parser.pos
-            values = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
-            if len(values) != len(ivs):
-                parser.raise_error(f"expected {len(ivs)} operands", pos, parser.pos)
-            return parser.resolve_operands(values, [IndexType()] * len(values), pos)
-
-        lower = bounds()
-        parser.parse_characters("to")
-        upper = bounds()
-        parser.parse_characters("step")
-        steps = bounds()
-        inits = []
-        if parser.parse_optional_keyword("init"):
-            inits = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
-        pos = parser.pos
-        types = parse_optional_result_types(parser)
-        if len(types) != len(inits):
-            parser.raise_error(
-                f"number of operands and types do not match: got {len(inits)} operands and {len(types)} types",
-                pos, parser.pos,
-            )
-        inits = parser.resolve_operands(inits, types, pos)
-        body = parser.parse_region([iv.resolve(IndexType()) for iv in ivs])
-        if not body.blocks:
-            body.add_block(Block())
-        block = body.block
-        if block.last_op is None or not isinstance(block.last_op, _xscf.ReduceOp):
+        op = loop.ParallelOp.parse.__func__(cls, parser)
+        if not op.body.blocks:
+            op.body.add_block(Block([], arg_types=[IndexType()] * len(op.lowerBound)))
+        block = op.body.block
+        if not isinstance(block.last_op, _xscf.ReduceOp):
             block.add_op(_xscf.ReduceOp())
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        op = cls(lower, upper, steps, body, inits)
-        if attrs is not None:
-            op.attributes |= attrs.data
         return op
-
-    def print(self, printer: Printer) -> None:
-        block = self.body.block
-        printer.print_string(" (")
-        printer.print_list(block.args, printer.print_operand)
-        printer.print_string(") = (")
-        printer.print_list(self.lowerBound, printer.print_operand)
-        printer.print_string(") to (")
-        printer.print_list(self.upperBound, printer.print_operand)
-        printer.print_string(") step (")
-        printer.print_list(self.step, printer.print_operand)
-        printer.print_string(")")
-        if self.initVals:
-            printer.print_string(" init (")
-            printer.print_list(self.initVals, printer.print_operand)
-            printer.print_string(") -> (")
-            printer.print_list(self.res.types, printer.print_attribute)
-            printer.print_string(")")
-        printer.print_string(" ")
-        last = block.last_op
-        elide = isinstance(last, _xscf.ReduceOp) and not last.args and not last.regions
-        printer.print_region(self.body, print_entry_block_args=False, print_block_terminators=not elide)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
 
 
 _OVERRIDES = (IfOp, WhileOp, ParallelOp)

@@ -34,9 +34,10 @@ func.func @while_without_values(%c: i1) {
 }
 
 // CHECK-LABEL: func.func @parallel
-// CHECK: %{{.*}} = scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) init (%{{.*}}) -> (f64) {
+// CHECK: %{{.*}} = scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%{{.*}}) init (%{{.*}}) -> f64 {
 // CHECK: scf.reduce(%{{.*}} : f64) {
 // CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %{{.*}}) step (%{{.*}}, %{{.*}}) {
+// CHECK-NEXT: scf.reduce
 // CHECK-NEXT: }
 // LOOP-LABEL: func.func @parallel
 // LOOP: loop.parallel

@@ -36,15 +36,24 @@ class AutodiffPass(ModulePass):
 
     ``checkpoint``: "sqrt" (or a segment length) checkpoints every active
     ``loop.for``, as the ``autodiff.checkpoint`` attribute does for one loop.
+    ``checkpoint-memory``: a memory budget ("64MB"; units B, KB, MB, GB) for the
+    values each active loop stores for its reverse sweep, as the
+    ``autodiff.checkpoint_memory`` attribute gives one loop (checkpoint.py).
     """
 
     name = "ad"
 
-    checkpoint: str | None = None
+    checkpoint: str | int | None = None
+    checkpoint_memory: str | int | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.passes.ad.driver import Driver
         from irtoolkit.gcpause import paused_gc
 
+        if self.checkpoint is not None and self.checkpoint_memory is not None:
+            from irtoolkit.diagnostics import Diagnostic, DiagnosticError
+
+            raise DiagnosticError(Diagnostic("pass 'ad': give checkpoint or checkpoint-memory, not both"))
+        memory = None if self.checkpoint_memory is None else str(self.checkpoint_memory)
         with paused_gc():  # the cyclic GC rescans the whole module: superlinear
-            Driver(op, None if self.checkpoint is None else str(self.checkpoint)).run()
+            Driver(op, None if self.checkpoint is None else str(self.checkpoint), memory).run()

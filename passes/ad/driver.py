@@ -210,7 +210,8 @@ class Driver:
         block = work.body.block
         seeds = [block.args[i] for i in wrt]
         act = Activity(block, seeds, "reverse")
-        rewrite_whiles(work, act.varied)
+        if rewrite_whiles(work, act.varied):
+            act = Activity(block, seeds, "reverse")  # of the loops that replace them
         checkpoint_loops(work, self.checkpoint, self.checkpoint_memory, act.varied, self)
         act = Activity(block, seeds, "reverse")
         act.backward(block, block.last_op.operands)

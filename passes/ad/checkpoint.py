@@ -147,17 +147,14 @@ def loop_scheme(op, option: str | None, memory_option: str | None, driver) -> Sc
 
 # -- the cost model ------------------------------------------------------------------
 def _nbytes(t) -> int | None:
-    if isinstance(t, TensorType):
-        if DYN in t.get_shape():
-            return None
-        n = 1
-        for d in t.get_shape():
-            n *= d
-        return n * _nbytes(t.get_element_type())
-    width = getattr(t, "bitwidth", None)
-    if width is None:
-        width = 64  # index
-    return max(1, width // 8)
+    """Bytes of a value of type ``t`` (None: dynamically shaped)."""
+    from irtoolkit.passes.ad.residuals import elements
+
+    n = elements(t)
+    if n is None:
+        return None
+    width = getattr(t.get_element_type() if isinstance(t, TensorType) else t, "bitwidth", 64)  # index: 64
+    return n * max(1, width // 8)
 
 
 def stored_positions(op) -> list[int]:

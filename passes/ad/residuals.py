@@ -135,7 +135,7 @@ def residual_candidates(gen, loop_op) -> list[SSAValue]:
     inv = _invariant_ops(loop_op, ops)
     # memory bound: per iteration, no more than the largest carried value or
     # MAX_RESIDUAL_ELEMENTS; in all, MAX_TAPE_ELEMENTS when the trip count is known
-    carried = [_elements(a.type) for a in loop_op.body.block.args[1:]]
+    carried = [elements(a.type) for a in loop_op.body.block.args[1:]]
     per_iter = max([MAX_RESIDUAL_ELEMENTS, *(c for c in carried if c is not None)])
     lb, ub, step = const_int(loop_op.lb), const_int(loop_op.ub), const_int(loop_op.step)
     trips = None
@@ -146,13 +146,13 @@ def residual_candidates(gen, loop_op) -> list[SSAValue]:
         if (o not in inv and not o.regions and o.results and _is_expensive(gen, o)
                 and all(_static_float(r.type) for r in o.results)):
             for r in o.results:
-                size = _elements(r.type)
+                size = elements(r.type)
                 if size <= per_iter and (trips is None or trips * size <= MAX_TAPE_ELEMENTS):
                     out.append(r)
     return out
 
 
-def _elements(t) -> int | None:
+def elements(t) -> int | None:
     if isinstance(t, TensorType):
         if DYN in t.get_shape():
             return None

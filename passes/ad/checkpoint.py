@@ -1,7 +1,7 @@
 """Checkpointing of ``loop.for``: what the reverse sweep stores, what it recomputes.
 
 Without checkpointing the forward sweep stores every iterate of an active loop
-(and the expensive intermediates, residuals.py): memory O(n). Three ways to
+(and the expensive intermediates, residuals.py): memory O(n). Two ways to
 store less, applied before reverse differentiation:
 
 * **Segments** -- ``{autodiff.checkpoint = "sqrt"}`` or an integer segment

@@ -301,6 +301,31 @@ def test_tensor_state_under_budget(budget, scheme, backend):
             np.testing.assert_array_equal(g, w)
 
 
+SECOND_ORDER = """
+func.func @g(%x: f64, %y: f64, %n: index) -> f64 {
+  %gx, %gy = autodiff.grad @p(%x, %y, %n) wrt [0, 1] : (f64, f64, index) -> (f64, f64)
+  return %gx : f64
+}
+func.func @h(%x: f64, %y: f64, %n: index, %tx: f64) -> (f64, f64) {
+  %r, %t = autodiff.jvp @g(%x, %y, %n) tangents(%tx) wrt [0] : (f64, f64, index, f64) -> (f64, f64)
+  return %r, %t : f64, f64
+}
+func.func @gg(%x: f64, %y: f64, %n: index) -> f64 {
+  %d = autodiff.grad @g(%x, %y, %n) wrt [0] : (f64, f64, index) -> f64
+  return %d : f64
+}
+"""
+
+
+def test_second_order_through_revolve():
+    """The generated Revolve code (whiles, ifs, index tapes) is differentiable again."""
+    plain = irt.parse(scalar(12) + SECOND_ORDER)
+    ck_m = irt.parse(scalar(12, "40") + SECOND_ORDER)
+    assert irt.interpret(ck_m, "h", 0.5, 1.3, 12, 1.0) == irt.interpret(plain, "h", 0.5, 1.3, 12, 1.0)
+    np.testing.assert_allclose(irt.interpret(ck_m, "gg", 0.5, 1.3, 12), irt.interpret(plain, "gg", 0.5, 1.3, 12),
+                               rtol=1e-13)
+
+
 # -- diagnostics -----------------------------------------------------------------------------
 def test_budget_diagnostics():
     text = add_grad(scalar(10, "8"), "p", TYPES, [0])

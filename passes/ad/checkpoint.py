@@ -60,7 +60,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.emit import DYN, Emitter, const_int
-from irtoolkit.passes.ad.reverse import MAX_TRIP_ATTR, REVOLVE_ATTR, TapeInfo, tape_type
+from irtoolkit.passes.ad.reverse import EXACT_TRIP_ATTR, MAX_TRIP_ATTR, REVOLVE_ATTR, TapeInfo, tape_type
 
 CHECKPOINT_ATTR = "autodiff.checkpoint"
 MEMORY_ATTR = "autodiff.checkpoint_memory"
@@ -416,6 +416,9 @@ def strip_mine(op, spec):
     if k_static is None:
         # still mark it as produced by strip-mining (never strip-mined again)
         inner.attributes[MAX_TRIP_ATTR] = IntegerAttr(-1, i64)
+    elif static_n is not None and static_n % k_static == 0:
+        # every segment runs k iterations: its reverse may stack outer products (residuals.py)
+        inner.attributes[EXACT_TRIP_ATTR] = IntegerAttr(k_static, i64)
     outer.add_op(inner)
     y = loop.YieldOp(*inner.res)
     y.location = loc

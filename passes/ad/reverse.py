@@ -36,6 +36,7 @@ from irtoolkit.passes.ad.rules import Contribution, is_nondiff, vjp_rule
 
 MAX_TRIP_ATTR = "autodiff.max_trip"  # internal hint on strip-mined inner loops
 REVOLVE_ATTR = "autodiff.revolve_slots"  # internal: reversed by Revolve (checkpoint.py)
+EXACT_TRIP_ATTR = "autodiff.exact_trip"  # internal: a strip-mined segment runs exactly this often
 
 
 def _loop():
@@ -184,6 +185,7 @@ class ReverseGen:
         for o in block.walk():
             o.attributes.pop(MAX_TRIP_ATTR, None)
             o.attributes.pop(REVOLVE_ATTR, None)
+            o.attributes.pop(EXACT_TRIP_ATTR, None)
         new = func.FuncOp(name, (new_inputs, new_outputs), Region(block), visibility="private")
         new.location = fn.location
         return new
@@ -381,6 +383,8 @@ class ReverseGen:
             outs.append(a if a is not None else EB.zeros(block.args[1 + j]))
         outs += ck_yields
         n_static = const_int(info.n) if MAX_TRIP_ATTR not in op.attributes else None
+        if EXACT_TRIP_ATTR in op.attributes:
+            n_static = op.attributes[EXACT_TRIP_ATTR].value.data
         outer = OuterProducts(block, idx, n_static, E, EB)
         free, acc_inits = [], []
         for v in candidates:

@@ -27,6 +27,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from irtoolkit.pipeline import option
+
 __all__ = ["AutodiffPass"]
 
 
@@ -43,8 +45,12 @@ class AutodiffPass(ModulePass):
 
     name = "ad"
 
-    checkpoint: str | int | None = None
-    checkpoint_memory: str | int | None = None
+    checkpoint: str | int | None = option(
+        None, "checkpoint every active loop.for: 'sqrt' (segments of about sqrt(n) "
+        "iterations) or a segment length", values=("sqrt",), minimum=1)
+    checkpoint_memory: str | int | None = option(
+        None, "memory budget of every active loop's stored values, e.g. 64MB (units B, KB, MB, "
+        "GB, powers of 1024) or a byte count: the pass chooses what to store and what to recompute")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.passes.ad.driver import Driver

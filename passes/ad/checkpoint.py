@@ -515,10 +515,12 @@ class RevolveTape:
         return E.op(loop.IfOp(cond, [v.type for v in else_values], tb, eb)).results
 
     # -- forward sweep -----------------------------------------------------------
-    def forward(self, gen, E: Emitter, vmap) -> None:
+    def forward(self, gen, E: Emitter, vmap, replay: bool) -> None:
         """Emit the forward loop: the primal iterations, storing the checkpoints of
-        the first chain (the first state, then at the Revolve splits)."""
+        the first chain (the first state, then at the Revolve splits). ``replay``:
+        a recomputation (ReverseGen.forward), without the once-only side effects."""
         from irtoolkit.passes.ad.activity import body_ops
+        from irtoolkit.passes.ad.rules import is_primal_only
 
         loop = _loop()
         op = self.op
@@ -560,7 +562,8 @@ class RevolveTape:
         for a, na in zip(carried, xs_args):
             bmap[a] = na
         for o in body_ops(body):
-            EB.raw(o.clone(value_mapper=bmap))
+            if not (replay and is_primal_only(o)):
+                EB.raw(o.clone(value_mapper=bmap))
         EB.op(loop.YieldOp(*(bmap.get(y, y) for y in op.yield_op.operands), *res))
         new = E.op(loop.ForOp(vmap[op.lb], vmap[op.ub], vmap[op.step],
                               [*(vmap[i] for i in op.iter_args), *snap_inits, pos_init, c0, c0], block))
@@ -576,6 +579,7 @@ class RevolveTape:
         iteration ``i`` is recomputed into ``bmap``. Returns the (inits, yields)
         of the appended arguments."""
         from irtoolkit.passes.ad.activity import body_ops
+        from irtoolkit.passes.ad.rules import is_primal_only
 
         loop = _loop()
         op = self.op
@@ -606,7 +610,7 @@ class RevolveTape:
         length = Ea.iadd(Ea.isub(i, p), one)
         d = emit_revolve_split(Ea, Ea.imax(length, Ea.index(2)), Ea.imax(free, one))
         q = Ea.v(arith.SelectOp(has_free, Ea.iadd(p, d), i))
-        # advance from p to q: the primal iterations, nothing stored
+        # advance from p to q: the primal iterations replayed, nothing stored
         adv = Block(arg_types=[idx_t, *types])
         Ead = E.at(adv)
         amap = dict(bmap)
@@ -614,7 +618,8 @@ class RevolveTape:
         for k, a in zip(self.stored, adv.args[1:]):
             amap[carried[k]] = a
         for o in body_ops(body):
-            Ead.raw(o.clone(value_mapper=amap))
+            if not is_primal_only(o):
+                Ead.raw(o.clone(value_mapper=amap))
         Ead.op(loop.YieldOp(*(amap.get(op.yield_op.operands[k], op.yield_op.operands[k]) for k in self.stored)))
         xq = list(Ea.op(loop.ForOp(p, q, one, xs, adv)).res)
         push = Ea.v(arith.CmpiOp(q, i, "slt"))
@@ -635,10 +640,10 @@ class RevolveTape:
 
 
 
-def revolve_forward(gen, E: Emitter, op, vmap) -> TapeInfo:
+def revolve_forward(gen, E: Emitter, op, vmap, replay: bool = False) -> TapeInfo:
     """The forward sweep of a loop marked for Revolve (see :class:`RevolveTape`)."""
     n_val, _ = gen.trip_count(E, op, vmap)
     lb, step = vmap[op.lb], vmap[op.step]
     tape = RevolveTape(op, op.attributes[REVOLVE_ATTR].value.data, n_val, lb, step)
-    tape.forward(gen, E, vmap)
+    tape.forward(gen, E, vmap, replay)
     return TapeInfo(n_val, tape.stored, {}, lb, step, revolve=tape)

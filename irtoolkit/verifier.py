@@ -14,31 +14,14 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from irtoolkit.diagnostics import op_error
 from irtoolkit.dominance import DominanceChecker
 
-# Scalar ops and the tensor op to use instead when the operands are tensors.
-_TENSOR_EQUIVALENT = {
-    "arith.addf": "tensor.add", "arith.addi": "tensor.add",
-    "arith.subf": "tensor.sub", "arith.subi": "tensor.sub",
-    "arith.mulf": "tensor.mul", "arith.muli": "tensor.mul",
-    "arith.divf": "tensor.div",
-    "arith.maximumf": "tensor.max", "arith.maxnumf": "tensor.max", "arith.maxsi": "tensor.max",
-    "arith.minimumf": "tensor.min", "arith.minnumf": "tensor.min", "arith.minsi": "tensor.min",
-    "arith.negf": "tensor.neg",
-    "arith.cmpf": "tensor.cmp", "arith.cmpi": "tensor.cmp",
-    "arith.select": "tensor.select",
-    "arith.sitofp": "tensor.convert", "arith.fptosi": "tensor.convert",
-    "arith.extf": "tensor.convert", "arith.truncf": "tensor.convert",
-    "math.exp": "tensor.exp", "math.log": "tensor.log", "math.sqrt": "tensor.sqrt",
-    "math.tanh": "tensor.tanh", "math.sin": "tensor.sin", "math.cos": "tensor.cos",
-    "math.absf": "tensor.abs", "math.powf": "tensor.pow",
-}
-
-
 def _check_scalar_op(op: Operation) -> None:
     if op.name == "arith.constant":
         return
     if any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
-        hint = _TENSOR_EQUIVALENT.get(op.name)
-        use = f"; use '{hint}'" if hint else "; use the tensor dialect"
+        from irtoolkit.dialects.elementwise import lifted
+
+        equivalent = lifted(type(op))  # the elementwise op declared with it as a counterpart
+        use = f"; use '{equivalent.name}'" if equivalent is not None else "; use the tensor dialect"
         raise op_error(op, f"operates on scalars only, not tensors{use}")
 
 

@@ -38,6 +38,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import AnyFloat, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from irtoolkit.dialects.elementwise import Cost, cost_of
 from irtoolkit.passes.ad.emit import DYN, Emitter, const_int, slice_params
 
 # stacking pays when the matmul is big enough and the stored rows small against it
@@ -88,23 +89,12 @@ def dce_block(block: Block, keep: SSAValue | None = None) -> None:
                 changed = True
 
 
-_EXPENSIVE_SCALAR = frozenset(
-    "math." + n for n in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "tanh", "sinh",
-                          "cosh", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "asinh",
-                          "acosh", "atanh", "erf", "erfc", "powf", "fpowi", "sqrt", "rsqrt", "cbrt")
-) | {"arith.divf"}
-
-
 def _is_expensive(gen, o: Operation) -> bool:
-    t = _tensor()
-    if isinstance(o, (t.ExpOp, t.LogOp, t.TanhOp, t.SinOp, t.CosOp, t.LogisticOp, t.SqrtOp,
-                      t.PowOp, t.DivOp, t.MatmulOp, t.ReduceSumOp, t.ReduceMaxOp)):
-        return True
-    if o.name in _EXPENSIVE_SCALAR:
-        return True
+    """Worth storing rather than recomputing: a declared cost of at least a division
+    (``dialects/elementwise.py``), or a call of a pure function."""
     if isinstance(o, func.CallOp):
         return gen.driver.is_pure_function(o.callee.string_value())
-    return False
+    return cost_of(o) >= Cost.MEDIUM
 
 
 def _invariant_ops(loop_op: Operation, ops: list[Operation]) -> set[Operation]:

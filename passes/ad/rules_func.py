@@ -9,26 +9,15 @@ from __future__ import annotations
 
 from xdsl.dialects import func
 
+from irtoolkit.dialects import autodiff, loop
 from irtoolkit.passes.ad.rules import nondiff, structural, unsupported
 
 structural(func.FuncOp, func.CallOp, func.ReturnOp)
-
-try:
-    from irtoolkit.dialects import loop
-
-    structural(loop.ForOp, loop.IfOp, loop.WhileOp, loop.YieldOp, loop.ConditionOp)
-    for _cls in (loop.ParallelOp, loop.ReduceOp, loop.ReduceReturnOp):
-        unsupported(_cls, "loop.parallel works on memrefs after lowering; differentiate the tensor form")
-except ImportError:  # pragma: no cover - dialect being written
-    pass
-
-try:
-    from irtoolkit.dialects import autodiff
-
-    # stop_gradient is the identity whose derivative is zero.
-    nondiff(autodiff.StopGradientOp)
-    # grad/value_and_grad/vjp/jvp are lowered (callee first) before a function
-    # is differentiated; the driver replaces them by calls.
-    structural(autodiff.GradOp, autodiff.ValueAndGradOp, autodiff.VjpOp, autodiff.JvpOp)
-except (ImportError, AttributeError):  # pragma: no cover - dialect being written
-    pass
+structural(loop.ForOp, loop.IfOp, loop.WhileOp, loop.YieldOp, loop.ConditionOp)
+for _cls in (loop.ParallelOp, loop.ReduceOp, loop.ReduceReturnOp):
+    unsupported(_cls, "loop.parallel works on memrefs after lowering; differentiate the tensor form")
+# stop_gradient is the identity whose derivative is zero.
+nondiff(autodiff.StopGradientOp)
+# grad/value_and_grad/vjp/jvp are lowered (callee first) before a function
+# is differentiated; the driver replaces them by calls.
+structural(autodiff.GradOp, autodiff.ValueAndGradOp, autodiff.VjpOp, autodiff.JvpOp)

@@ -1,9 +1,10 @@
-"""Derivative rules of the `tensor` dialect.
+"""Derivative rules of the `tensor` dialect's structural ops.
 
-Elementwise ops reuse the partials of their scalar counterparts
-(rules_arith.py); structural ops are linear: their JVP applies the op to the
-tangent, their VJP is the transposed op (extract <-> insert, broadcast <->
-reduce_sum, collapse <-> expand, ...).
+The elementwise ops need none: their rules come from the partial derivatives
+of their declarations (``irtoolkit/dialects/elementwise.py``). Structural ops
+are linear: their JVP applies the op to the tangent, their VJP is the
+transposed op (extract <-> insert, broadcast <-> reduce_sum, collapse <->
+expand, ...).
 """
 
 from __future__ import annotations
@@ -16,45 +17,15 @@ from irtoolkit.passes.ad.emit import DYN, is_float, slice_params
 from irtoolkit.passes.ad.rules import (
     ElementContribution,
     SliceContribution,
-    elementwise,
     linear_unary,
     nondiff,
     register,
     structural,
 )
-from irtoolkit.passes.ad.rules_arith import (
-    _select_jvp,
-    _select_vjp,
-    p_abs,
-    p_add,
-    p_cos,
-    p_div,
-    p_exp,
-    p_log,
-    p_logistic,
-    p_max,
-    p_min,
-    p_mul,
-    p_neg,
-    p_pow,
-    p_sin,
-    p_sqrt,
-    p_sub,
-    p_tanh,
-)
+from irtoolkit.passes.ad.rules_arith import select_jvp, select_vjp
 
-# -- elementwise: the same description as the scalar ops ------------------------
-for _cls, _p in (
-    (T.AddOp, p_add), (T.SubOp, p_sub), (T.MulOp, p_mul), (T.DivOp, p_div),
-    (T.MaxOp, p_max), (T.MinOp, p_min), (T.PowOp, p_pow),
-    (T.NegOp, p_neg), (T.ExpOp, p_exp), (T.LogOp, p_log), (T.SqrtOp, p_sqrt),
-    (T.TanhOp, p_tanh), (T.SinOp, p_sin), (T.CosOp, p_cos), (T.AbsOp, p_abs),
-    (T.LogisticOp, p_logistic),
-):
-    elementwise(_cls, _p)
-
-register(T.SelectOp, _select_jvp, _select_vjp)
-nondiff(T.CmpOp, T.EmptyOp, T.DimOp)
+register(T.SelectOp, select_jvp, select_vjp)
+nondiff(T.EmptyOp, T.DimOp)
 structural(T.YieldOp)
 
 

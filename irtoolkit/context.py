@@ -21,8 +21,9 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`.
-DIALECTS: dict[str, str] = {
+# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`. Other compilers
+# add theirs with `register_dialect` (irtoolkit.extend).
+DIALECTS: dict[str, Any] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "func": "xdsl.dialects.func:Func",
     "arith": "xdsl.dialects.arith:Arith",
@@ -94,8 +95,21 @@ DEFAULT_COMPILE_PIPELINE = "ad,lower-to-llvm"
 
 
 def dialect_factory(name: str) -> Callable[[], Dialect]:
-    path = DIALECTS[name]
-    return lambda: _load(path)
+    entry = DIALECTS[name]
+    if isinstance(entry, str):
+        return lambda: _load(entry)
+    if hasattr(entry, "operations"):  # a Dialect
+        return lambda: entry
+    return entry
+
+
+def register_dialect(dialect: Dialect | Callable[[], Dialect], name: str | None = None) -> None:
+    """Make a dialect of another compiler known to every context made from now on
+    (``irtoolkit.context()``, ``parse``, ``compile``, ``interpret``, the passes):
+    an xDSL ``Dialect``, or a factory returning one (then give its ``name``)."""
+    if name is None:
+        name = dialect.name  # type: ignore[union-attr]
+    DIALECTS[name] = dialect  # type: ignore[assignment]
 
 
 def pass_class(name: str) -> type[ModulePass]:

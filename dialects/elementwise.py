@@ -293,6 +293,13 @@ class Elementwise:
         decl = self._declaration_of(self.kind(op))
         return None if decl is None else decl.numpy_for(op)
 
+    def numpy_of_kind(self, kind: ElementKind | None) -> Callable[..., Any] | None:
+        """The numpy meaning for elements of that kind (see :meth:`numpy_for`), or None."""
+        if self.numpy is not None:
+            return resolve(self.numpy)
+        decl = self._declaration_of(kind)
+        return None if decl is None else decl.numpy_of_kind(kind)
+
     def partials_for(self, op: Operation | None = None) -> Partials | None:
         """The partial derivatives (of the float meaning), or None."""
         if not self.differentiable:

@@ -1919,14 +1919,8 @@ Tensor = Dialect(
 
 __all__ = [
     "Tensor", "BINARY_OPS", "UNARY_OPS", "ELEMENTWISE_OPS", "COMPUTE_OPS", "UPSTREAM_OPS",
-    "CMP_PREDICATES",
-    "AddOp", "SubOp", "MulOp", "DivOp", "MaxOp", "MinOp", "PowOp",
-    "NegOp", "ExpOp", "LogOp", "SqrtOp", "TanhOp", "SinOp", "CosOp", "AbsOp", "LogisticOp",
-    "CmpOp", "SelectOp", "MatmulOp", "TransposeOp", "BroadcastOp", "ReduceSumOp", "ReduceMaxOp",
-    "ConvertOp", "BinaryElementwiseOp", "UnaryElementwiseOp",
+    *(c.__name__ for c in (*COMPUTE_OPS, *UPSTREAM_OPS)),
+    "BinaryElementwiseOp", "UnaryElementwiseOp", "CMP_PREDICATES",
     "FLOAT_PREDICATES", "SIGNED_PREDICATES", "UNSIGNED_PREDICATES", "fold_neutral", "splat_constant",
-    "CastOp", "CollapseShapeOp", "ConcatOp", "DimOp", "EmptyOp", "ExpandShapeOp", "ExtractOp",
-    "ExtractSliceOp", "FromElementsOp", "InsertOp", "InsertSliceOp", "ReshapeOp", "SplatOp",
-    "PadOp", "YieldOp",
     "is_float_type", "is_integer_type",
 ]

@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, i32, 
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from irtoolkit.abi import GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR, TRANS
-from irtoolkit.dialects import tensor as T
+from irtoolkit.dialects import tensor
 from irtoolkit.passes.lowering.checks import check_eq, result_sizes, shape
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def plan_matmuls(L: TensorLowering, module: Operation) -> None:
     plans = L.matmul_plans
     dead: list[Operation] = []
     for op in list(module.walk()):
-        if not isinstance(op, T.MatmulOp):
+        if not isinstance(op, tensor.MatmulOp):
             continue
         sym = _gemm_symbol(L, op)
         if sym is None:
@@ -87,7 +87,7 @@ def plan_matmuls(L: TensorLowering, module: Operation) -> None:
         operands = list(op.operands)
         for k in (0, 1):
             t = operands[k].owner
-            if isinstance(t, T.TransposeOp) and len(shape(operands[k])) == 2 \
+            if isinstance(t, tensor.TransposeOp) and len(shape(operands[k])) == 2 \
                     and list(t.permutation.get_values()) == [1, 0]:
                 operands[k] = t.input
                 flags[k] = True

@@ -59,7 +59,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from irtoolkit.dialects import tensor as T
+from irtoolkit.dialects import tensor
 from irtoolkit.dialects.elementwise import meaning_of
 from irtoolkit.dialects.loop import ForOp, YieldOp
 from irtoolkit.passes.lowering.checks import (
@@ -276,20 +276,20 @@ def _splat_scalar_source(v: SSAValue) -> SSAValue | float | int | None:
     """A splat-valued tensor's element: an SSA scalar (``tensor.splat``) or a number."""
     for _ in range(64):
         owner = v.owner
-        if isinstance(owner, T.BroadcastOp):
+        if isinstance(owner, tensor.BroadcastOp):
             v = owner.input
-        elif isinstance(owner, T.SplatOp):
+        elif isinstance(owner, tensor.SplatOp):
             return owner.input
         else:
             break
     if isinstance(v.owner, arith.ConstantOp) and isinstance(v.type, TensorType):
-        return T.splat_constant(v)
+        return tensor.splat_constant(v)
     return None
 
 
 def reads_materialised_broadcast(op: Operation) -> bool:
     """Does ``op`` read a broadcast of a non-splat value (which a kernel reads through)?"""
-    return any(isinstance(v.owner, T.BroadcastOp) and _splat_scalar_source(v) is None
+    return any(isinstance(v.owner, tensor.BroadcastOp) and _splat_scalar_source(v) is None
                for v in op.operands)
 
 
@@ -328,21 +328,21 @@ class Kernel:
         r: SSAValue | None
         if s != DYN:
             r = E.index(s)
-        elif isinstance(owner, T.BroadcastOp) and depth < 64:
+        elif isinstance(owner, tensor.BroadcastOp) and depth < 64:
             r = None
             ishape = shape(owner.input)
             for i, dd in enumerate(_dims_of(owner)):
                 if dd == d and ishape[i] != 1:
                     r = self.dim_of(owner.input, i, depth + 1)
-        elif isinstance(owner, T.SplatOp | T.EmptyOp):
-            sizes = list(owner.dynamicSizes if isinstance(owner, T.SplatOp) else owner.dynamic_sizes)
+        elif isinstance(owner, tensor.SplatOp | tensor.EmptyOp):
+            sizes = list(owner.dynamicSizes if isinstance(owner, tensor.SplatOp) else owner.dynamic_sizes)
             k = sum(1 for x in shape(v)[:d] if x == DYN)
             r = sizes[k] if k < len(sizes) else None
             if r is not None:  # the check the op would make itself, which the kernel reads through
                 with E.at(E.hoist):
                     check_nonnegative(E, owner, r, f"size of dim {d} is negative (size vs 0)")
         else:
-            r = E.hoisted(T.DimOp(v, E.index(d)))
+            r = E.hoisted(tensor.DimOp(v, E.index(d)))
         self.dim_memo[key] = r
         return r
 
@@ -398,7 +398,7 @@ class Kernel:
         return [
             o for o in m.operands
             if isinstance(o.type, TensorType)
-            and not (DYN not in shape(o) and isinstance(o.owner, T.SplatOp | arith.ConstantOp)
+            and not (DYN not in shape(o) and isinstance(o.owner, tensor.SplatOp | arith.ConstantOp)
                      and _splat_scalar_source(o) is not None)
         ]
 
@@ -427,7 +427,7 @@ class Kernel:
 
     def _broadcast_checks(self, v: SSAValue, seen: set[Operation], depth: int = 0) -> None:
         b = v.owner
-        if not isinstance(b, T.BroadcastOp) or b in self.g.member_set or b in seen or depth > 64:
+        if not isinstance(b, tensor.BroadcastOp) or b in self.g.member_set or b in seen or depth > 64:
             return
         seen.add(b)
         self._broadcast_checks(b.input, seen, depth + 1)
@@ -472,10 +472,10 @@ class Kernel:
         if src is not None:
             self._note_leaf(owner)
             return E.const(src, _element(v))
-        if isinstance(owner, T.BroadcastOp) and depth < 64:
+        if isinstance(owner, tensor.BroadcastOp) and depth < 64:
             self._note_leaf(owner)
             return self.read(owner.input, self.remap(owner, idx), depth + 1)
-        return E.emit1(in_bounds(T.ExtractOp(v, list(idx))))
+        return E.emit1(in_bounds(tensor.ExtractOp(v, list(idx))))
 
     def _note_leaf(self, op: Operation | None) -> None:
         if isinstance(op, Operation):
@@ -496,7 +496,7 @@ class Kernel:
                 if is1 is None:
                     n = self.dim_of(x, i)
                     if n is None:
-                        n = E.hoisted(T.DimOp(x, E.index(i)))
+                        n = E.hoisted(tensor.DimOp(x, E.index(i)))
                     is1 = E.hoisted(arith.CmpiOp(n, E.index(1), "eq"))
                     self.is1[(x, i)] = is1
                 out.append(E.emit1(arith.SelectOp(is1, E.index(0), idx[d])))
@@ -508,7 +508,7 @@ class Kernel:
 
     def empty(self, t: TensorType, dims: Sequence[SSAValue]) -> SSAValue:
         dyn = [d for d, s in zip(dims, t.get_shape()) if s == DYN]
-        return self.E.emit1(T.EmptyOp(dyn, t))
+        return self.E.emit1(tensor.EmptyOp(dyn, t))
 
     def build(self) -> tuple[SSAValue, SSAValue | None]:
         """Emit the nest; (new root result, scalar of a 0-d reduction or None)."""
@@ -523,7 +523,7 @@ class Kernel:
 
             def body(ivs: list[SSAValue], out: list[SSAValue]) -> list[SSAValue]:
                 self.compute_members(ivs)
-                return [E.emit1(in_bounds(T.InsertOp(self.read(res, ivs), out[0], list(ivs))))]
+                return [E.emit1(in_bounds(tensor.InsertOp(self.read(res, ivs), out[0], list(ivs))))]
 
             (r,) = E.nest(dims, [self.empty(rt, dims)], body)
             return r, None
@@ -554,10 +554,10 @@ class Kernel:
 
         if not kept:
             acc = reduce_at([])
-            return E.emit1(T.InsertOp(acc, self.empty(rt, []), [])), acc
+            return E.emit1(tensor.InsertOp(acc, self.empty(rt, []), [])), acc
         kdims = [sdims[i] for i in kept]
         (r,) = E.nest(kdims, [self.empty(rt, kdims)],
-                      lambda ivs, out: [E.emit1(in_bounds(T.InsertOp(reduce_at(ivs), out[0], list(ivs))))])
+                      lambda ivs, out: [E.emit1(in_bounds(tensor.InsertOp(reduce_at(ivs), out[0], list(ivs))))])
         return r, None
 
 
@@ -579,7 +579,7 @@ def replace_with_kernel(group: Group) -> None:
     if scalar is not None:
         for use in list(old.uses):
             user = use.operation
-            if isinstance(user, T.ExtractOp) and not user.indices and user.result.type == scalar.type:
+            if isinstance(user, tensor.ExtractOp) and not user.indices and user.result.type == scalar.type:
                 user.result.replace_all_uses_with(scalar)
                 user.detach()
                 user.erase()

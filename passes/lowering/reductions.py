@@ -17,7 +17,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, Float16Type, Float32Type, TensorType, f64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from irtoolkit.dialects import tensor as T
+from irtoolkit.dialects import tensor
 from irtoolkit.dialects.elementwise import element_kind, meaning_of
 from irtoolkit.passes.lowering.checks import constant_index, in_bounds
 
@@ -89,7 +89,7 @@ def blocked_sum(E: KernelEmitter, n: SSAValue, acc: SSAValue, term: Callable[[SS
 
 
 def is_float_sum(reduction: type[Operation], et: Attribute) -> bool:
-    return reduction.COMBINER is T.AddOp and isinstance(et, AnyFloat)  # type: ignore[attr-defined]
+    return reduction.COMBINER is tensor.AddOp and isinstance(et, AnyFloat)  # type: ignore[attr-defined]
 
 
 def reduce_nest(E: KernelEmitter, reduction: type[Operation], dims: Sequence[SSAValue], et: Attribute,
@@ -169,13 +169,13 @@ def leading_sum(E: KernelEmitter, term: Callable[[list[SSAValue]], SSAValue], sd
 
     def new(t: Attribute) -> SSAValue:
         dyn = [d for d, s in zip(kdims, shape) if s == DYNAMIC_INDEX]
-        return E.emit1(T.EmptyOp(dyn, TensorType(t, shape)))
+        return E.emit1(tensor.EmptyOp(dyn, TensorType(t, shape)))
 
     def get(acc: SSAValue, ivs: list[SSAValue]) -> SSAValue:
-        return E.emit1(in_bounds(T.ExtractOp(acc, list(ivs))))
+        return E.emit1(in_bounds(tensor.ExtractOp(acc, list(ivs))))
 
     def put(v: SSAValue, acc: SSAValue, ivs: list[SSAValue]) -> SSAValue:
-        return E.emit1(in_bounds(T.InsertOp(v, acc, list(ivs))))
+        return E.emit1(in_bounds(tensor.InsertOp(v, acc, list(ivs))))
 
     def loop(lo: SSAValue, hi: SSAValue, acc: SSAValue,
              body: Callable[[SSAValue, SSAValue], SSAValue]) -> SSAValue:

@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from irtoolkit.diagnostics import op_error
-from irtoolkit.dialects import tensor as T
+from irtoolkit.dialects import tensor
 from irtoolkit.passes.lowering.blas import CONTRACT, lower_matmul_gemm, matmul_plan, small_static_matmul
 from irtoolkit.passes.lowering.checks import (
     IN_BOUNDS,
@@ -134,7 +134,7 @@ def virtual_splat(L: TensorLowering, res: SSAValue, scalar: SSAValue) -> bool:
 # ---------------------------------------------------------------------------
 
 
-@lowering_rule(T.MatmulOp)
+@lowering_rule(tensor.MatmulOp)
 def lower_matmul(L: TensorLowering, op: Operation) -> None:
     """Large float matmuls call BLAS gemm (transposed operands folded into its
     flags, see :func:`plan_matmuls`); the others become loop nests."""
@@ -216,7 +216,7 @@ def _matmul_ikj(L: TensorLowering, op: Operation) -> None:
     L.for_each([*([da[0]] if ra == 2 else []), da[-1]], body)
 
 
-@lowering_rule(T.TransposeOp)
+@lowering_rule(tensor.TransposeOp)
 def lower_transpose(L: TensorLowering, op: Operation) -> None:
     src, res = op.operands[0], op.results[0]
     perm = int_list(prop(op, "permutation"))
@@ -234,7 +234,7 @@ def lower_transpose(L: TensorLowering, op: Operation) -> None:
     L.for_each(dims, body)
 
 
-@lowering_rule(T.BroadcastOp)
+@lowering_rule(tensor.BroadcastOp)
 def lower_broadcast(L: TensorLowering, op: Operation) -> None:
     src, res = op.operands[0], op.results[0]
     bdims = int_list(prop(op, "dimensions"))

@@ -51,7 +51,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from irtoolkit.diagnostics import inherit_location
-from irtoolkit.dialects import tensor as T
+from irtoolkit.dialects import tensor
 from irtoolkit.passes.lowering.kernel import (
     CannotFuse,
     Group,
@@ -105,7 +105,7 @@ def _const_op(value: float | int, t: Attribute) -> Operation:
 
 def _splat_tensor(rewriter: PatternRewriter, value: float | int, t: TensorType, new: list[Operation]) -> SSAValue:
     c = _const_op(value, t.get_element_type())
-    s = T.SplatOp(c.results[0], [], t)
+    s = tensor.SplatOp(c.results[0], [], t)
     new += [c, s]
     return s.results[0]
 
@@ -115,10 +115,10 @@ class ReduceOfBroadcast(RewritePattern):
     new dims that are kept); reduce_max(broadcast(x)) -> x likewise."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, T.ReduceSumOp | T.ReduceMaxOp):
+        if not isinstance(op, tensor.ReduceSumOp | tensor.ReduceMaxOp):
             return
         b = op.operands[0].owner
-        if not isinstance(b, T.BroadcastOp):
+        if not isinstance(b, tensor.BroadcastOp):
             return
         x = b.input
         et = _elem(x)
@@ -144,8 +144,8 @@ class ReduceOfBroadcast(RewritePattern):
         kept = [d for d in range(len(oshape)) if d not in rdims]
         new: list[Operation] = []
         val: SSAValue = x
-        if isinstance(op, T.ReduceSumOp) and count != 1:
-            m = T.MulOp(x, _splat_tensor(rewriter, count, x.type, new))  # type: ignore[arg-type]
+        if isinstance(op, tensor.ReduceSumOp) and count != 1:
+            m = tensor.MulOp(x, _splat_tensor(rewriter, count, x.type, new))  # type: ignore[arg-type]
             new.append(m)
             val = m.results[0]
         if len(kept) != len(bdims):
@@ -154,7 +154,7 @@ class ReduceOfBroadcast(RewritePattern):
             rshape = _shape(res)
             if any(rshape[k] == DYN for k in range(len(kept)) if k not in pos):
                 return
-            nb = T.BroadcastOp(val, pos, res.type)
+            nb = tensor.BroadcastOp(val, pos, res.type)
             new.append(nb)
             val = nb.results[0]
         elif val.type != res.type:
@@ -169,10 +169,10 @@ class ReduceOfTranspose(RewritePattern):
     """reduce_*(transpose(a, perm), R) -> reduce_*(a, perm[R]) when the kept dims stay in order."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, T.ReduceSumOp | T.ReduceMaxOp):
+        if not isinstance(op, tensor.ReduceSumOp | tensor.ReduceMaxOp):
             return
         t = op.operands[0].owner
-        if not isinstance(t, T.TransposeOp):
+        if not isinstance(t, tensor.TransposeOp):
             return
         perm = [int(p) for p in t.permutation.get_values()]
         rdims = _dims_prop(op)
@@ -189,7 +189,7 @@ class MatmulWithSplat(RewritePattern):
     """A @ splat(c) -> broadcast(reduce_sum(A, [1]) * c); splat(c) @ B -> broadcast(reduce_sum(B, [0]) * c)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, T.MatmulOp):
+        if not isinstance(op, tensor.MatmulOp):
             return
         a, b = op.operands[0], op.operands[1]
         res = op.results[0]
@@ -198,7 +198,7 @@ class MatmulWithSplat(RewritePattern):
         if _is_bool(et):
             return
         ra, rb = len(_shape(a)), len(_shape(b))
-        cb, ca = T.splat_constant(b), T.splat_constant(a)
+        cb, ca = tensor.splat_constant(b), tensor.splat_constant(a)
         if cb is not None:
             other, c, rdim = a, cb, ra - 1  # sum A over its last dim
             # result dims: [rows of A] + [cols of B, new]
@@ -213,16 +213,16 @@ class MatmulWithSplat(RewritePattern):
         new: list[Operation] = []
         oshape = _shape(other)
         red_shape = [s for i, s in enumerate(oshape) if i != rdim]
-        red = T.ReduceSumOp(other, [rdim], TensorType(et, red_shape))
+        red = tensor.ReduceSumOp(other, [rdim], TensorType(et, red_shape))
         new.append(red)
         val = red.results[0]
         if c != 1:
-            m = T.MulOp(val, _splat_tensor(rewriter, c, val.type, new))  # type: ignore[arg-type]
+            m = tensor.MulOp(val, _splat_tensor(rewriter, c, val.type, new))  # type: ignore[arg-type]
             new.append(m)
             val = m.results[0]
         if new_dim:
             kept = [d for d in range(len(rshape)) if d not in new_dim]
-            nb = T.BroadcastOp(val, kept, res.type)
+            nb = tensor.BroadcastOp(val, kept, res.type)
             new.append(nb)
             val = nb.results[0]
         elif val.type != res.type:
@@ -232,7 +232,7 @@ class MatmulWithSplat(RewritePattern):
 
 
 SIMPLIFICATIONS: tuple[RewritePattern, ...] = (ReduceOfBroadcast(), ReduceOfTranspose(), MatmulWithSplat())
-_SIMPLIFIABLE = (T.ReduceSumOp, T.ReduceMaxOp, T.MatmulOp)
+_SIMPLIFIABLE = (tensor.ReduceSumOp, tensor.ReduceMaxOp, tensor.MatmulOp)
 
 
 def simplify_module(top: Operation, max_rounds: int = 4) -> int:

@@ -614,6 +614,12 @@ class LogisticOp(UnaryElementwiseOp):
     name = "tensor.logistic"
 
 
+@elementwise(float=math.TanOp)
+@irdl_op_definition
+class TanOp(UnaryElementwiseOp):
+    name = "tensor.tan"
+
+
 # --------------------------------------------------------------------------
 # cmp, select
 # --------------------------------------------------------------------------

@@ -61,6 +61,11 @@ def _tensor():
     return tensor
 
 
+def _applying(scalar_op: type[Operation]):
+    """The Emitter method that applies ``scalar_op`` (see ``Emitter.apply``)."""
+    return lambda self, *operands: self.apply(scalar_op, *operands)
+
+
 class Emitter:
     """Inserts ops at the end of ``block`` (or before ``before``), located at ``loc``."""
 
@@ -151,44 +156,20 @@ class Emitter:
                 return same
         return self.v(cls(*operands))
 
-    def add(self, a, b):
-        return self.apply(arith.AddfOp, a, b)
-
-    def sub(self, a, b):
-        return self.apply(arith.SubfOp, a, b)
-
-    def mul(self, a, b):
-        return self.apply(arith.MulfOp, a, b)
-
-    def div(self, a, b):
-        return self.apply(arith.DivfOp, a, b)
-
-    def maximum(self, a, b):
-        return self.apply(arith.MaximumfOp, a, b)
-
-    def pow(self, a, b):
-        return self.apply(math.PowFOp, a, b)
-
-    def neg(self, a):
-        return self.apply(arith.NegfOp, a)
-
-    def exp(self, a):
-        return self.apply(math.ExpOp, a)
-
-    def log(self, a):
-        return self.apply(math.LogOp, a)
-
-    def sqrt(self, a):
-        return self.apply(math.SqrtOp, a)
-
-    def tanh(self, a):
-        return self.apply(math.TanhOp, a)
-
-    def sin(self, a):
-        return self.apply(math.SinOp, a)
-
-    def cos(self, a):
-        return self.apply(math.CosOp, a)
+    # the ops partial derivatives use most, by their scalar op (tensor op on tensors)
+    add = _applying(arith.AddfOp)
+    sub = _applying(arith.SubfOp)
+    mul = _applying(arith.MulfOp)
+    div = _applying(arith.DivfOp)
+    maximum = _applying(arith.MaximumfOp)
+    pow = _applying(math.PowFOp)
+    neg = _applying(arith.NegfOp)
+    exp = _applying(math.ExpOp)
+    log = _applying(math.LogOp)
+    sqrt = _applying(math.SqrtOp)
+    tanh = _applying(math.TanhOp)
+    sin = _applying(math.SinOp)
+    cos = _applying(math.CosOp)
 
     def cmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
         """pred in eq ne lt le gt ge (ordered, except ne)."""
@@ -227,23 +208,12 @@ class Emitter:
         return self.add(a, b)
 
     # -- index arithmetic -----------------------------------------------------
-    def iadd(self, a, b):
-        return self.v(arith.AddiOp(a, b))
-
-    def isub(self, a, b):
-        return self.v(arith.SubiOp(a, b))
-
-    def imul(self, a, b):
-        return self.v(arith.MuliOp(a, b))
-
-    def idiv(self, a, b):
-        return self.v(arith.DivSIOp(a, b))
-
-    def imax(self, a, b):
-        return self.v(arith.MaxSIOp(a, b))
-
-    def imin(self, a, b):
-        return self.v(arith.MinSIOp(a, b))
+    iadd = _applying(arith.AddiOp)
+    isub = _applying(arith.SubiOp)
+    imul = _applying(arith.MuliOp)
+    idiv = _applying(arith.DivSIOp)
+    imax = _applying(arith.MaxSIOp)
+    imin = _applying(arith.MinSIOp)
 
     def to_index(self, v: SSAValue) -> SSAValue:
         if isinstance(v.type, IndexType):

@@ -90,6 +90,15 @@ def _dims_of(op: Operation) -> list[int]:
 # the emitter
 
 
+def constant_op(value: int | float, t: Attribute) -> arith.ConstantOp:
+    """``arith.constant`` of a scalar ``value`` of type ``t`` (i1: true for any non-zero)."""
+    if isinstance(t, AnyFloat):
+        return arith.ConstantOp(FloatAttr(float(value), t))
+    if isinstance(t, IntegerType) and t.width.data == 1:
+        value = 1 if value else 0
+    return arith.ConstantOp(IntegerAttr(int(value), t))  # type: ignore[arg-type]
+
+
 class KernelEmitter:
     """An insertion point for scalar code and loop nests (see the module docstring).
 
@@ -147,14 +156,11 @@ class KernelEmitter:
 
     def const(self, value: int | float, t: Attribute) -> SSAValue:
         """A scalar constant of type ``t`` (one per value and type, in ``consts``)."""
-        is_float = isinstance(t, AnyFloat)
-        if isinstance(t, IntegerType) and t.width.data == 1:
-            value = 1 if value else 0
-        key = (("f", repr(float(value))) if is_float else int(value), t)
+        op = constant_op(value, t)
+        data = op.value.value.data  # type: ignore[union-attr]
+        key = (repr(data) if isinstance(data, float) else data, t)  # -0.0 and 0.0 apart
         got = self._consts.get(key)
         if got is None:
-            attr = FloatAttr(float(value), t) if is_float else IntegerAttr(int(value), t)  # type: ignore[arg-type]
-            op = arith.ConstantOp(attr)
             if self.loc is not None:
                 op.location = self.loc
             self.consts.add_op(op)
@@ -166,20 +172,19 @@ class KernelEmitter:
         return self.const(n, IndexType())
 
     def index_add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """a + b on index values, folding additions of constant 0."""
-        if self.const_values.get(a) == 0:
-            return b
-        if self.const_values.get(b) == 0:
-            return a
-        return self.emit1(arith.AddiOp(a, b))
+        """a + b on index values (a constant 0 operand folds)."""
+        return self._index_arith(arith.AddiOp, a, b, 0)
 
     def index_mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """a * b on index values, folding multiplications by constant 1."""
-        if self.const_values.get(a) == 1:
+        """a * b on index values (a constant 1 operand folds)."""
+        return self._index_arith(arith.MuliOp, a, b, 1)
+
+    def _index_arith(self, cls: type[Operation], a: SSAValue, b: SSAValue, unit: int) -> SSAValue:
+        if self.const_values.get(a) == unit:
             return b
-        if self.const_values.get(b) == 1:
+        if self.const_values.get(b) == unit:
             return a
-        return self.emit1(arith.MuliOp(a, b))
+        return self.emit1(cls(a, b))
 
     # -- loops -----------------------------------------------------------------
 

@@ -410,12 +410,19 @@ def _big_index(offs, strides, kept, ivs, L: TensorLowering) -> list[SSAValue]:
     return idx
 
 
+def _slice(L: TensorLowering, op: Operation, small: SSAValue, big: SSAValue):
+    """(offsets, sizes, strides, kept dims) of an extract/insert_slice of ``small`` in
+    ``big``, its bounds checked."""
+    offs, sizes, strides = _slice_params(L, op)
+    kept = _kept_dims(sizes, shape(small))
+    _check_slice(L, op, offs, sizes, strides, L.dims(big))
+    return offs, sizes, strides, kept
+
+
 @lowering_rule(upstream.ExtractSliceOp)
 def lower_extract_slice(L: TensorLowering, op: Operation) -> None:
     src, res = op.operands[0], op.results[0]
-    offs, sizes, strides = _slice_params(L, op)
-    kept = _kept_dims(sizes, shape(res))
-    _check_slice(L, op, offs, sizes, strides, L.dims(src))
+    offs, sizes, strides, kept = _slice(L, op, res, src)
     known = [sizes[d] if isinstance(sizes[d], SSAValue) else None for d in kept]
     dims = result_sizes(L, res, known)
     out = L.fresh(res, dims)
@@ -426,9 +433,7 @@ def lower_extract_slice(L: TensorLowering, op: Operation) -> None:
 @lowering_rule(upstream.InsertSliceOp)
 def lower_insert_slice(L: TensorLowering, op: Operation) -> None:
     src, dest = op.operands[0], op.operands[1]
-    offs, sizes, strides = _slice_params(L, op)
-    kept = _kept_dims(sizes, shape(src))
-    _check_slice(L, op, offs, sizes, strides, L.dims(dest))
+    offs, sizes, strides, kept = _slice(L, op, src, dest)
     sd = L.dims(src)
     for k, d in enumerate(kept):
         n = sizes[d]

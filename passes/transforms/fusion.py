@@ -36,16 +36,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    AnyFloat,
-    FloatAttr,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
-    ModuleOp,
-    TensorType,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, IndexType, IntegerType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
@@ -55,6 +46,7 @@ from irtoolkit.dialects import tensor
 from irtoolkit.passes.lowering.kernel import (
     CannotFuse,
     Group,
+    constant_op,
     fusable,
     is_reduction,
     reads_materialised_broadcast,
@@ -90,21 +82,13 @@ def _dims_prop(op: Operation) -> list[int]:
     return [int(x) for x in op.properties["dimensions"].get_values()]  # type: ignore[attr-defined]
 
 
-def _const_op(value: float | int, t: Attribute) -> Operation:
-    if isinstance(t, AnyFloat):
-        return arith.ConstantOp(FloatAttr(float(value), t))
-    if _is_bool(t):
-        value = 1 if value else 0
-    return arith.ConstantOp(IntegerAttr(int(value), t))  # type: ignore[arg-type]
-
-
 # ---------------------------------------------------------------------------
 # 1. simplifications
 # ---------------------------------------------------------------------------
 
 
 def _splat_tensor(rewriter: PatternRewriter, value: float | int, t: TensorType, new: list[Operation]) -> SSAValue:
-    c = _const_op(value, t.get_element_type())
+    c = constant_op(value, t.get_element_type())
     s = tensor.SplatOp(c.results[0], [], t)
     new += [c, s]
     return s.results[0]

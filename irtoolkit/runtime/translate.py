@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import IndexType, ModuleOp
 
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
-from irtoolkit.runtime.signature import ERROR_WORDS, TLS_KEY_SYMBOL, spec_words
+from irtoolkit.abi import ENTRY_PREFIX, ERROR_WORDS, TLS_KEY_SYMBOL
+from irtoolkit.runtime.signature import spec_words
 
 if TYPE_CHECKING:
     import llvmlite.ir as ir
 
     from irtoolkit.runtime.signature import Signature, ValueSpec
 
-INTERFACE_PREFIX = "_irt_call_"
 
 # passes of the default lowering, and what makes each one necessary
 _PASS_NEEDED_BY = {
@@ -100,14 +100,17 @@ def lower_module(module: ModuleOp, pipeline: str | None = None, clone: bool = Tr
     With ``pipeline`` None: the default ``ad,lower-to-llvm`` (passes that do not
     exist yet are skipped when the module does not need them). With a pipeline:
     it runs first, then whatever of the default lowering (without ``ad``) is
-    still needed to reach the llvm dialect.
+    still needed to reach the llvm dialect -- or, inside
+    ``pipeline.exact_pipelines()`` (irt-run -p), an error that says so.
     """
-    from irtoolkit.pipeline import PipelineRunner, build_passes
+    from irtoolkit.pipeline import PipelineRunner, build_passes, completes_lowering, not_lowered_error
 
     work = module.clone() if clone else module
     if pipeline:
         PipelineRunner(build_passes(pipeline)).run(work)
         if not is_llvm_module(work):
+            if not completes_lowering():
+                raise not_lowered_error(work, pipeline)
             PipelineRunner(default_lowering_passes(work, include_ad=False)).run(work)
     elif not is_llvm_module(work):
         PipelineRunner(default_lowering_passes(work)).run(work)
@@ -282,7 +285,7 @@ def _spec_type(spec: ValueSpec) -> ir.Type:
 
 
 def _tls_key(llmod: ir.Module) -> ir.Value:
-    """The pthread key of the running call's jmp_buf (see signature.TLS_KEY_SYMBOL)."""
+    """The pthread key of the running call's jmp_buf (see abi.TLS_KEY_SYMBOL)."""
     import llvmlite.ir as ir
 
     i32 = ir.IntType(32)
@@ -327,7 +330,7 @@ def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None,
 
     i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
     ptr = ir.PointerType()
-    name = INTERFACE_PREFIX + sig.name
+    name = ENTRY_PREFIX + sig.name
     wrapper = ir.Function(llmod, ir.FunctionType(i64, [ptr]), name=name)
     b = ir.IRBuilder(wrapper.append_basic_block("entry"))
     frame = wrapper.args[0]

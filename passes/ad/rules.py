@@ -36,6 +36,7 @@ from irtoolkit.dialects.elementwise import NEG_ONE, ONE, meaning_of
 JVP: dict[type, Callable[..., list]] = {}
 VJP: dict[type, Callable[..., list]] = {}
 NONDIFF: set[type] = set()  # results never carry derivatives
+PRIMAL_ONLY: set[type] = set()  # side effects (prints): run once, in the primal code, never replayed
 STRUCTURAL: set[type] = set()  # handled by the driver (regions, calls, terminators)
 UNSUPPORTED: dict[type, str] = {}  # known, not differentiable: a located error when active
 
@@ -92,6 +93,10 @@ def register(cls: type, jvp: Callable, vjp: Callable) -> None:
 
 def nondiff(*classes: type) -> None:
     NONDIFF.update(classes)
+
+
+def primal_only(*classes: type) -> None:
+    PRIMAL_ONLY.update(classes)
 
 
 def unsupported(cls: type, reason: str) -> None:
@@ -205,6 +210,12 @@ def is_nondiff(op: Operation | type) -> bool:
         return True
     meaning = meaning_of(cls)
     return meaning is not None and not meaning.differentiable
+
+
+def is_primal_only(op: Operation | type) -> bool:
+    load_rules()
+    cls = op if isinstance(op, type) else type(op)
+    return any(c in PRIMAL_ONLY for c in cls.__mro__)
 
 
 def is_structural(op: Operation | type) -> bool:

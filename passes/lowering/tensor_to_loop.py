@@ -72,7 +72,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import arith, func, memref, printf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     FloatAttr,
@@ -93,6 +93,7 @@ from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.lowering.blas import plan_matmuls
 from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels
 from irtoolkit.passes.lowering.tensor_to_loop_rules import rule_of
+from irtoolkit.pipeline import option
 
 # ---------------------------------------------------------------------------
 # types
@@ -397,7 +398,7 @@ class TensorLowering(KernelEmitter):
                 return
             self.lower_terminator(op)
             return
-        if isinstance(op, func.CallOp):
+        if isinstance(op, func.CallOp | printf.PrintFormatOp):
             self.lower_call(op)
             return
         touches_tensors = any(is_tensor(v.type) for v in (*op.operands, *op.results))
@@ -413,9 +414,10 @@ class TensorLowering(KernelEmitter):
             raise op_error(op, f"has no lowering in 'lower-tensor-to-loop'{hint}")
         self.clone_scalar(op)
 
-    def lower_call(self, op: func.CallOp) -> None:
-        """Arguments are borrowed by the callee; tensor results are fresh buffers we own."""
-        new = func.CallOp.create(
+    def lower_call(self, op: Operation) -> None:
+        """A call (or a print): arguments are borrowed by the callee; tensor results are
+        fresh buffers we own."""
+        new = type(op).create(
             operands=[self.val(v) for v in op.operands],
             result_types=[convert_type(r.type) for r in op.results],
             properties=dict(op.properties),
@@ -565,16 +567,14 @@ class LowerTensorToLoopPass(ModulePass):
 
     name = "lower-tensor-to-loop"
 
-    # non-splat dense constants with more elements than this go to a
-    # memref.global (-1: never; always alloc + stores)
-    global_threshold: int = 16
-
-    # f32/f64 matmuls call the CBLAS gemm of irtoolkit.abi.GEMM_SYMBOLS (numpy's
-    # OpenBLAS), which whoever links the code provides; false: loop nests (the JIT
-    # sets it when the library is missing). Static matmuls with M*N*K below
-    # blas_threshold stay loop nests.
-    blas: bool = True
-    blas_threshold: int = 4096
+    global_threshold: int = option(
+        16, "dense constants with more elements than this become a memref.global "
+        "(-1: never, always alloc and stores)", minimum=-1)
+    # the gemm is irtoolkit.abi.GEMM_SYMBOLS' (numpy's OpenBLAS), which whoever links
+    # the code provides: the JIT turns the option off when the library is missing
+    blas: bool = option(True, "f32/f64 matmuls call BLAS gemm (false: loop nests)")
+    blas_threshold: int = option(
+        4096, "static matmuls with M*N*K below this stay loop nests", minimum=0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.gcpause import paused_gc

@@ -53,6 +53,7 @@ from irtoolkit.passes.lowering.kernel import (
     replace_with_kernel,
 )
 from irtoolkit.passes.transforms.dead_code import erase_dead
+from irtoolkit.pipeline import option
 
 DYN = DYNAMIC_INDEX
 
@@ -309,8 +310,8 @@ class TensorFusePass(ModulePass):
 
     name = "tensor-fuse"
 
-    simplify: bool = True
-    fuse: bool = True
+    simplify: bool = option(True, "first apply the simplifications derivative code invites (sums of broadcasts ...)")
+    fuse: bool = option(True, "fuse elementwise chains and reductions into loop nests")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.simplify:

@@ -45,6 +45,8 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from irtoolkit.dialects.elementwise import ONE, Cost, declare, np
+
 _SHAPED = (VectorType, TensorType)
 
 
@@ -192,6 +194,16 @@ class RemFOp(_xa.FloatingPointLikeBinaryOperation):
     """`arith.remf`: the remainder of float division, with the sign of the dividend (C `fmod`)."""
 
     name = "arith.remf"
+
+
+def _p_remf(D, ins, outs, need):
+    """d fmod(a, b) = da - trunc(a / b) db, where trunc(a / b) = (a - fmod(a, b)) / b."""
+    a, b = ins
+    (y,) = outs
+    return [ONE, D.neg(D.div(D.sub(a, y), b)) if need[1] else None]
+
+
+declare(RemFOp, numpy=np.fmod, partials=_p_remf, cost=Cost.MEDIUM)
 
 
 def _compare_result_type(operand_type: Attribute) -> Attribute:

@@ -12,10 +12,12 @@ anything, and the runtime checks the rest.
 
 from __future__ import annotations
 
+import math as pymath
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, cast
 
 from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
+from xdsl.dialects import arith, math
 from xdsl.dialects import tensor as _xt
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -23,6 +25,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -47,6 +50,18 @@ from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, HasCanonicalizationPatternsTrait, HasFolder, NoMemoryEffect, Pure
 from xdsl.interfaces import HasFolderInterface
 from xdsl.utils.exceptions import VerifyException
+
+from irtoolkit.dialects.elementwise import (
+    Cost,
+    ElementKind,
+    Elementwise,
+    declare_cost,
+    element_kind,
+    elementwise,
+    meaning_of,
+    np,
+    resolve,
+)
 
 DYN = DYNAMIC_INDEX
 
@@ -252,13 +267,95 @@ def _splat_value(value: SSAValue) -> float | int | None:
     if not (flat == first).all():
         return None
     if a.dtype.kind == "f":
-        import math
-
-        f = float(first)
-        if f == 0.0 and math.copysign(1.0, f) < 0:
-            return -0.0
-        return f
+        return float(first)  # keeps the sign of a zero
     return int(first)
+
+
+def splat_constant(value: SSAValue) -> float | int | None:
+    """The number every element of ``value`` equals, when that is known statically:
+    scalar and dense splat constants, ``tensor.splat`` of a scalar constant, and
+    ``tensor.broadcast`` of those; else None."""
+    for _ in range(64):
+        owner = value.owner
+        if isinstance(owner, BroadcastOp):
+            value = owner.input
+        elif isinstance(owner, SplatOp):
+            value = owner.input
+        else:
+            break
+    if isinstance(value.type, TensorType):
+        return _splat_value(value)
+    attr = ConstantLike.get_constant_value(value)
+    if isinstance(attr, FloatAttr | IntegerAttr):
+        return attr.value.data
+    return None
+
+
+def _is_unit(c: float | int | None, unit: float | int, kind: ElementKind | None) -> bool:
+    if c is None:
+        return False
+    if kind is ElementKind.I1:
+        return bool(c) == bool(unit)
+    if kind is ElementKind.FLOAT:  # the sign of a zero counts: -0.0 + 0.0 is +0.0
+        return c == unit and pymath.copysign(1.0, c) == pymath.copysign(1.0, unit)
+    return c == unit
+
+
+def fold_neutral(cls: type[Operation], lhs: SSAValue, rhs: SSAValue,
+                 result_type: Attribute) -> SSAValue | None:
+    """The one neutral-operand rule: ``x + -0.0``, ``-0.0 + x``, ``x - 0.0``, ``x * 1``,
+    ``1 * x``, ``x / 1``, ``x ** 1`` (and the integer and i1 forms: ``x + 0`` ...) are
+    ``x``, for an op of class ``cls`` whose declaration has a unit, when ``x`` has the
+    result's type. The fold is exact: ``x + 0.0`` is not ``x`` (for ``x = -0.0`` it is
+    +0.0), as in MLIR and IEEE. Canonicalization folds with it (``tensor`` ops); the
+    derivative emitter applies it before emitting an op (scalars and tensors)."""
+    meaning = meaning_of(cls)
+    if meaning is None:
+        return None
+    kind = element_kind(result_type)
+    unit = meaning.unit_for(kind)
+    if unit is None:
+        return None
+    value, commutative = unit
+    if lhs.type == result_type and _is_unit(splat_constant(rhs), value, kind):
+        return lhs
+    if commutative and rhs.type == result_type and _is_unit(splat_constant(lhs), value, kind):
+        return rhs
+    return None
+
+
+def _element_kinds_text(kinds: frozenset[ElementKind]) -> str:
+    if ElementKind.FLOAT in kinds and (ElementKind.INTEGER in kinds or ElementKind.I1 in kinds):
+        return "float or integer"
+    return "float" if ElementKind.FLOAT in kinds else "integer"
+
+
+def _verify_declared_element_type(op: Operation, et: Attribute) -> None:
+    """The element type is one the op's declaration gives a meaning for."""
+    meaning = meaning_of(op)
+    kinds = meaning.element_kinds() if meaning is not None else frozenset()
+    if element_kind(et) not in kinds:
+        raise VerifyException(f"requires {_element_kinds_text(kinds)} element type, got {et}")
+
+
+def _fold_elementwise(op: Operation, operands: Sequence[SSAValue]):
+    """Constant folding of a declared elementwise op with its numpy meaning."""
+    values = [_constant_value(v) for v in operands]
+    if any(v is None for v in values):
+        return None
+    arrays = [_to_numpy(v) for v in values]  # type: ignore[arg-type]
+    if any(a is None for a in arrays):
+        return None
+    meaning = meaning_of(op)
+    fn = meaning.numpy_for(op) if meaning is not None else None
+    if fn is None:
+        return None
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        r = fn(*arrays)
+    attr = _from_numpy(r, op.results[0].type)
+    return None if attr is None else (attr,)
 
 
 # --------------------------------------------------------------------------
@@ -279,10 +376,10 @@ class _BroadcastCanonicalization(HasCanonicalizationPatternsTrait):
 # --------------------------------------------------------------------------
 
 
-class _ElementwiseBinaryOp(IRDLOperation, HasFolderInterface):
-    """`%r = tensor.<op> %a, %b : tensor<...>` (types differ: `: (T, T) -> T`)."""
-
-    ALLOW_INTEGER: ClassVar[bool] = False
+class BinaryElementwiseOp(IRDLOperation, HasFolderInterface):
+    """Base of the binary elementwise ops: `%r = tensor.<op> %a, %b : tensor<...>`
+    (types differ: `: (T, T) -> T`). A subclass is declared with ``@elementwise``
+    (``dialects/elementwise.py``); its element types are those it declares a meaning for."""
 
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
@@ -339,53 +436,13 @@ class _ElementwiseBinaryOp(IRDLOperation, HasFolderInterface):
         rt = cast(TensorType, self.rhs.type)
         ot = cast(TensorType, self.result.type)
         _verify_elementwise_types(self, (lt, rt), ot)
-        et = ot.get_element_type()
-        if not is_float_type(et) and not (self.ALLOW_INTEGER and is_integer_type(et)):
-            kind = "float or integer" if self.ALLOW_INTEGER else "float"
-            raise VerifyException(f"requires {kind} element type, got {et}")
+        _verify_declared_element_type(self, ot.get_element_type())
 
     def fold(self):
-        lhs = _constant_value(self.lhs)
-        rhs = _constant_value(self.rhs)
-        if lhs is None or rhs is None:
-            if lhs is None and rhs is not None:
-                return self._fold_identity(self.lhs, self.rhs)
-            if rhs is None and lhs is not None and isinstance(self, AddOp | MulOp):
-                return self._fold_identity(self.rhs, self.lhs)  # 1 * x, -0.0 + x
-            return None
-        a, b = _to_numpy(lhs), _to_numpy(rhs)
-        if a is None or b is None:
-            return None
-        import numpy as np
-
-        with np.errstate(all="ignore"):
-            r = _BINARY_NUMPY[type(self)](a, b)
-        attr = _from_numpy(r, self.result.type)
-        return None if attr is None else (attr,)
-
-    def _fold_identity(self, x: SSAValue, neutral: SSAValue):
-        """x + 0, x - 0, x * 1, x / 1, x ** 1 -> x (when the types agree).
-
-        For floats the neutral addend is -0.0 (x + 0.0 changes -0.0), as MLIR folds it;
-        x - 0.0 is exact.
-        """
-        if x.type != self.result.type:
-            return None
-        c = _splat_value(neutral)
-        if c is None:
-            return None
-        import math
-
-        is_float = isinstance(c, float)
-        if isinstance(self, AddOp):
-            ok = (c == 0 and math.copysign(1.0, c) < 0) if is_float else c == 0
-        elif isinstance(self, SubOp):
-            ok = c == 0 and (not is_float or math.copysign(1.0, c) > 0)
-        elif isinstance(self, MulOp | DivOp | PowOp):
-            ok = c == 1
-        else:
-            ok = False
-        return (x,) if ok else None
+        neutral = fold_neutral(type(self), self.lhs, self.rhs, self.result.type)
+        if neutral is not None:
+            return (neutral,)
+        return _fold_elementwise(self, (self.lhs, self.rhs))
 
 
 def _verify_elementwise_types(op: Operation, inputs: Sequence[TensorType], out: TensorType) -> None:
@@ -409,55 +466,58 @@ def _verify_elementwise_types(op: Operation, inputs: Sequence[TensorType], out: 
         )
 
 
+@elementwise(float=arith.AddfOp, integer=arith.AddiOp, i1=arith.XOrIOp)
 @irdl_op_definition
-class AddOp(_ElementwiseBinaryOp):
-    """Elementwise addition (float or integer)."""
+class AddOp(BinaryElementwiseOp):
+    """Elementwise addition (float or integer; xor on i1)."""
 
     name = "tensor.add"
-    ALLOW_INTEGER: ClassVar[bool] = True
 
 
+@elementwise(float=arith.SubfOp, integer=arith.SubiOp, i1=arith.XOrIOp)
 @irdl_op_definition
-class SubOp(_ElementwiseBinaryOp):
-    """Elementwise subtraction (float or integer)."""
+class SubOp(BinaryElementwiseOp):
+    """Elementwise subtraction (float or integer; xor on i1)."""
 
     name = "tensor.sub"
-    ALLOW_INTEGER: ClassVar[bool] = True
 
 
+@elementwise(float=arith.MulfOp, integer=arith.MuliOp, i1=arith.AndIOp)
 @irdl_op_definition
-class MulOp(_ElementwiseBinaryOp):
-    """Elementwise multiplication (float or integer)."""
+class MulOp(BinaryElementwiseOp):
+    """Elementwise multiplication (float or integer; and on i1)."""
 
     name = "tensor.mul"
-    ALLOW_INTEGER: ClassVar[bool] = True
 
 
+@elementwise(float=arith.DivfOp)
 @irdl_op_definition
-class DivOp(_ElementwiseBinaryOp):
+class DivOp(BinaryElementwiseOp):
     """Elementwise float division."""
 
     name = "tensor.div"
 
 
+# i1 is read as unsigned by max/min (or/and), as by tensor.cmp.
+@elementwise(float=arith.MaximumfOp, integer=arith.MaxSIOp, i1=arith.OrIOp)
 @irdl_op_definition
-class MaxOp(_ElementwiseBinaryOp):
+class MaxOp(BinaryElementwiseOp):
     """Elementwise maximum; NaN propagates (numpy.maximum)."""
 
     name = "tensor.max"
-    ALLOW_INTEGER: ClassVar[bool] = True
 
 
+@elementwise(float=arith.MinimumfOp, integer=arith.MinSIOp, i1=arith.AndIOp)
 @irdl_op_definition
-class MinOp(_ElementwiseBinaryOp):
+class MinOp(BinaryElementwiseOp):
     """Elementwise minimum; NaN propagates (numpy.minimum)."""
 
     name = "tensor.min"
-    ALLOW_INTEGER: ClassVar[bool] = True
 
 
+@elementwise(float=math.PowFOp)
 @irdl_op_definition
-class PowOp(_ElementwiseBinaryOp):
+class PowOp(BinaryElementwiseOp):
     """Elementwise float power (numpy.power)."""
 
     name = "tensor.pow"
@@ -468,8 +528,9 @@ class PowOp(_ElementwiseBinaryOp):
 # --------------------------------------------------------------------------
 
 
-class _ElementwiseUnaryOp(IRDLOperation, HasFolderInterface):
-    """`%r = tensor.<op> %a : tensor<...>` (types differ: `: T -> T`)."""
+class UnaryElementwiseOp(IRDLOperation, HasFolderInterface):
+    """Base of the unary elementwise ops: `%r = tensor.<op> %a : tensor<...>`
+    (types differ: `: T -> T`). A subclass is declared with ``@elementwise``."""
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
@@ -511,70 +572,84 @@ class _ElementwiseUnaryOp(IRDLOperation, HasFolderInterface):
         it = cast(TensorType, self.input.type)
         ot = cast(TensorType, self.result.type)
         _verify_elementwise_types(self, (it,), ot)
-        et = ot.get_element_type()
-        if not is_float_type(et):
-            raise VerifyException(f"requires float element type, got {et}")
+        _verify_declared_element_type(self, ot.get_element_type())
 
     def fold(self):
-        value = _constant_value(self.input)
-        if value is None:
-            return None
-        a = _to_numpy(value)
-        if a is None:
-            return None
-        import numpy as np
-
-        with np.errstate(all="ignore"):
-            r = _UNARY_NUMPY[type(self)](a)
-        attr = _from_numpy(r, self.result.type)
-        return None if attr is None else (attr,)
+        return _fold_elementwise(self, (self.input,))
 
 
+@elementwise(float=arith.NegfOp)
 @irdl_op_definition
-class NegOp(_ElementwiseUnaryOp):
+class NegOp(UnaryElementwiseOp):
     name = "tensor.neg"
 
 
+@elementwise(float=math.ExpOp)
 @irdl_op_definition
-class ExpOp(_ElementwiseUnaryOp):
+class ExpOp(UnaryElementwiseOp):
     name = "tensor.exp"
 
 
+@elementwise(float=math.LogOp)
 @irdl_op_definition
-class LogOp(_ElementwiseUnaryOp):
+class LogOp(UnaryElementwiseOp):
     name = "tensor.log"
 
 
+@elementwise(float=math.SqrtOp)
 @irdl_op_definition
-class SqrtOp(_ElementwiseUnaryOp):
+class SqrtOp(UnaryElementwiseOp):
     name = "tensor.sqrt"
 
 
+@elementwise(float=math.TanhOp)
 @irdl_op_definition
-class TanhOp(_ElementwiseUnaryOp):
+class TanhOp(UnaryElementwiseOp):
     name = "tensor.tanh"
 
 
+@elementwise(float=math.SinOp)
 @irdl_op_definition
-class SinOp(_ElementwiseUnaryOp):
+class SinOp(UnaryElementwiseOp):
     name = "tensor.sin"
 
 
+@elementwise(float=math.CosOp)
 @irdl_op_definition
-class CosOp(_ElementwiseUnaryOp):
+class CosOp(UnaryElementwiseOp):
     name = "tensor.cos"
 
 
+@elementwise(float=math.AbsFOp)
 @irdl_op_definition
-class AbsOp(_ElementwiseUnaryOp):
+class AbsOp(UnaryElementwiseOp):
     name = "tensor.abs"
 
 
+def _logistic_scalar(B, x: SSAValue) -> SSAValue:
+    one = B.const(1.0, x.type)
+    e = B.emit1(math.ExpOp(B.emit1(arith.NegfOp(x))))
+    return B.emit1(arith.DivfOp(one, B.emit1(arith.AddfOp(one, e))))
+
+
+def _logistic_partials(D, ins, outs, need):
+    (y,) = outs
+    return [D.mul(y, D.sub(D.const(1.0, y), y))]
+
+
+@elementwise(float=_logistic_scalar, numpy=lambda x: 1 / (1 + np.exp(-x)),
+             partials=_logistic_partials, cost=Cost.EXPENSIVE)
 @irdl_op_definition
-class LogisticOp(_ElementwiseUnaryOp):
+class LogisticOp(UnaryElementwiseOp):
     """The logistic sigmoid 1 / (1 + exp(-x))."""
 
     name = "tensor.logistic"
+
+
+@elementwise(float=math.TanOp)
+@irdl_op_definition
+class TanOp(UnaryElementwiseOp):
+    name = "tensor.tan"
 
 
 # --------------------------------------------------------------------------
@@ -582,8 +657,38 @@ class LogisticOp(_ElementwiseUnaryOp):
 # --------------------------------------------------------------------------
 
 CMP_PREDICATES = ("eq", "ne", "lt", "le", "gt", "ge")
+#: tensor.cmp predicate -> arith.cmpf predicate (ordered, except ne) ...
+FLOAT_PREDICATES = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+#: ... -> arith.cmpi predicate on integers (signed) and on i1 (unsigned: true > false)
+SIGNED_PREDICATES = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+UNSIGNED_PREDICATES = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
+_NUMPY_PREDICATES = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+                     "gt": np.greater, "ge": np.greater_equal}
 
 
+class _Comparison(Elementwise):
+    """tensor.cmp: the meaning depends on the predicate and on the operands' kind."""
+
+    def __init__(self):
+        super().__init__(float=arith.CmpfOp, integer=arith.CmpiOp, i1=arith.CmpiOp,
+                         differentiable=False)
+
+    def kind(self, op: Operation) -> ElementKind | None:
+        return element_kind(op.operands[0].type)
+
+    def scalar_for(self, op: Operation):
+        pred = cast(StringAttr, op.properties["predicate"]).data
+        kind = self.kind(op)
+        if kind is ElementKind.FLOAT:
+            return lambda B, a, b: B.emit1(arith.CmpfOp(a, b, FLOAT_PREDICATES[pred]))
+        table = UNSIGNED_PREDICATES if kind is ElementKind.I1 else SIGNED_PREDICATES
+        return lambda B, a, b: B.emit1(arith.CmpiOp(a, b, table[pred]))
+
+    def numpy_for(self, op: Operation):
+        return resolve(_NUMPY_PREDICATES[cast(StringAttr, op.properties["predicate"]).data])
+
+
+@elementwise(_Comparison())
 @irdl_op_definition
 class CmpOp(IRDLOperation, HasFolderInterface):
     """`%m = tensor.cmp gt, %a, %b : tensor<4xf32>` gives `tensor<4xi1>`.
@@ -681,8 +786,7 @@ class CmpOp(IRDLOperation, HasFolderInterface):
         et = lt.get_element_type()
         if rt.get_element_type() != et:
             raise VerifyException(f"requires the same element type for both operands, got {lt}, {rt}")
-        if not (is_float_type(et) or is_integer_type(et)):
-            raise VerifyException(f"requires float or integer element type, got {et}")
+        _verify_declared_element_type(self, et)
         if ot.get_element_type() != i1:
             raise VerifyException(f"result must be a tensor of i1, got {ot}")
         if not _shapes_compatible(lt.get_shape(), rt.get_shape()) or not _shapes_compatible(
@@ -693,23 +797,10 @@ class CmpOp(IRDLOperation, HasFolderInterface):
             )
 
     def fold(self):
-        lhs = _constant_value(self.lhs)
-        rhs = _constant_value(self.rhs)
-        if lhs is None or rhs is None:
-            return None
-        a, b = _to_numpy(lhs), _to_numpy(rhs)
-        if a is None or b is None:
-            return None
-        import numpy as np
-
-        fn = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-              "gt": np.greater, "ge": np.greater_equal}[self.predicate.data]
-        with np.errstate(all="ignore"):
-            r = fn(a, b)
-        attr = _from_numpy(r, self.result.type)
-        return None if attr is None else (attr,)
+        return _fold_elementwise(self, (self.lhs, self.rhs))
 
 
+@elementwise(float=arith.SelectOp, integer=arith.SelectOp, i1=arith.SelectOp, numpy=np.where)
 @irdl_op_definition
 class SelectOp(IRDLOperation, HasFolderInterface):
     """`%r = tensor.select %m, %a, %b : tensor<4xi1>, tensor<4xf32>`: where %m, %a, else %b."""
@@ -807,17 +898,7 @@ class SelectOp(IRDLOperation, HasFolderInterface):
             return (self.lhs,)
         if not c.any() and self.rhs.type == self.result.type:
             return (self.rhs,)
-        lhs = _constant_value(self.lhs)
-        rhs = _constant_value(self.rhs)
-        if lhs is None or rhs is None:
-            return None
-        a, b = _to_numpy(lhs), _to_numpy(rhs)
-        if a is None or b is None:
-            return None
-        import numpy as np
-
-        attr = _from_numpy(np.where(c, a, b), self.result.type)
-        return None if attr is None else (attr,)
+        return _fold_elementwise(self, (self.cond, self.lhs, self.rhs))
 
 
 # --------------------------------------------------------------------------
@@ -1160,30 +1241,60 @@ class _ReduceOp(_DimsOp, HasFolderInterface):
         a = _to_numpy(value)
         if a is None:
             return None
-        import numpy as np
-
-        if isinstance(self, ReduceMaxOp):
-            if a.size == 0 or any(a.shape[d] == 0 for d in dims):
-                return None
-            r = np.max(a, axis=tuple(dims))
-        else:
-            r = np.sum(a, axis=tuple(dims), dtype=a.dtype)
-        attr = _from_numpy(r, self.result.type)
+        attr = _from_numpy(self.numpy(a, tuple(dims)), self.result.type)
         return None if attr is None else (attr,)
+
+    # A reduction declares its combiner (an elementwise op), the initial value of its
+    # accumulator and its numpy meaning; the kernels and the interpreter use them.
+    COMBINER: ClassVar[type[IRDLOperation]]
+
+    @staticmethod
+    def initial(et: Attribute) -> int | float:  # pragma: no cover - declared by each reduction
+        raise NotImplementedError
+
+    def numpy(self, a, axes: tuple[int, ...]):  # pragma: no cover - declared by each reduction
+        raise NotImplementedError
 
 
 @irdl_op_definition
 class ReduceSumOp(_ReduceOp):
-    """`%s = tensor.reduce_sum %a [0, 1] : tensor<2x3xf32> -> tensor<f32>` (empty sum is 0)."""
+    """`%s = tensor.reduce_sum %a [0, 1] : tensor<2x3xf32> -> tensor<f32>` (empty sum is 0;
+    on i1 the parity, as one-bit addition)."""
 
     name = "tensor.reduce_sum"
+    COMBINER: ClassVar[type[IRDLOperation]] = AddOp
+
+    @staticmethod
+    def initial(et: Attribute) -> int | float:
+        return 0
+
+    def numpy(self, a, axes: tuple[int, ...]):
+        if a.dtype == np.bool_:
+            return np.logical_xor.reduce(a, axis=axes)
+        return np.sum(a, axis=axes, dtype=a.dtype)
 
 
 @irdl_op_definition
 class ReduceMaxOp(_ReduceOp):
-    """`%s = tensor.reduce_max %a [1] : tensor<2x3xf32> -> tensor<2xf32>` (empty max is -inf)."""
+    """`%s = tensor.reduce_max %a [1] : tensor<2x3xf32> -> tensor<2xf32>` (empty max is -inf,
+    the smallest integer for integers, false for i1)."""
 
     name = "tensor.reduce_max"
+    COMBINER: ClassVar[type[IRDLOperation]] = MaxOp
+
+    @staticmethod
+    def initial(et: Attribute) -> int | float:
+        kind = element_kind(et)
+        if kind is ElementKind.FLOAT:
+            return float("-inf")
+        if kind is ElementKind.I1:
+            return 0
+        width = 64 if isinstance(et, IndexType) else cast(IntegerType, et).width.data
+        return -(2 ** (width - 1))
+
+    def numpy(self, a, axes: tuple[int, ...]):
+        et = cast(TensorType, self.input.type).get_element_type()
+        return np.maximum.reduce(a, axis=axes, initial=a.dtype.type(self.initial(et)))
 
 
 # --------------------------------------------------------------------------
@@ -1191,6 +1302,70 @@ class ReduceMaxOp(_ReduceOp):
 # --------------------------------------------------------------------------
 
 
+def _convert_scalar(B, x: SSAValue, dst: Attribute) -> SSAValue:
+    """x converted to ``dst``: float to integer truncates toward zero (to i1: x != 0),
+    integers are signed, i1 is 0/1."""
+    src = x.type
+    if src == dst:
+        return x
+    if is_float_type(src) and is_float_type(dst):
+        if cast(AnyFloat, dst).bitwidth > cast(AnyFloat, src).bitwidth:
+            return B.emit1(arith.ExtFOp(x, dst))
+        return B.emit1(arith.TruncFOp(x, dst))
+    src_i1 = element_kind(src) is ElementKind.I1
+    dst_i1 = element_kind(dst) is ElementKind.I1
+    if is_float_type(src):
+        if dst_i1:
+            return B.emit1(arith.CmpfOp(x, B.const(0.0, src), "une"))
+        if isinstance(dst, IndexType):
+            return B.emit1(arith.IndexCastOp(B.emit1(arith.FPToSIOp(x, i64)), dst))
+        return B.emit1(arith.FPToSIOp(x, dst))
+    if is_float_type(dst):
+        if src_i1:
+            return B.emit1(arith.UIToFPOp(x, dst))
+        if isinstance(src, IndexType):
+            x = B.emit1(arith.IndexCastOp(x, i64))
+        return B.emit1(arith.SIToFPOp(x, dst))
+    if dst_i1:
+        return B.emit1(arith.CmpiOp(x, B.const(0, src), "ne"))
+    if isinstance(dst, IndexType) or isinstance(src, IndexType):
+        if src_i1:
+            x = B.emit1(arith.ExtUIOp(x, i64))
+        return B.emit1(arith.IndexCastOp(x, dst))
+    sw, dw = cast(IntegerType, src).width.data, cast(IntegerType, dst).width.data
+    if dw > sw:
+        return B.emit1((arith.ExtUIOp if src_i1 else arith.ExtSIOp)(x, dst))
+    return B.emit1(arith.TruncIOp(x, dst))
+
+
+class _Conversion(Elementwise):
+    """tensor.convert: the meaning depends on the source and result element types."""
+
+    SCALAR_OPS = (arith.ExtFOp, arith.TruncFOp, arith.SIToFPOp, arith.UIToFPOp, arith.FPToSIOp,
+                  arith.FPToUIOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.IndexCastOp)
+
+    def element_kinds(self) -> frozenset[ElementKind]:
+        return frozenset(ElementKind)
+
+    def scalar_ops(self):
+        return self.SCALAR_OPS
+
+    def scalar_for(self, op: Operation):
+        dst = cast(TensorType, op.results[0].type).get_element_type()
+        return lambda B, x: _convert_scalar(B, x, dst)
+
+    def numpy_for(self, op: Operation):
+        dst = _numpy_dtype(cast(TensorType, op.results[0].type).get_element_type())
+        to_i1 = dst is np.bool_
+
+        def convert(x):
+            # float -> integer truncates toward zero (numpy's astype); NaN/out of range is poison
+            return x != 0 if to_i1 and x.dtype != dst else x.astype(dst)
+
+        return convert
+
+
+@elementwise(_Conversion())
 @irdl_op_definition
 class ConvertOp(IRDLOperation, HasFolderInterface):
     """`%d = tensor.convert %a : tensor<4xf32> -> tensor<4xf64>`.
@@ -1252,25 +1427,15 @@ class ConvertOp(IRDLOperation, HasFolderInterface):
     def fold(self):
         if self.input.type == self.result.type:
             return (self.input,)
-        value = _constant_value(self.input)
-        if value is None:
-            return None
-        a = _to_numpy(value)
-        if a is None:
-            return None
-        import numpy as np
-
-        rt = cast(TensorType, self.result.type)
-        et = rt.get_element_type()
-        if isinstance(et, IntegerType) and et.width.data == 1:
-            return None  # conversions to i1 are left to the runtime's rule
-        if is_integer_type(et) and a.dtype.kind == "f":
+        et = cast(TensorType, self.result.type).get_element_type()
+        if element_kind(et) is ElementKind.INTEGER and is_float_type(
+                cast(TensorType, self.input.type).get_element_type()):
+            value = _constant_value(self.input)
+            a = None if value is None else _to_numpy(value)
             width = 64 if isinstance(et, IndexType) else cast(IntegerType, et).width.data
-            if not np.all(np.isfinite(a)) or np.any(np.abs(a) >= 2.0 ** (width - 1)):
-                return None
-            a = np.trunc(a)
-        attr = _from_numpy(a, rt)
-        return None if attr is None else (attr,)
+            if a is None or not np.all(np.isfinite(a)) or np.any(np.abs(a) >= 2.0 ** (width - 1)):
+                return None  # poison: left to run time
+        return _fold_elementwise(self, (self.input,))
 
 
 # --------------------------------------------------------------------------
@@ -1762,10 +1927,15 @@ class TensorConstantMaterialization(ConstantMaterializationInterface):
         return ConstantOp.build(properties={"value": value}, result_types=(type,))
 
 
-BINARY_OPS: tuple[type[_ElementwiseBinaryOp], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)
-UNARY_OPS: tuple[type[_ElementwiseUnaryOp], ...] = (
-    NegOp, ExpOp, LogOp, SqrtOp, TanhOp, SinOp, CosOp, AbsOp, LogisticOp,
-)
+def _declared_in_this_module(base: type) -> tuple[type[IRDLOperation], ...]:
+    """The ops of this module declared ``@elementwise`` on ``base``, in definition order."""
+    from irtoolkit.dialects.elementwise import DECLARED
+
+    return tuple(c for c in DECLARED if issubclass(c, base) and c.__module__ == __name__)
+
+
+BINARY_OPS: tuple[type[BinaryElementwiseOp], ...] = _declared_in_this_module(BinaryElementwiseOp)
+UNARY_OPS: tuple[type[UnaryElementwiseOp], ...] = _declared_in_this_module(UnaryElementwiseOp)
 ELEMENTWISE_OPS: tuple[type[IRDLOperation], ...] = (*BINARY_OPS, *UNARY_OPS, CmpOp, SelectOp, ConvertOp)
 COMPUTE_OPS: tuple[type[IRDLOperation], ...] = (
     *ELEMENTWISE_OPS, MatmulOp, TransposeOp, BroadcastOp, ReduceSumOp, ReduceMaxOp,
@@ -1774,40 +1944,8 @@ UPSTREAM_OPS: tuple[type[IRDLOperation], ...] = (
     CastOp, CollapseShapeOp, ConcatOp, DimOp, EmptyOp, ExpandShapeOp, ExtractOp, ExtractSliceOp,
     FromElementsOp, InsertOp, InsertSliceOp, ReshapeOp, SplatOp, PadOp, YieldOp,
 )
-
-
-def _numpy_tables():
-    import numpy as np
-
-    def logistic(x):
-        return (1 / (1 + np.exp(-x))).astype(x.dtype)
-
-    binary = {
-        AddOp: np.add, SubOp: np.subtract, MulOp: np.multiply, DivOp: np.divide,
-        MaxOp: np.maximum, MinOp: np.minimum, PowOp: np.power,
-    }
-    unary = {
-        NegOp: np.negative, ExpOp: np.exp, LogOp: np.log, SqrtOp: np.sqrt, TanhOp: np.tanh,
-        SinOp: np.sin, CosOp: np.cos, AbsOp: np.abs, LogisticOp: logistic,
-    }
-    return binary, unary
-
-
-class _LazyTable(dict):
-    def __init__(self, index: int):
-        super().__init__()
-        self._index = index
-
-    def __missing__(self, key):
-        if not dict.__len__(self):
-            self.update(_numpy_tables()[self._index])
-            return self[key]
-        raise KeyError(key)
-
-
-# Used by the folders; numpy is imported on first fold.
-_BINARY_NUMPY: dict = _LazyTable(0)
-_UNARY_NUMPY: dict = _LazyTable(1)
+for _cls in (MatmulOp, ReduceSumOp, ReduceMaxOp):
+    declare_cost(_cls, Cost.EXPENSIVE)
 
 
 Tensor = Dialect(
@@ -1819,13 +1957,8 @@ Tensor = Dialect(
 
 __all__ = [
     "Tensor", "BINARY_OPS", "UNARY_OPS", "ELEMENTWISE_OPS", "COMPUTE_OPS", "UPSTREAM_OPS",
-    "CMP_PREDICATES",
-    "AddOp", "SubOp", "MulOp", "DivOp", "MaxOp", "MinOp", "PowOp",
-    "NegOp", "ExpOp", "LogOp", "SqrtOp", "TanhOp", "SinOp", "CosOp", "AbsOp", "LogisticOp",
-    "CmpOp", "SelectOp", "MatmulOp", "TransposeOp", "BroadcastOp", "ReduceSumOp", "ReduceMaxOp",
-    "ConvertOp",
-    "CastOp", "CollapseShapeOp", "ConcatOp", "DimOp", "EmptyOp", "ExpandShapeOp", "ExtractOp",
-    "ExtractSliceOp", "FromElementsOp", "InsertOp", "InsertSliceOp", "ReshapeOp", "SplatOp",
-    "PadOp", "YieldOp",
+    *(c.__name__ for c in (*COMPUTE_OPS, *UPSTREAM_OPS)),
+    "BinaryElementwiseOp", "UnaryElementwiseOp", "CMP_PREDICATES",
+    "FLOAT_PREDICATES", "SIGNED_PREDICATES", "UNSIGNED_PREDICATES", "fold_neutral", "splat_constant",
     "is_float_type", "is_integer_type",
 ]

@@ -112,10 +112,19 @@ def load_seeds(root: Path = ROOT, with_py: bool = True) -> list[str]:
 # ---------------------------------------------------------------------------
 # mutations (on text; a few produce bytes at the very end)
 
+def _elementwise_tensor_ops() -> tuple[list[str], list[str]]:
+    """The `tensor` dialect's unary and binary elementwise ops, from its declarations:
+    an op added there is fuzzed without editing this file."""
+    from irtoolkit.dialects import tensor
+
+    return [c.name for c in tensor.UNARY_OPS], [c.name for c in tensor.BINARY_OPS]
+
+
+UNARY_TENSOR_OPS, BINARY_TENSOR_OPS = _elementwise_tensor_ops()
+
 OP_NAMES = [
-    "tensor.add", "tensor.sub", "tensor.mul", "tensor.div", "tensor.max", "tensor.min", "tensor.pow",
-    "tensor.neg", "tensor.exp", "tensor.log", "tensor.sqrt", "tensor.tanh", "tensor.sin", "tensor.cos",
-    "tensor.abs", "tensor.logistic", "tensor.cmp", "tensor.select", "tensor.matmul", "tensor.transpose",
+    *UNARY_TENSOR_OPS, *BINARY_TENSOR_OPS,
+    "tensor.cmp", "tensor.select", "tensor.matmul", "tensor.transpose",
     "tensor.broadcast", "tensor.reduce_sum", "tensor.reduce_max", "tensor.convert", "tensor.empty",
     "tensor.splat", "tensor.extract", "tensor.insert", "tensor.from_elements", "tensor.extract_slice",
     "tensor.insert_slice", "tensor.collapse_shape", "tensor.expand_shape", "tensor.dim", "tensor.cast",
@@ -336,9 +345,8 @@ def m_checkpoint(r, text, seeds):
 
 
 SAME_KIND = [
-    ["tensor.add", "tensor.sub", "tensor.mul", "tensor.div", "tensor.max", "tensor.min", "tensor.pow"],
-    ["tensor.neg", "tensor.exp", "tensor.log", "tensor.sqrt", "tensor.tanh", "tensor.sin", "tensor.cos",
-     "tensor.abs", "tensor.logistic"],
+    BINARY_TENSOR_OPS,
+    UNARY_TENSOR_OPS,
     ["tensor.reduce_sum", "tensor.reduce_max"],
     ["arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.maximumf", "arith.minimumf",
      "arith.maxnumf", "arith.minnumf", "arith.remf", "math.powf", "math.atan2", "math.copysign"],

@@ -12,6 +12,17 @@ from __future__ import annotations
 # BLAS: the symbols and enums of the GEMM calls that lowered matmuls make
 # ---------------------------------------------------------------------------
 
+#: element type name -> the row-major CBLAS gemm with 64-bit integers that numpy's
+#: bundled OpenBLAS exports:
+#: ``void gemm(int order, int transA, int transB, i64 M, i64 N, i64 K, T alpha,
+#: T *A, i64 lda, T *B, i64 ldb, T beta, T *C, i64 ldc)``
+GEMM_SYMBOLS = {"f32": "scipy_cblas_sgemm64_", "f64": "scipy_cblas_dgemm64_"}
+
+# CBLAS enums
+ROW_MAJOR = 101
+NO_TRANS = 111
+TRANS = 112
+
 
 # ---------------------------------------------------------------------------
 # The native calling convention: frame layout, thread key, error reporting

@@ -22,8 +22,9 @@ def _load(path: str) -> Any:
 
 
 # Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`, `arith`, `math`,
-# `cf` and `scf` (subclasses of xDSL's ops, with upstream's syntax and checks).
-DIALECTS: dict[str, str] = {
+# `cf` and `scf` (subclasses of xDSL's ops, with upstream's syntax and checks). Other
+# compilers add theirs with `register_dialect` (irtoolkit.extend).
+DIALECTS: dict[str, Any] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "func": "xdsl.dialects.func:Func",
     "arith": "irtoolkit.dialects.arith:Arith",
@@ -107,8 +108,21 @@ DEFAULT_COMPILE_PIPELINE = "ad,lower-to-llvm"
 
 
 def dialect_factory(name: str) -> Callable[[], Dialect]:
-    path = DIALECTS[name]
-    return lambda: _load(path)
+    entry = DIALECTS[name]
+    if isinstance(entry, str):
+        return lambda: _load(entry)
+    if hasattr(entry, "operations"):  # a Dialect
+        return lambda: entry
+    return entry
+
+
+def register_dialect(dialect: Dialect | Callable[[], Dialect], name: str | None = None) -> None:
+    """Make a dialect of another compiler known to every context made from now on
+    (``irtoolkit.context()``, ``parse``, ``compile``, ``interpret``, the passes):
+    an xDSL ``Dialect``, or a factory returning one (then give its ``name``)."""
+    if name is None:
+        name = dialect.name  # type: ignore[union-attr]
+    DIALECTS[name] = dialect  # type: ignore[assignment]
 
 
 def pass_class(name: str) -> type[ModulePass]:

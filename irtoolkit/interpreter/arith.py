@@ -19,7 +19,6 @@ from xdsl.dialects.builtin import (
 )
 
 from irtoolkit.diagnostics import op_error
-from irtoolkit.dialects.arith import IndexCastUIOp, RemFOp
 from irtoolkit.interpreter.core import (
     BITS,
     UNSIGNED,
@@ -123,10 +122,9 @@ def _ceildivui(a, b, dt):
     return (q + ((ua - q * ub) != 0).astype(ua.dtype)).astype(dt)
 
 
+# addi subi muli maxsi minsi andi ori xori, and the float arithmetic, are declared
+# elementwise (irtoolkit/dialects/scalar.py): their numpy meaning is their rule.
 _INT_BINARY = {
-    arith.AddiOp: lambda a, b, dt: a + b,
-    arith.SubiOp: lambda a, b, dt: a - b,
-    arith.MuliOp: lambda a, b, dt: a * b,
     arith.DivSIOp: _divsi,
     arith.DivUIOp: lambda a, b, dt: np.floor_divide(_u(a, dt), _u(b, dt)).astype(dt),
     arith.RemSIOp: lambda a, b, dt: np.fmod(a, b),
@@ -134,13 +132,8 @@ _INT_BINARY = {
     arith.FloorDivSIOp: lambda a, b, dt: np.floor_divide(a, b),
     arith.CeilDivSIOp: _ceildivsi,
     arith.CeilDivUIOp: _ceildivui,
-    arith.MinSIOp: lambda a, b, dt: np.minimum(a, b),
-    arith.MaxSIOp: lambda a, b, dt: np.maximum(a, b),
     arith.MinUIOp: lambda a, b, dt: np.minimum(_u(a, dt), _u(b, dt)).astype(dt),
     arith.MaxUIOp: lambda a, b, dt: np.maximum(_u(a, dt), _u(b, dt)).astype(dt),
-    arith.AndIOp: lambda a, b, dt: a & b,
-    arith.OrIOp: lambda a, b, dt: a | b,
-    arith.XOrIOp: lambda a, b, dt: a ^ b,
     arith.ShLIOp: lambda a, b, dt: np.left_shift(a, b),
     arith.ShRSIOp: lambda a, b, dt: np.right_shift(a, b),
     arith.ShRUIOp: lambda a, b, dt: np.right_shift(_u(a, dt), _u(b, dt)).astype(dt),
@@ -216,57 +209,6 @@ def _make_mul_extended(signed: bool):
 
 register_specialized(arith.MulUIExtendedOp)(_make_mul_extended(False))
 register_specialized(arith.MulSIExtendedOp)(_make_mul_extended(True))
-
-
-# ---------------------------------------------------------------------------
-# float arithmetic
-
-
-def _ieee_extremum(extremum, negative_zero_wins: bool):
-    """IEEE maximum/minimum: numpy's, but with +0 > -0 (np.maximum may return either zero)."""
-
-    def rule(a, b):
-        r = extremum(a, b)
-        if isinstance(r, np.ndarray):
-            zeros = (a == 0) & (b == 0)
-            if zeros.any():
-                r = np.where(zeros, np.where(np.signbit(a) == negative_zero_wins, a, b), r)
-            return r
-        if a == 0 and b == 0:
-            return a if np.signbit(a) == negative_zero_wins else b
-        return r
-
-    return rule
-
-
-_maximumf = _ieee_extremum(np.maximum, negative_zero_wins=False)
-_minimumf = _ieee_extremum(np.minimum, negative_zero_wins=True)
-
-
-_FLOAT_BINARY = {
-    arith.AddfOp: np.add,
-    arith.SubfOp: np.subtract,
-    arith.MulfOp: np.multiply,
-    arith.DivfOp: np.divide,
-    arith.MaximumfOp: _maximumf,
-    arith.MinimumfOp: _minimumf,
-    arith.MaxnumfOp: np.fmax,
-    arith.MinnumfOp: np.fmin,
-}
-_FLOAT_BINARY[RemFOp] = np.fmod
-
-
-def _make_float_binary(fn):
-    return lambda interp, op, args: (fn(args[0], args[1]),)
-
-
-for _cls, _fn in _FLOAT_BINARY.items():
-    register(_cls)(_make_float_binary(_fn))
-
-
-@register(arith.NegfOp)
-def _negf(interp, op, args):
-    return (np.negative(args[0]),)
 
 
 # ---------------------------------------------------------------------------
@@ -440,6 +382,7 @@ register_specialized(arith.ExtUIOp)(_cast_rule(_int_to_int_zeroext))
 register_specialized(arith.TruncIOp)(_cast_rule(_int_to_int_signext))
 register_specialized(arith.IndexCastOp)(_cast_rule(_int_to_int_signext))
 register_specialized(arith.BitcastOp)(_cast_rule(_bitcast))
-register_specialized(IndexCastUIOp)(_cast_rule(_int_to_int_zeroext))
+if hasattr(arith, "IndexCastUIOp"):
+    register_specialized(arith.IndexCastUIOp)(_cast_rule(_int_to_int_zeroext))
 
 __all__ = ["dense_to_array", "CMPF_FUNCTIONS"]

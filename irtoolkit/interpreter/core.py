@@ -9,7 +9,9 @@ Values are numpy objects with the exact dtype of their IR type:
 - memrefs are ``np.ndarray`` too, but mutable and aliased (views for subviews).
 
 Per-op meaning lives in tables keyed by op class, filled by the dialect modules
-(``arith.py``, ``math.py``, ...): a *rule* ``(interp, op, args) -> results``
+(``arith.py``, ``math.py``, ...); an op declared elementwise
+(``irtoolkit.dialects.elementwise``) needs no entry: its numpy meaning is its
+rule (``elementwise.py``). A *rule* ``(interp, op, args) -> results``
 returns a tuple with one value per result. A *specializer* ``make(op) -> rule``
 runs once per op when its block is first entered, so that attributes
 (predicates, constants, callees, widths) are decoded once, not per execution.
@@ -105,9 +107,14 @@ def _lookup(table: dict, cls: type) -> Any:
 
 
 def has_rule(cls: type[Operation]) -> bool:
-    """Whether the interpreter knows ops of class ``cls``."""
+    """Whether the interpreter knows ops of class ``cls`` (a rule of its own, or a
+    declared elementwise meaning: ``interpreter/elementwise.py``)."""
     load_rules()
-    return any(_lookup(t, cls) is not _MISSING for t in (RULES, SPECIALIZERS, TERMINATORS))
+    if any(_lookup(t, cls) is not _MISSING for t in (RULES, SPECIALIZERS, TERMINATORS)):
+        return True
+    from irtoolkit.dialects.elementwise import meaning_of
+
+    return meaning_of(cls) is not None
 
 
 _LOADED = False
@@ -281,9 +288,18 @@ class Interpreter:
             except UnsupportedType as err:
                 raise op_error(op, f"cannot be interpreted: {err}") from None
         rule = _lookup(RULES, cls)
-        if rule is _MISSING:
-            return _missing_rule(op)  # an error when (and only if) the op is reached
-        return rule
+        if rule is not _MISSING:
+            return rule
+        from irtoolkit.dialects.elementwise import meaning_of
+
+        if meaning_of(cls) is not None:
+            from irtoolkit.interpreter.elementwise import make_rule
+
+            try:
+                return make_rule(op)
+            except UnsupportedType as err:
+                raise op_error(op, f"cannot be interpreted: {err}") from None
+        return _missing_rule(op)  # an error when (and only if) the op is reached
 
     def _compile_function(self, func: Operation) -> _FunctionCode:
         slots: dict[SSAValue, int] = {}

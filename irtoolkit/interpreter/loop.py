@@ -13,6 +13,7 @@ import itertools
 import numpy as np
 
 from irtoolkit.diagnostics import op_error
+from irtoolkit.dialects import loop as _loop
 from irtoolkit.interpreter.core import register, register_exit, register_specialized
 
 
@@ -86,13 +87,7 @@ def register_structured(for_cls, if_cls, while_cls, parallel_cls, exits):
     register_exit(*exits)
 
 
-try:
-    from irtoolkit.dialects import loop as _loop
-except Exception:  # noqa: BLE001 -- the dialect is being written in parallel; the coverage test reports it
-    _loop = None
-
-if _loop is not None:
-    register_structured(
-        _loop.ForOp, _loop.IfOp, _loop.WhileOp, _loop.ParallelOp,
-        (_loop.YieldOp, _loop.ConditionOp, _loop.ReduceOp, _loop.ReduceReturnOp),
-    )
+register_structured(
+    _loop.ForOp, _loop.IfOp, _loop.WhileOp, _loop.ParallelOp,
+    (_loop.YieldOp, _loop.ConditionOp, _loop.ReduceOp, _loop.ReduceReturnOp),
+)

@@ -28,7 +28,8 @@ from xdsl.dialects import math as xmath
 from irtoolkit.dialects import stablehlo as hlo
 from irtoolkit.interpreter.arith import dense_to_array
 from irtoolkit.interpreter.core import dtype_of, register, register_exit, register_specialized
-from irtoolkit.interpreter.math import FLOAT_UNARY
+from irtoolkit.dialects import tensor as tensor_dialect
+from irtoolkit.dialects.elementwise import ElementKind, meaning_of
 
 _BOOL = np.dtype(np.bool_)
 
@@ -52,13 +53,13 @@ def _result_shape(op, i: int = 0) -> tuple[int, ...]:
 # Elementwise
 
 
-def _logistic(x):
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+def _numpy_of(cls):
+    """The declared numpy meaning of an elementwise op (dialects/scalar.py, dialects/tensor.py)."""
+    return meaning_of(cls).numpy_of_kind(ElementKind.FLOAT)
 
 
 def _round_afz(x):
-    return FLOAT_UNARY[xmath.RoundOp](x)
+    return _numpy_of(xmath.RoundOp)(x)
 
 
 def _sign(x):
@@ -88,36 +89,36 @@ def _erf_inv(y):
 
 
 _FLOAT_UNARY = {
-    hlo.CbrtOp: FLOAT_UNARY[xmath.CbrtOp],
-    hlo.CeilOp: FLOAT_UNARY[xmath.CeilOp],
-    hlo.CosineOp: FLOAT_UNARY[xmath.CosOp],
-    hlo.ExponentialOp: FLOAT_UNARY[xmath.ExpOp],
-    hlo.ExponentialMinusOneOp: FLOAT_UNARY[xmath.ExpM1Op],
-    hlo.FloorOp: FLOAT_UNARY[xmath.FloorOp],
-    hlo.LogOp: FLOAT_UNARY[xmath.LogOp],
-    hlo.LogPlusOneOp: FLOAT_UNARY[xmath.Log1pOp],
-    hlo.LogisticOp: _logistic,
+    hlo.CbrtOp: _numpy_of(xmath.CbrtOp),
+    hlo.CeilOp: _numpy_of(xmath.CeilOp),
+    hlo.CosineOp: _numpy_of(xmath.CosOp),
+    hlo.ExponentialOp: _numpy_of(xmath.ExpOp),
+    hlo.ExponentialMinusOneOp: _numpy_of(xmath.ExpM1Op),
+    hlo.FloorOp: _numpy_of(xmath.FloorOp),
+    hlo.LogOp: _numpy_of(xmath.LogOp),
+    hlo.LogPlusOneOp: _numpy_of(xmath.Log1pOp),
+    hlo.LogisticOp: _numpy_of(tensor_dialect.LogisticOp),
     hlo.RoundNearestAfzOp: _round_afz,
-    hlo.RoundNearestEvenOp: FLOAT_UNARY[xmath.RoundEvenOp],
-    hlo.RsqrtOp: FLOAT_UNARY[xmath.RsqrtOp],
-    hlo.SineOp: FLOAT_UNARY[xmath.SinOp],
-    hlo.SqrtOp: FLOAT_UNARY[xmath.SqrtOp],
-    hlo.TanOp: FLOAT_UNARY[xmath.TanOp],
-    hlo.TanhOp: FLOAT_UNARY[xmath.TanhOp],
-    hlo.ChloErfOp: FLOAT_UNARY[xmath.ErfOp],
+    hlo.RoundNearestEvenOp: _numpy_of(xmath.RoundEvenOp),
+    hlo.RsqrtOp: _numpy_of(xmath.RsqrtOp),
+    hlo.SineOp: _numpy_of(xmath.SinOp),
+    hlo.SqrtOp: _numpy_of(xmath.SqrtOp),
+    hlo.TanOp: _numpy_of(xmath.TanOp),
+    hlo.TanhOp: _numpy_of(xmath.TanhOp),
+    hlo.ChloErfOp: _numpy_of(xmath.ErfOp),
     hlo.ChloErfcOp: _pyfunc(pymath.erfc),
     hlo.ChloErfInvOp: _erf_inv,
     hlo.ChloSquareOp: lambda x: x * x,
-    hlo.ChloTanOp: FLOAT_UNARY[xmath.TanOp],
+    hlo.ChloTanOp: _numpy_of(xmath.TanOp),
     hlo.ChloLgammaOp: _pyfunc(pymath.lgamma),
-    hlo.ChloSinhOp: FLOAT_UNARY[xmath.SinhOp],
-    hlo.ChloCoshOp: FLOAT_UNARY[xmath.CoshOp],
-    hlo.ChloAsinOp: FLOAT_UNARY[xmath.AsinOp],
-    hlo.ChloAcosOp: FLOAT_UNARY[xmath.AcosOp],
-    hlo.ChloAtanOp: FLOAT_UNARY[xmath.AtanOp],
-    hlo.ChloAsinhOp: FLOAT_UNARY[xmath.AsinhOp],
-    hlo.ChloAcoshOp: FLOAT_UNARY[xmath.AcoshOp],
-    hlo.ChloAtanhOp: FLOAT_UNARY[xmath.AtanhOp],
+    hlo.ChloSinhOp: _numpy_of(xmath.SinhOp),
+    hlo.ChloCoshOp: _numpy_of(xmath.CoshOp),
+    hlo.ChloAsinOp: _numpy_of(xmath.AsinOp),
+    hlo.ChloAcosOp: _numpy_of(xmath.AcosOp),
+    hlo.ChloAtanOp: _numpy_of(xmath.AtanOp),
+    hlo.ChloAsinhOp: _numpy_of(xmath.AsinhOp),
+    hlo.ChloAcoshOp: _numpy_of(xmath.AcoshOp),
+    hlo.ChloAtanhOp: _numpy_of(xmath.AtanhOp),
     hlo.ChloIsInfOp: np.isinf,
     hlo.ChloIsPosInfOp: lambda x: x == np.inf,
     hlo.ChloIsNegInfOp: lambda x: x == -np.inf,

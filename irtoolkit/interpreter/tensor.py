@@ -1,11 +1,9 @@
 """Rules for ``tensor``: value-semantic numpy arrays in the exact dtype of the IR type.
 
-Numeric semantics are numpy's (SPEC §2): ``max``/``min`` propagate NaN,
-compares are ordered except ``ne``, an empty ``reduce_sum`` is 0 and an empty
-``reduce_max`` is -inf (the smallest integer for integer tensors), float to
-integer ``convert`` truncates toward zero. Integer ``add``/``sub``/``mul`` wrap;
-on ``i1`` they are xor/xor/and (one-bit wrap), ``max``/``min`` are or/and.
-Elementwise ops check at run time that dynamic dims agree (numpy would broadcast).
+The elementwise ops (add ... logistic, cmp, select, convert) have no rule
+here: their declared numpy meaning runs (``elementwise.py``). An empty
+``reduce_sum`` is 0 and an empty ``reduce_max`` is -inf (the smallest integer
+for integer tensors); on ``i1`` a sum is the parity.
 
 No rule writes into an operand: ``insert``/``insert_slice`` copy.
 """
@@ -32,116 +30,7 @@ from irtoolkit.interpreter.memref import (
     slices_of,
 )
 
-_BOOL = np.dtype(np.bool_)
 _asarray = np.asarray
-
-
-def logistic(x: np.ndarray) -> np.ndarray:
-    """1 / (1 + exp(-x)), without overflow for large |x|, in the dtype of ``x``."""
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-
-
-#: elementwise numpy meaning of the binary ops, by op name (float and integer)
-BINARY_NUMPY = {
-    "tensor.add": np.add,
-    "tensor.sub": np.subtract,
-    "tensor.mul": np.multiply,
-    "tensor.div": np.divide,
-    "tensor.max": np.maximum,
-    "tensor.min": np.minimum,
-    "tensor.pow": np.power,
-}
-#: the same on i1 tensors (one-bit wrapping arithmetic)
-BINARY_NUMPY_I1 = {
-    "tensor.add": np.logical_xor,
-    "tensor.sub": np.logical_xor,
-    "tensor.mul": np.logical_and,
-    "tensor.max": np.logical_or,
-    "tensor.min": np.logical_and,
-}
-UNARY_NUMPY = {
-    "tensor.neg": np.negative,
-    "tensor.exp": np.exp,
-    "tensor.log": np.log,
-    "tensor.sqrt": np.sqrt,
-    "tensor.tanh": np.tanh,
-    "tensor.sin": np.sin,
-    "tensor.cos": np.cos,
-    "tensor.abs": np.abs,
-    "tensor.logistic": logistic,
-}
-CMP_NUMPY = {
-    "eq": np.equal,
-    "ne": np.not_equal,
-    "lt": np.less,
-    "le": np.less_equal,
-    "gt": np.greater,
-    "ge": np.greater_equal,
-}
-
-
-def _same_shape(op, a, b):
-    if a.shape != b.shape:
-        raise op_error(op, f"operand shapes differ at run time: {a.shape} vs {b.shape}")
-
-
-def _int_div(a, b):
-    """Integer division truncating toward zero (arith.divsi), in the operands' dtype."""
-    q = np.floor_divide(a, b)
-    return q + ((a - q * b != 0) & ((a < 0) != (b < 0))).astype(a.dtype)
-
-
-def _make_binary(op):
-    name = op.name
-    dt = dtype_of(op.result.type)
-    fn = BINARY_NUMPY_I1.get(name) if dt == _BOOL else None
-    if dt.kind in "iu" and name == "tensor.div":
-        fn = _int_div
-    fn = fn or BINARY_NUMPY[name]
-
-    def rule(interp, op, args):
-        a, b = args
-        if a.shape != b.shape:
-            _same_shape(op, a, b)
-        return (_asarray(fn(a, b)),)
-
-    return rule
-
-
-def _make_unary(op):
-    fn = UNARY_NUMPY[op.name]
-    return lambda interp, op, args: (_asarray(fn(args[0])),)
-
-
-def _predicate_name(op) -> str:
-    name = getattr(op, "predicate_name", None)
-    if isinstance(name, str):
-        return name
-    pred = op.predicate
-    return pred.data if hasattr(pred, "data") else str(pred)
-
-
-def _make_cmp(op):
-    pred = _predicate_name(op)
-    fn = CMP_NUMPY.get(pred)
-    if fn is None:
-        raise op_error(op, f"unknown predicate '{pred}'")
-
-    def rule(interp, op, args):
-        a, b = args
-        if a.shape != b.shape:
-            _same_shape(op, a, b)
-        return (_asarray(fn(a, b)),)
-
-    return rule
-
-
-def _select(interp, op, args):
-    c, a, b = args
-    if not (c.shape == a.shape == b.shape):
-        raise op_error(op, f"operand shapes differ at run time: {c.shape}, {a.shape}, {b.shape}")
-    return (_asarray(np.where(c, a, b)),)
 
 
 def _matmul(interp, op, args):
@@ -182,33 +71,10 @@ def _make_broadcast(op):
     return rule
 
 
-def _make_reduce_sum(op):
+def _make_reduce(op):
+    """The reduction's own numpy meaning (``tensor.reduce_*.numpy``, which folding uses too)."""
     axes = tuple(op.dimensions.get_values())
-    dt = dtype_of(op.result.type)
-    if dt == _BOOL:  # i1 sum wraps: parity
-        return lambda interp, op, args: (_asarray(np.logical_xor.reduce(args[0], axis=axes)),)
-    return lambda interp, op, args: (_asarray(np.sum(args[0], axis=axes, dtype=dt)),)
-
-
-def _make_reduce_max(op):
-    axes = tuple(op.dimensions.get_values())
-    dt = dtype_of(op.result.type)
-    if dt.kind == "f":
-        initial = dt.type(-np.inf)
-    elif dt == _BOOL:
-        initial = False
-    else:
-        initial = np.iinfo(dt).min
-    return lambda interp, op, args: (_asarray(np.maximum.reduce(args[0], axis=axes, initial=initial)),)
-
-
-def _make_convert(op):
-    src = dtype_of(op.input.type)
-    dst = dtype_of(op.result.type)
-    if dst == _BOOL and src != _BOOL:
-        return lambda interp, op, args: (args[0] != 0,)
-    # float -> int truncates toward zero (numpy's astype); NaN/out-of-range is poison
-    return lambda interp, op, args: (args[0].astype(dst),)
+    return lambda interp, op, args: (_asarray(op.numpy(args[0], axes)),)
 
 
 # ---------------------------------------------------------------------------
@@ -348,55 +214,32 @@ def _pad(interp, op, args):
     return (out,)
 
 
-try:
-    from irtoolkit.dialects import tensor as _t
-except Exception:  # noqa: BLE001 -- the dialect is being written in parallel; the coverage test reports it
-    _t = None
-
-
 def _register_all() -> None:
-    if _t is None:
-        return
+    from xdsl.dialects import tensor as upstream
 
-    def cls(name):
-        return getattr(_t, name, None)
+    from irtoolkit.dialects import tensor as ours
 
-    table_specialized = {
-        "CmpOp": _make_cmp, "TransposeOp": _make_transpose, "BroadcastOp": _make_broadcast,
-        "ReduceSumOp": _make_reduce_sum, "ReduceMaxOp": _make_reduce_max, "ConvertOp": _make_convert,
+    specialized = {
+        "TransposeOp": _make_transpose, "BroadcastOp": _make_broadcast,
+        "ReduceSumOp": _make_reduce, "ReduceMaxOp": _make_reduce,
         "EmptyOp": _make_empty, "SplatOp": _make_splat, "FromElementsOp": _make_from_elements,
         "CastOp": _make_cast,
     }
-    table_plain = {
-        "SelectOp": _select, "MatmulOp": _matmul, "ExtractOp": _extract, "InsertOp": _insert,
+    plain = {
+        "MatmulOp": _matmul, "ExtractOp": _extract, "InsertOp": _insert,
         "ExtractSliceOp": _extract_slice, "InsertSliceOp": _insert_slice,
         "CollapseShapeOp": _collapse_shape, "ExpandShapeOp": _expand_shape, "DimOp": _dim,
         "ConcatOp": _concat, "ReshapeOp": _reshape, "PadOp": _pad,
     }
-    for c in getattr(_t, "BINARY_OPS", ()):
-        register_specialized(c)(_make_binary)
-    for c in getattr(_t, "UNARY_OPS", ()):
-        register_specialized(c)(_make_unary)
-    for name, make in table_specialized.items():
-        if cls(name) is not None:
-            register_specialized(cls(name))(make)
-    for name, rule in table_plain.items():
-        if cls(name) is not None:
-            register(cls(name))(rule)
-    # xDSL's own classes too (ops built by xDSL patterns), where ours subclass them
-    from xdsl.dialects import tensor as upstream
-
-    for name, make in table_specialized.items():
-        if hasattr(upstream, name):
-            register_specialized(getattr(upstream, name))(make)
-    for name, rule in table_plain.items():
-        if hasattr(upstream, name):
-            register(getattr(upstream, name))(rule)
-    register_exit(upstream.YieldOp)
-    if cls("YieldOp") is not None:
-        register_exit(cls("YieldOp"))
+    # ours, and xDSL's own classes too (ops built by xDSL patterns), where ours subclass them
+    for module in (ours, upstream):
+        for name, make in specialized.items():
+            if hasattr(module, name):
+                register_specialized(getattr(module, name))(make)
+        for name, rule in plain.items():
+            if hasattr(module, name):
+                register(getattr(module, name))(rule)
+        register_exit(module.YieldOp)
 
 
 _register_all()
-
-__all__ = ["BINARY_NUMPY", "BINARY_NUMPY_I1", "UNARY_NUMPY", "CMP_NUMPY", "logistic"]

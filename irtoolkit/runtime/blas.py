@@ -8,9 +8,9 @@ CBLAS gemm with 64-bit integers that numpy's wheel ships (in
                                   i64 M, i64 N, i64 K, T alpha, T *A, i64 lda,
                                   T *B, i64 ldb, T beta, T *C, i64 ldc)
 
-``find_openblas()`` finds that library without loading it (the lowering asks
-``blas_available()`` when its ``blas`` option is left on auto, and falls back
-to loop nests when there is none); ``load_blas()`` makes its symbols visible to
+``find_openblas()`` finds that library without loading it (when
+``blas_available()`` is false, the JIT compiles with
+``lower-tensor-to-loop{blas=false}``: loop nests); ``load_blas()`` makes its symbols visible to
 LLVM's JIT (``llvmlite.binding.load_library_permanently``) — the runtime
 resolves them before linking. scipy's own OpenBLAS is deliberately not used:
 a second thread pool slows numpy's.
@@ -23,13 +23,7 @@ import glob
 import os
 import threading
 
-#: element type name -> the gemm symbol
-GEMM_SYMBOLS = {"f32": "scipy_cblas_sgemm64_", "f64": "scipy_cblas_dgemm64_"}
-
-# CBLAS enums
-ROW_MAJOR = 101
-NO_TRANS = 111
-TRANS = 112
+from irtoolkit.abi import GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR, TRANS
 
 _lock = threading.Lock()
 _found: list = []  # [path or None] once searched

@@ -80,8 +80,18 @@ def default_lowering_passes(module: ModuleOp, include_ad: bool = True) -> list:
             if prefixes is not None and not _needs(module, prefixes):
                 continue
             raise _error(f"pass '{name}' is needed to compile this module but is not available")
-        passes.append(cls())
+        passes.append(cls(**_driver_options(name)))
     return passes
+
+
+def _driver_options(name: str) -> dict:
+    """Options the JIT sets as the driver of the pipeline: BLAS calls only when the
+    library is there to link them."""
+    if name == "lower-tensor-to-loop":
+        from irtoolkit.runtime.blas import blas_available
+
+        return {"blas": blas_available()}
+    return {}
 
 
 def lower_module(module: ModuleOp, pipeline: str | None = None, clone: bool = True) -> ModuleOp:

@@ -248,19 +248,14 @@ class Driver:
         whose results the reverse sweep did not need (canonicalize keeps calls)."""
         from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
-        changed = True
-        while changed:
-            changed = False
-            for op in reversed(list(f.walk())):
-                if op is f or op.parent_block() is None or any(r.uses for r in op.results):
-                    continue
-                if isinstance(op, func.CallOp):
-                    dead = self.is_pure_function(op.callee.string_value())
-                else:
-                    dead = is_trivially_dead(op)
-                if dead:
-                    op.parent_block().erase_op(op)
-                    changed = True
+        from irtoolkit.passes.transforms.dead_code import erase_dead
+
+        def dead(op: Operation) -> bool:
+            if isinstance(op, func.CallOp):
+                return self.is_pure_function(op.callee.string_value())
+            return op is not f and is_trivially_dead(op)
+
+        erase_dead(list(f.walk()), dead)
 
     # -- custom rules -------------------------------------------------------------
     def _custom(self, f: func.FuncOp, attr: str, at) -> func.FuncOp:

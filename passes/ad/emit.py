@@ -23,6 +23,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from irtoolkit.dialects.elementwise import lifted
+
 DYN = -(2**63)  # xDSL DYNAMIC_INDEX, as the parser produces for `?`
 
 
@@ -53,27 +55,15 @@ def const_int(v: SSAValue) -> int | None:
     return None
 
 
-def is_splat_const(v: SSAValue, value: float) -> bool:
-    """Is ``v`` an ``arith.constant`` equal to ``value`` everywhere (float)?"""
-    owner = v.owner
-    if not isinstance(owner, arith.ConstantOp):
-        return False
-    attr = owner.value
-    if isinstance(attr, FloatAttr):
-        return attr.value.data == value
-    if isinstance(attr, DenseIntOrFPElementsAttr) and is_float(elem_type(attr.get_type())):
-        vals = attr.get_values()
-        return len(vals) > 0 and all(x == value for x in vals)
-    return False
-
-
 def _tensor():
     from irtoolkit.dialects import tensor
 
     return tensor
 
 
-_SCALAR_CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+def _applying(scalar_op: type[Operation]):
+    """The Emitter method that applies ``scalar_op`` (see ``Emitter.apply``)."""
+    return lambda self, *operands: self.apply(scalar_op, *operands)
 
 
 class Emitter:
@@ -147,77 +137,46 @@ class Emitter:
     def empty(self, t: TensorType, dyn_sizes: Sequence[SSAValue] = ()) -> SSAValue:
         return self.v(_tensor().EmptyOp(list(dyn_sizes), t))
 
-    # -- arithmetic (scalar or tensor) ---------------------------------------
-    def _bin(self, scalar_cls, tensor_name: str, a: SSAValue, b: SSAValue) -> SSAValue:
-        if is_tensor(a.type):
-            return self.v(getattr(_tensor(), tensor_name)(a, b))
-        return self.v(scalar_cls(a, b))
+    # -- arithmetic (scalar or tensor): the DerivativeBuilder of dialects/elementwise.py --
+    def emit1(self, op: Operation) -> SSAValue:
+        return self.v(op)
 
-    def add(self, a, b):
-        if is_splat_const(a, 0.0):
-            return b
-        if is_splat_const(b, 0.0):
-            return a
-        return self._bin(arith.AddfOp, "AddOp", a, b)
+    def apply(self, scalar_op: type[Operation], *operands: SSAValue) -> SSAValue:
+        """``scalar_op`` on scalars; on tensors, the tensor op declared with it as its
+        float counterpart. A neutral operand (``x + 0``, ``x * 1`` ...) emits nothing
+        (``tensor.fold_neutral``, the rule canonicalization folds with)."""
+        cls = scalar_op
+        if is_tensor(operands[0].type):
+            cls = lifted(scalar_op)
+            if cls is None:
+                raise NotImplementedError(f"no tensor op applies '{scalar_op.name}' elementwise")
+        if len(operands) == 2:
+            same = _tensor().fold_neutral(cls, operands[0], operands[1], operands[0].type)
+            if same is not None:
+                return same
+        return self.v(cls(*operands))
 
-    def sub(self, a, b):
-        return self._bin(arith.SubfOp, "SubOp", a, b)
-
-    def mul(self, a, b):
-        if is_splat_const(a, 1.0):
-            return b
-        if is_splat_const(b, 1.0):
-            return a
-        return self._bin(arith.MulfOp, "MulOp", a, b)
-
-    def div(self, a, b):
-        return self._bin(arith.DivfOp, "DivOp", a, b)
-
-    def maximum(self, a, b):
-        return self._bin(arith.MaximumfOp, "MaxOp", a, b)
-
-    def pow(self, a, b):
-        return self._bin(math.PowFOp, "PowOp", a, b)
-
-    def _un(self, scalar_cls, tensor_name: str | None, a: SSAValue) -> SSAValue:
-        if is_tensor(a.type):
-            if tensor_name is None:
-                raise NotImplementedError(f"no tensor op for {scalar_cls.name}")
-            return self.v(getattr(_tensor(), tensor_name)(a))
-        return self.v(scalar_cls(a))
-
-    def neg(self, a):
-        return self._un(arith.NegfOp, "NegOp", a)
-
-    def exp(self, a):
-        return self._un(math.ExpOp, "ExpOp", a)
-
-    def log(self, a):
-        return self._un(math.LogOp, "LogOp", a)
-
-    def sqrt(self, a):
-        return self._un(math.SqrtOp, "SqrtOp", a)
-
-    def tanh(self, a):
-        return self._un(math.TanhOp, "TanhOp", a)
-
-    def sin(self, a):
-        return self._un(math.SinOp, "SinOp", a)
-
-    def cos(self, a):
-        return self._un(math.CosOp, "CosOp", a)
-
-    def cosh(self, a):
-        return self._un(math.CoshOp, None, a)
-
-    def sinh(self, a):
-        return self._un(math.SinhOp, None, a)
+    # the ops partial derivatives use most, by their scalar op (tensor op on tensors)
+    add = _applying(arith.AddfOp)
+    sub = _applying(arith.SubfOp)
+    mul = _applying(arith.MulfOp)
+    div = _applying(arith.DivfOp)
+    maximum = _applying(arith.MaximumfOp)
+    pow = _applying(math.PowFOp)
+    neg = _applying(arith.NegfOp)
+    exp = _applying(math.ExpOp)
+    log = _applying(math.LogOp)
+    sqrt = _applying(math.SqrtOp)
+    tanh = _applying(math.TanhOp)
+    sin = _applying(math.SinOp)
+    cos = _applying(math.CosOp)
 
     def cmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
         """pred in eq ne lt le gt ge (ordered, except ne)."""
+        T = _tensor()
         if is_tensor(a.type):
-            return self.v(_tensor().CmpOp(pred, a, b))
-        return self.v(arith.CmpfOp(a, b, _SCALAR_CMP[pred]))
+            return self.v(T.CmpOp(pred, a, b))
+        return self.v(arith.CmpfOp(a, b, T.FLOAT_PREDICATES[pred]))
 
     def select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
         if is_tensor(a.type):
@@ -249,23 +208,12 @@ class Emitter:
         return self.add(a, b)
 
     # -- index arithmetic -----------------------------------------------------
-    def iadd(self, a, b):
-        return self.v(arith.AddiOp(a, b))
-
-    def isub(self, a, b):
-        return self.v(arith.SubiOp(a, b))
-
-    def imul(self, a, b):
-        return self.v(arith.MuliOp(a, b))
-
-    def idiv(self, a, b):
-        return self.v(arith.DivSIOp(a, b))
-
-    def imax(self, a, b):
-        return self.v(arith.MaxSIOp(a, b))
-
-    def imin(self, a, b):
-        return self.v(arith.MinSIOp(a, b))
+    iadd = _applying(arith.AddiOp)
+    isub = _applying(arith.SubiOp)
+    imul = _applying(arith.MuliOp)
+    idiv = _applying(arith.DivSIOp)
+    imax = _applying(arith.MaxSIOp)
+    imin = _applying(arith.MinSIOp)
 
     def to_index(self, v: SSAValue) -> SSAValue:
         if isinstance(v.type, IndexType):

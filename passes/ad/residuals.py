@@ -39,7 +39,11 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import AnyFloat, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from xdsl.transforms.dead_code_elimination import is_trivially_dead
+
+from irtoolkit.dialects.elementwise import Cost, cost_of
 from irtoolkit.passes.ad.emit import DYN, Emitter, const_int, slice_params
+from irtoolkit.passes.transforms.dead_code import erase_dead
 
 # stacking pays when the matmul is big enough and the stored rows small against it
 MIN_OUTER_ELEMENTS = 1024
@@ -76,36 +80,16 @@ def _in_block(v: SSAValue, block: Block) -> bool:
 def dce_block(block: Block, keep: SSAValue | None = None) -> None:
     """Erase the trivially dead ops at the top level of ``block``, except the
     definition of ``keep`` (a value about to be used)."""
-    from xdsl.transforms.dead_code_elimination import is_trivially_dead
-
-    changed = True
-    while changed:
-        changed = False
-        for o in reversed(list(block.ops)):
-            if keep is not None and keep.owner is o:
-                continue
-            if not any(r.uses for r in o.results) and is_trivially_dead(o):
-                block.erase_op(o)
-                changed = True
-
-
-_EXPENSIVE_SCALAR = frozenset(
-    "math." + n for n in ("exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "tanh", "sinh",
-                          "cosh", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "asinh",
-                          "acosh", "atanh", "erf", "erfc", "powf", "fpowi", "sqrt", "rsqrt", "cbrt")
-) | {"arith.divf"}
+    keep_op = None if keep is None else keep.owner
+    erase_dead(list(block.ops), lambda o: o.parent is block and o is not keep_op and is_trivially_dead(o))
 
 
 def _is_expensive(gen, o: Operation) -> bool:
-    t = _tensor()
-    if isinstance(o, (t.ExpOp, t.LogOp, t.TanhOp, t.SinOp, t.CosOp, t.LogisticOp, t.SqrtOp,
-                      t.PowOp, t.DivOp, t.MatmulOp, t.ReduceSumOp, t.ReduceMaxOp)):
-        return True
-    if o.name in _EXPENSIVE_SCALAR:
-        return True
+    """Worth storing rather than recomputing: a declared cost of at least a division
+    (``dialects/elementwise.py``), or a call of a pure function."""
     if isinstance(o, func.CallOp):
         return gen.driver.is_pure_function(o.callee.string_value())
-    return False
+    return cost_of(o) >= Cost.MEDIUM
 
 
 def _invariant_ops(loop_op: Operation, ops: list[Operation]) -> set[Operation]:
@@ -193,37 +177,18 @@ def tape_residuals(loop_op, info, block: Block, idx: SSAValue, bmap, load) -> in
 def prune_residual_tapes(loops) -> None:
     """Drop the provisional residual tapes that no reverse sweep reads from the forward
     loops ``(for_op, first position, count)`` (run once everything is generated, as
-    it replaces the loops)."""
-    loop = _loop()
-    for fl, first, count in loops:
-        parent = fl.parent_block()
-        if parent is None:
+    it replaces the loops): the loop canonicalization's ``ForRemoveDeadIterArgs``
+    removes a carried value whose result is unused and that only feeds itself."""
+    from xdsl.pattern_rewriter import PatternRewriter
+
+    from irtoolkit.dialects.loop import ForRemoveDeadIterArgs
+
+    for fl, _first, _count in loops:
+        if fl.parent_block() is None:
             continue
-        dead = [p for p in range(first, first + count) if not fl.res[p].uses]
-        if not dead:
-            continue
-        block = fl.body.block
-        y = block.last_op
-        stores = [y.operands[p].owner for p in dead]
-        keep = [p for p in range(len(fl.res)) if p not in dead]
-        y.operands = [y.operands[p] for p in keep]
-        for st in stores:
-            block.erase_op(st)
-        for p in sorted(dead, reverse=True):
-            block.erase_arg(block.args[1 + p])
-        inits = [fl.iter_args[p] for p in keep]
-        dead_inits = [fl.iter_args[p] for p in dead]
-        region = fl.detach_region(fl.body)
-        new = loop.ForOp(fl.lb, fl.ub, fl.step, inits, region, attributes=dict(fl.attributes))
-        new.location = fl.location
-        parent.insert_op_before(new, fl)
-        for i, p in enumerate(keep):
-            fl.res[p].replace_all_uses_with(new.res[i])
-        parent.erase_op(fl)
-        for v in dead_inits:
-            o = v.owner
-            if isinstance(o, Operation) and o.parent is not None and not v.uses:
-                o.parent_block().erase_op(o)
+        inits = [v.owner for v in fl.iter_args if isinstance(v.owner, Operation)]
+        ForRemoveDeadIterArgs().match_and_rewrite(fl, PatternRewriter(fl))
+        erase_dead(inits)
 
 
 # -- stacked outer products ----------------------------------------------------------

@@ -17,10 +17,11 @@ Signatures (``None`` is a symbolic zero everywhere):
     its adjoint (it is active); a rule may return a :class:`Contribution`,
     a sparse update that the adjoint map adds into an accumulator in place.
 
-Elementwise ops are described once by their partial derivatives
-(``partials(E, ins, outs) -> [∂out/∂in_i | ONE | NEG_ONE | None]``), for the
-scalar ``arith``/``math`` op and the ``tensor`` op alike; both rules are
-generated from that description.
+Elementwise ops have no entry here: their rules are generated from the
+partial derivatives of their declaration (``irtoolkit/dialects/elementwise.py``;
+``partials(E, ins, outs, need) -> [∂out/∂in_i | ONE | NEG_ONE | None]``), and
+an op declared ``differentiable=False`` is non-differentiable. An explicit
+entry takes precedence over a declaration.
 """
 
 from __future__ import annotations
@@ -30,16 +31,14 @@ from typing import Any
 
 from xdsl.ir import Operation, SSAValue
 
+from irtoolkit.dialects.elementwise import NEG_ONE, ONE, meaning_of
+
 JVP: dict[type, Callable[..., list]] = {}
 VJP: dict[type, Callable[..., list]] = {}
 NONDIFF: set[type] = set()  # results never carry derivatives
 PRIMAL_ONLY: set[type] = set()  # side effects (prints): run once, in the primal code, never replayed
 STRUCTURAL: set[type] = set()  # handled by the driver (regions, calls, terminators)
 UNSUPPORTED: dict[type, str] = {}  # known, not differentiable: a located error when active
-PARTIALS: dict[type, Callable] = {}  # elementwise description
-
-ONE = "one"
-NEG_ONE = "neg_one"
 
 
 class Contribution:
@@ -80,9 +79,16 @@ class SliceContribution(Contribution):
         return E.insert_slice(E.add(old, self.value), acc, self.offsets, self.sizes, self.strides)
 
 
+def derivatives(cls: type, jvp: Callable | None = None, vjp: Callable | None = None) -> None:
+    """Register the JVP and/or the VJP rule of ``cls`` (signatures in the module doc)."""
+    if jvp is not None:
+        JVP[cls] = jvp
+    if vjp is not None:
+        VJP[cls] = vjp
+
+
 def register(cls: type, jvp: Callable, vjp: Callable) -> None:
-    JVP[cls] = jvp
-    VJP[cls] = vjp
+    derivatives(cls, jvp, vjp)
 
 
 def nondiff(*classes: type) -> None:
@@ -109,8 +115,8 @@ def _apply_partial(E, p, v: SSAValue) -> SSAValue:
     return E.mul(v, p)
 
 
-def elementwise(cls: type, partials: Callable) -> None:
-    """Register ``cls`` from its partial derivatives ``partials(E, ins, outs, need)``."""
+def jvp_from_partials(partials: Callable) -> Callable:
+    """The JVP rule of an elementwise op with these partial derivatives."""
 
     def jvp(E, op, ins, outs, tangents):
         need = [t is not None for t in tangents]
@@ -122,6 +128,12 @@ def elementwise(cls: type, partials: Callable) -> None:
             total = E.accumulate(total, _apply_partial(E, p, t))
         return [total]
 
+    return jvp
+
+
+def vjp_from_partials(partials: Callable) -> Callable:
+    """The VJP rule of an elementwise op with these partial derivatives."""
+
     def vjp(E, op, ins, outs, adjoints, need):
         (a,) = adjoints
         ps = partials(E, ins, outs, need)
@@ -130,8 +142,7 @@ def elementwise(cls: type, partials: Callable) -> None:
             for p, n in zip(ps, need)
         ]
 
-    PARTIALS[cls] = partials
-    register(cls, jvp, vjp)
+    return vjp
 
 
 def linear_unary(cls: type, apply: Callable, transpose: Callable) -> None:
@@ -160,36 +171,54 @@ def load_rules() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from irtoolkit.passes.ad import rules_arith, rules_func, rules_math  # noqa: F401
-
-    try:
-        from irtoolkit.passes.ad import rules_tensor  # noqa: F401
-    except ImportError:  # the tensor dialect is not importable (being written)
-        pass
+    from irtoolkit.passes.ad import rules_arith, rules_func, rules_math, rules_tensor  # noqa: F401
 
 
-def _lookup(table, op: Operation):
-    for cls in type(op).__mro__:
+def _lookup(table, op: Operation | type):
+    load_rules()
+    for cls in (op if isinstance(op, type) else type(op)).__mro__:
         if cls in table:
             return table[cls]
     return None
 
 
-def jvp_rule(op: Operation):
-    return _lookup(JVP, op)
+def _declared_partials(op: Operation | type):
+    meaning = meaning_of(op)
+    return None if meaning is None else meaning.partials_for(None if isinstance(op, type) else op)
 
 
-def vjp_rule(op: Operation):
-    return _lookup(VJP, op)
+def jvp_rule(op: Operation | type):
+    """The JVP rule of an op (or op class): registered, or generated from its declaration."""
+    rule = _lookup(JVP, op)
+    if rule is None and (partials := _declared_partials(op)) is not None:
+        rule = jvp_from_partials(partials)
+    return rule
 
 
-def is_nondiff(op: Operation) -> bool:
-    return any(cls in NONDIFF for cls in type(op).__mro__)
+def vjp_rule(op: Operation | type):
+    """The VJP rule of an op (or op class): registered, or generated from its declaration."""
+    rule = _lookup(VJP, op)
+    if rule is None and (partials := _declared_partials(op)) is not None:
+        rule = vjp_from_partials(partials)
+    return rule
 
 
-def is_primal_only(op: Operation) -> bool:
-    return any(cls in PRIMAL_ONLY for cls in type(op).__mro__)
+def is_nondiff(op: Operation | type) -> bool:
+    load_rules()
+    cls = op if isinstance(op, type) else type(op)
+    if any(c in NONDIFF for c in cls.__mro__):
+        return True
+    meaning = meaning_of(cls)
+    return meaning is not None and not meaning.differentiable
 
 
-def is_structural(op: Operation) -> bool:
-    return any(cls in STRUCTURAL for cls in type(op).__mro__)
+def is_primal_only(op: Operation | type) -> bool:
+    load_rules()
+    cls = op if isinstance(op, type) else type(op)
+    return any(c in PRIMAL_ONLY for c in cls.__mro__)
+
+
+def is_structural(op: Operation | type) -> bool:
+    load_rules()
+    cls = op if isinstance(op, type) else type(op)
+    return any(c in STRUCTURAL for c in cls.__mro__)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from xdsl.dialects import func, printf
 
+from irtoolkit.dialects import autodiff, loop
 from irtoolkit.passes.ad.rules import nondiff, primal_only, structural, unsupported
 
 structural(func.FuncOp, func.CallOp, func.ReturnOp)
@@ -16,23 +17,11 @@ structural(func.FuncOp, func.CallOp, func.ReturnOp)
 # (the reverse sweep's replays of loop bodies and branches leave it out)
 nondiff(printf.PrintFormatOp, printf.PrintCharOp, printf.PrintIntOp)
 primal_only(printf.PrintFormatOp, printf.PrintCharOp, printf.PrintIntOp)
-
-try:
-    from irtoolkit.dialects import loop
-
-    structural(loop.ForOp, loop.IfOp, loop.WhileOp, loop.YieldOp, loop.ConditionOp)
-    for _cls in (loop.ParallelOp, loop.ReduceOp, loop.ReduceReturnOp):
-        unsupported(_cls, "loop.parallel works on memrefs after lowering; differentiate the tensor form")
-except ImportError:  # pragma: no cover - dialect being written
-    pass
-
-try:
-    from irtoolkit.dialects import autodiff
-
-    # stop_gradient is the identity whose derivative is zero.
-    nondiff(autodiff.StopGradientOp)
-    # grad/value_and_grad/vjp/jvp are lowered (callee first) before a function
-    # is differentiated; the driver replaces them by calls.
-    structural(autodiff.GradOp, autodiff.ValueAndGradOp, autodiff.VjpOp, autodiff.JvpOp)
-except (ImportError, AttributeError):  # pragma: no cover - dialect being written
-    pass
+structural(loop.ForOp, loop.IfOp, loop.WhileOp, loop.YieldOp, loop.ConditionOp)
+for _cls in (loop.ParallelOp, loop.ReduceOp, loop.ReduceReturnOp):
+    unsupported(_cls, "loop.parallel works on memrefs after lowering; differentiate the tensor form")
+# stop_gradient is the identity whose derivative is zero.
+nondiff(autodiff.StopGradientOp)
+# grad/value_and_grad/vjp/jvp are lowered (callee first) before a function
+# is differentiated; the driver replaces them by calls.
+structural(autodiff.GradOp, autodiff.ValueAndGradOp, autodiff.VjpOp, autodiff.JvpOp)

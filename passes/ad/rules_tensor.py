@@ -1,9 +1,10 @@
-"""Derivative rules of the `tensor` dialect.
+"""Derivative rules of the `tensor` dialect's structural ops.
 
-Elementwise ops reuse the partials of their scalar counterparts
-(rules_arith.py); structural ops are linear: their JVP applies the op to the
-tangent, their VJP is the transposed op (extract <-> insert, broadcast <->
-reduce_sum, collapse <-> expand, ...).
+The elementwise ops need none: their rules come from the partial derivatives
+of their declarations (``irtoolkit/dialects/elementwise.py``). Structural ops
+are linear: their JVP applies the op to the tangent, their VJP is the
+transposed op (extract <-> insert, broadcast <-> reduce_sum, collapse <->
+expand, ...).
 """
 
 from __future__ import annotations
@@ -11,51 +12,21 @@ from __future__ import annotations
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, TensorType
 
-from irtoolkit.dialects import tensor as T
+from irtoolkit.dialects import tensor
 from irtoolkit.passes.ad.emit import DYN, is_float, slice_params
 from irtoolkit.passes.ad.rules import (
     ElementContribution,
     SliceContribution,
-    elementwise,
     linear_unary,
     nondiff,
     register,
     structural,
 )
-from irtoolkit.passes.ad.rules_arith import (
-    _select_jvp,
-    _select_vjp,
-    p_abs,
-    p_add,
-    p_cos,
-    p_div,
-    p_exp,
-    p_log,
-    p_logistic,
-    p_max,
-    p_min,
-    p_mul,
-    p_neg,
-    p_pow,
-    p_sin,
-    p_sqrt,
-    p_sub,
-    p_tanh,
-)
+from irtoolkit.passes.ad.rules_arith import select_jvp, select_vjp
 
-# -- elementwise: the same description as the scalar ops ------------------------
-for _cls, _p in (
-    (T.AddOp, p_add), (T.SubOp, p_sub), (T.MulOp, p_mul), (T.DivOp, p_div),
-    (T.MaxOp, p_max), (T.MinOp, p_min), (T.PowOp, p_pow),
-    (T.NegOp, p_neg), (T.ExpOp, p_exp), (T.LogOp, p_log), (T.SqrtOp, p_sqrt),
-    (T.TanhOp, p_tanh), (T.SinOp, p_sin), (T.CosOp, p_cos), (T.AbsOp, p_abs),
-    (T.LogisticOp, p_logistic),
-):
-    elementwise(_cls, _p)
-
-register(T.SelectOp, _select_jvp, _select_vjp)
-nondiff(T.CmpOp, T.EmptyOp, T.DimOp)
-structural(T.YieldOp)
+register(tensor.SelectOp, select_jvp, select_vjp)
+nondiff(tensor.EmptyOp, tensor.DimOp)
+structural(tensor.YieldOp)
 
 
 def _with_operand(E, op, ins, index: int, value):
@@ -75,17 +46,17 @@ def _convert_jvp(E, op, ins, outs, tangents):
     t = tangents[0]
     if t is None or not is_float(outs[0].type.get_element_type()):
         return [None]
-    return [E.v(T.ConvertOp(t, outs[0].type))]
+    return [E.v(tensor.ConvertOp(t, outs[0].type))]
 
 
 def _convert_vjp(E, op, ins, outs, adjoints, need):
     a = adjoints[0]
     if a is None or not need[0]:
         return [None]
-    return [E.v(T.ConvertOp(a, ins[0].type))]
+    return [E.v(tensor.ConvertOp(a, ins[0].type))]
 
 
-register(T.ConvertOp, _convert_jvp, _convert_vjp)
+register(tensor.ConvertOp, _convert_jvp, _convert_vjp)
 
 
 # -- matmul --------------------------------------------------------------------
@@ -108,7 +79,7 @@ def _matmul_vjp(E, op, ins, outs, adjoints, need):
     return [da, db]
 
 
-register(T.MatmulOp, _matmul_jvp, _matmul_vjp)
+register(tensor.MatmulOp, _matmul_jvp, _matmul_vjp)
 
 
 # -- transpose, broadcast, reductions ---------------------------------------------
@@ -120,7 +91,7 @@ def _inverse(perm):
 
 
 linear_unary(
-    T.TransposeOp,
+    tensor.TransposeOp,
     _same_op,
     lambda E, op, a, ins, outs: E.transpose(a, _inverse(op.permutation.get_values())),
 )
@@ -140,7 +111,7 @@ def _broadcast_transpose(E, op, a, ins, outs):
     return s
 
 
-linear_unary(T.BroadcastOp, _same_op, _broadcast_transpose)
+linear_unary(tensor.BroadcastOp, _same_op, _broadcast_transpose)
 
 
 def _kept_dims(rank, dims):
@@ -156,7 +127,7 @@ def _broadcast_like(E, op, a, kept, like):
         return E.broadcast(a, kept, lt)
     if a.type.get_num_dims() == 0:
         sizes = [E.dim(like, i) for i, d in enumerate(shape) if d == DYN]
-        return E.v(T.SplatOp(E.extract(a, []), sizes, lt))
+        return E.v(tensor.SplatOp(E.extract(a, []), sizes, lt))
     from irtoolkit.diagnostics import op_error
 
     raise op_error(op, "cannot differentiate: the adjoint needs a broadcast along a dynamic "
@@ -164,7 +135,7 @@ def _broadcast_like(E, op, a, kept, like):
 
 
 linear_unary(
-    T.ReduceSumOp,
+    tensor.ReduceSumOp,
     _same_op,
     lambda E, op, a, ins, outs: _broadcast_like(
         E, op, a, _kept_dims(ins[0].type.get_num_dims(), op.dimensions.get_values()), ins[0]
@@ -198,7 +169,7 @@ def _reduce_max_vjp(E, op, ins, outs, adjoints, need):
     return [E.mul(_broadcast_like(E, op, a, kept, ins[0]), w)]
 
 
-register(T.ReduceMaxOp, _reduce_max_jvp, _reduce_max_vjp)
+register(tensor.ReduceMaxOp, _reduce_max_jvp, _reduce_max_vjp)
 
 
 # -- element access ---------------------------------------------------------------
@@ -215,7 +186,7 @@ def _extract_vjp(E, op, ins, outs, adjoints, need):
     return res
 
 
-register(T.ExtractOp, _extract_jvp, _extract_vjp)
+register(tensor.ExtractOp, _extract_jvp, _extract_vjp)
 
 
 def _insert_jvp(E, op, ins, outs, tangents):
@@ -238,14 +209,14 @@ def _insert_vjp(E, op, ins, outs, adjoints, need):
     return res
 
 
-register(T.InsertOp, _insert_jvp, _insert_vjp)
+register(tensor.InsertOp, _insert_jvp, _insert_vjp)
 
 
 def _from_elements_jvp(E, op, ins, outs, tangents):
     if all(t is None for t in tangents):
         return [None]
     ts = [t if t is not None else E.zeros(v) for t, v in zip(tangents, ins)]
-    return [E.v(T.FromElementsOp(*ts, result_type=outs[0].type))]
+    return [E.v(tensor.FromElementsOp(*ts, result_type=outs[0].type))]
 
 
 def _unravel(i, shape):
@@ -268,14 +239,14 @@ def _from_elements_vjp(E, op, ins, outs, adjoints, need):
     return res
 
 
-register(T.FromElementsOp, _from_elements_jvp, _from_elements_vjp)
+register(tensor.FromElementsOp, _from_elements_jvp, _from_elements_vjp)
 
 
 def _splat_vjp(E, op, a, ins, outs):
     return E.full_reduce_to_scalar(a)
 
 
-linear_unary(T.SplatOp, _same_op, _splat_vjp)
+linear_unary(tensor.SplatOp, _same_op, _splat_vjp)
 
 
 # -- slices ------------------------------------------------------------------
@@ -301,7 +272,7 @@ def _extract_slice_jvp(E, op, ins, outs, tangents):
     return [None if t is None else _with_operand(E, op, ins, 0, t)]
 
 
-register(T.ExtractSliceOp, _extract_slice_jvp, _extract_slice_vjp)
+register(tensor.ExtractSliceOp, _extract_slice_jvp, _extract_slice_vjp)
 
 
 def _insert_slice_jvp(E, op, ins, outs, tangents):
@@ -327,7 +298,7 @@ def _insert_slice_vjp(E, op, ins, outs, adjoints, need):
     return res
 
 
-register(T.InsertSliceOp, _insert_slice_jvp, _insert_slice_vjp)
+register(tensor.InsertSliceOp, _insert_slice_jvp, _insert_slice_vjp)
 
 
 # -- reshapes ----------------------------------------------------------------
@@ -337,16 +308,16 @@ def _collapse_vjp(E, op, a, ins, outs):
         from irtoolkit.diagnostics import op_error
 
         raise op_error(op, "cannot differentiate a collapse of a dynamically shaped tensor")
-    return E.v(T.ExpandShapeOp(a, [], op.reassociation, list(in_t.get_shape()), in_t))
+    return E.v(tensor.ExpandShapeOp(a, [], op.reassociation, list(in_t.get_shape()), in_t))
 
 
 def _expand_vjp(E, op, a, ins, outs):
-    return E.v(T.CollapseShapeOp(a, op.reassociation, ins[0].type))
+    return E.v(tensor.CollapseShapeOp(a, op.reassociation, ins[0].type))
 
 
-linear_unary(T.CollapseShapeOp, _same_op, _collapse_vjp)
-linear_unary(T.ExpandShapeOp, _same_op, _expand_vjp)
-linear_unary(T.CastOp, _same_op, lambda E, op, a, ins, outs: E.v(T.CastOp(a, ins[0].type)))
+linear_unary(tensor.CollapseShapeOp, _same_op, _collapse_vjp)
+linear_unary(tensor.ExpandShapeOp, _same_op, _expand_vjp)
+linear_unary(tensor.CastOp, _same_op, lambda E, op, a, ins, outs: E.v(tensor.CastOp(a, ins[0].type)))
 
 
 def _reshape_vjp(E, op, a, ins, outs):
@@ -358,10 +329,10 @@ def _reshape_vjp(E, op, a, ins, outs):
         raise op_error(op, "cannot differentiate a reshape of a dynamically shaped tensor")
     st = TensorType(IndexType(), [len(shape)])
     shape_v = E.v(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(st, shape)))
-    return E.v(T.ReshapeOp(a, shape_v, in_t))
+    return E.v(tensor.ReshapeOp(a, shape_v, in_t))
 
 
-linear_unary(T.ReshapeOp, _same_op, _reshape_vjp)
+linear_unary(tensor.ReshapeOp, _same_op, _reshape_vjp)
 
 
 # -- concat ------------------------------------------------------------------
@@ -369,7 +340,7 @@ def _concat_jvp(E, op, ins, outs, tangents):
     if all(t is None for t in tangents):
         return [None]
     ts = [t if t is not None else E.zeros(v) for t, v in zip(tangents, ins)]
-    return [E.v(T.ConcatOp(ts, op.dim, outs[0].type))]
+    return [E.v(tensor.ConcatOp(ts, op.dim, outs[0].type))]
 
 
 def _concat_vjp(E, op, ins, outs, adjoints, need):
@@ -395,7 +366,7 @@ def _concat_vjp(E, op, ins, outs, adjoints, need):
     return res
 
 
-register(T.ConcatOp, _concat_jvp, _concat_vjp)
+register(tensor.ConcatOp, _concat_jvp, _concat_vjp)
 
 
 # -- pad (differentiable in its source; the padding value must be inactive) ------
@@ -435,5 +406,5 @@ def _pad_vjp(E, op, ins, outs, adjoints, need):
     return res
 
 
-register(T.PadOp, _pad_jvp, _pad_vjp)
+register(tensor.PadOp, _pad_jvp, _pad_vjp)
 

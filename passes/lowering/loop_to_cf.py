@@ -274,7 +274,8 @@ def lower_loops(module: ModuleOp) -> None:
 # ----------------------------------------------------------------------------- threads
 
 #: run-time threshold: a parallel loop is split over threads when its trip count times
-#: its per-iteration cost (``loop_cost``: ~1 per scalar op, ~20 per transcendental;
+#: its per-iteration cost (``loop_cost``: the declared ``Cost`` of each op, 1 for a
+#: simple scalar op, 20 for a transcendental;
 #: measured ~0.1 ns per unit vectorized) reaches this, ~0.2 ms of work (starting and
 #: joining a thread costs ~20-50 us); loops that cannot reach it are not outlined
 PARALLEL_MIN_WORK = 2_000_000
@@ -282,10 +283,6 @@ PARALLEL_MIN_WORK = 2_000_000
 PARALLEL_ATTR = "irt.parallel"
 WORK_ATTR = "irt.work"
 
-_EXPENSIVE = {"math.exp", "math.log", "math.tanh", "math.sin", "math.cos", "math.powf",
-              "math.expm1", "math.log1p", "math.log2", "math.log10", "math.atan", "math.atan2",
-              "math.erf", "math.exp2", "math.tan", "math.fpowi"}
-_MEDIUM = {"arith.divf", "math.sqrt", "arith.remf", "math.rsqrt"}
 _ALLOWED = {"memref.load", "memref.store", "memref.dim", "loop.for", "loop.if", "loop.yield"}
 _UNKNOWN_TRIPS = 8
 
@@ -325,6 +322,7 @@ def _trips(op: Operation) -> int:
 def loop_cost(block: Block) -> int:
     """Static cost of one execution of ``block`` (nested loops times their trips)."""
     from irtoolkit.dialects import loop
+    from irtoolkit.dialects.elementwise import cost_of
 
     total = 0
     for op in block.ops:
@@ -332,12 +330,8 @@ def loop_cost(block: Block) -> int:
             total += _trips(op) * sum(loop_cost(b) for b in op.body.blocks)
         elif op.regions:
             total += max((sum(loop_cost(b) for b in r.blocks) for r in op.regions), default=0)
-        elif op.name in _EXPENSIVE:
-            total += 20
-        elif op.name in _MEDIUM:
-            total += 4
         else:
-            total += 1
+            total += int(cost_of(op))
     return max(total, 1)
 
 

@@ -1,9 +1,11 @@
 """`lower-tensor-to-loop`: bufferization of value-semantic tensors.
 
-Every tensor value becomes a memref buffer and every `tensor` op a nest of
-`loop.for` loops of `memref.load` / `memref.store` with `arith` / `math`
-scalar code (the per-op rules are in ``tensor_to_loop_ops.py``). Scalars and
-ops without tensors pass through unchanged.
+First every elementwise op and reduction left (``tensor-fuse`` took the
+groups) becomes a kernel of its own (``kernel.py``: a `loop.for` nest at the
+tensor level). Then every tensor value becomes a memref buffer and every
+`tensor` op a nest of `loop.for` loops of `memref.load` / `memref.store` (the
+per-op rules are in ``tensor_to_loop_rules.py``). Scalars and ops without
+tensors pass through unchanged.
 
 Calling convention (functions taking and returning tensors)
 ------------------------------------------------------------
@@ -61,19 +63,19 @@ Large f32/f64 `tensor.matmul`s call BLAS instead of a loop nest: `func.call
 @scipy_cblas_{s,d}gemm64_` (a private declaration added to the module) on
 buffer addresses from `memref.extract_aligned_pointer_as_index`, with
 transposed operands folded into the gemm flags (options ``blas``,
-``blas_threshold``; see ``lower_matmul`` in tensor_to_loop_ops.py).
+``blas_threshold``; see ``blas.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import arith, func, memref, printf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    FloatAttr,
     FunctionType,
     IndexType,
     IntegerAttr,
@@ -88,6 +90,9 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
 from irtoolkit.diagnostics import op_error
+from irtoolkit.passes.lowering.blas import plan_matmuls
+from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels
+from irtoolkit.passes.lowering.tensor_to_loop_rules import rule_of
 from irtoolkit.pipeline import option
 
 # ---------------------------------------------------------------------------
@@ -188,83 +193,26 @@ class LoweringError(Exception):
 # ---------------------------------------------------------------------------
 
 
-class TensorLowering:
-    """Lowers one function body; the rules in tensor_to_loop_ops call back into it."""
+class TensorLowering(KernelEmitter):
+    """Lowers the function bodies of a module; the rules in tensor_to_loop_rules.py
+    call back into it. A ``KernelEmitter`` (insertion point, constants hoisted to the
+    function entry, loop nests) with buffers and their ownership."""
 
     def __init__(self, module: ModuleOp, options: LowerTensorToLoopPass):
+        super().__init__()
         self.module = module
         self.options = options
         self.vmap: dict[SSAValue, SSAValue] = {}
         # splat tensors that got no buffer: original value -> the repeated scalar
         self.splats: dict[SSAValue, SSAValue] = {}
-        self.block: Block | None = None
         self.scopes: list[_Scope] = []
-        self.loc = None
-        self.consts: dict[tuple[object, Attribute], SSAValue] = {}
-        self.const_ops: list[Operation] = []
-        self.const_values: dict[SSAValue, object] = {}
         self.globals: list[Operation] = []
         self.global_for: dict[tuple[Attribute, Attribute], str] = {}
         self.taken_symbols: set[str] = {
             o.sym_name.data for o in module.body.block.ops if isinstance(getattr(o, "sym_name", None), StringAttr)
         }
-
-    # -- emission -----------------------------------------------------------
-
-    def emit(self, op: Operation) -> Operation:
-        assert self.block is not None
-        if self.loc is not None:
-            op.location = self.loc
-        self.block.add_op(op)
-        return op
-
-    def emit1(self, op: Operation) -> SSAValue:
-        return self.emit(op).results[0]
-
-    @contextmanager
-    def at(self, block: Block):
-        saved = self.block
-        self.block = block
-        try:
-            yield block
-        finally:
-            self.block = saved
-
-    def const(self, value: int | float, t: Attribute) -> SSAValue:
-        """A scalar constant, hoisted to the function entry (one per value/type)."""
-        key = (value if not isinstance(value, float) else ("f", repr(value)), t)
-        got = self.consts.get(key)
-        if got is None:
-            if isinstance(t, (IndexType,)) or t.__class__.__name__ == "IntegerType":
-                op = arith.ConstantOp(IntegerAttr(int(value), t))
-            else:
-                from xdsl.dialects.builtin import FloatAttr
-
-                op = arith.ConstantOp(FloatAttr(float(value), t))
-            self.const_ops.append(op)
-            got = op.result
-            self.consts[key] = got
-            self.const_values[got] = value
-        return got
-
-    def index_add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """a + b on index values, folding additions of constant 0."""
-        if self.const_values.get(a) == 0:
-            return b
-        if self.const_values.get(b) == 0:
-            return a
-        return self.emit1(arith.AddiOp(a, b))
-
-    def index_mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """a * b on index values, folding multiplications by constant 1."""
-        if self.const_values.get(a) == 1:
-            return b
-        if self.const_values.get(b) == 1:
-            return a
-        return self.emit1(arith.MuliOp(a, b))
-
-    def index(self, n: int) -> SSAValue:
-        return self.const(n, IndexType())
+        #: matmuls that call BLAS: (gemm symbol, transA, transB) (``blas.plan_matmuls``)
+        self.matmul_plans: dict[Operation, tuple[str, bool, bool]] = {}
 
     # -- values ------------------------------------------------------------
 
@@ -321,52 +269,11 @@ class TensorLowering:
     def store(self, v: SSAValue, b: SSAValue, idx: Sequence[SSAValue]) -> None:
         self.emit(memref.StoreOp.get(v, b, list(idx)))
 
-    # -- loops -------------------------------------------------------------
-
-    def for_each(self, dims: Sequence[SSAValue], body: Callable[[list[SSAValue]], None]) -> None:
-        """A nest of loop.for over [0, d) for each d in dims; body(ivs)."""
-        from irtoolkit.dialects.loop import ForOp, YieldOp
-
-        def rec(k: int, ivs: list[SSAValue]) -> None:
-            if k == len(dims):
-                body(ivs)
-                return
-            blk = Block(arg_types=[IndexType()])
-            loop = ForOp.create(
-                operands=[self.index(0), dims[k], self.index(1)], result_types=[], regions=[Region(blk)]
-            )
-            self.emit(loop)
-            with self.at(blk):
-                rec(k + 1, [*ivs, blk.args[0]])
-                self.emit(YieldOp())
-
-        rec(0, [])
-
-    def for_reduce(
-        self,
-        dims: Sequence[SSAValue],
-        inits: Sequence[SSAValue],
-        body: Callable[[list[SSAValue], list[SSAValue]], Sequence[SSAValue]],
-    ) -> list[SSAValue]:
-        """A nest of loop.for over dims carrying ``inits``; body(ivs, accs) -> new accs."""
-        from irtoolkit.dialects.loop import ForOp, YieldOp
-
-        def rec(k: int, ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
-            if k == len(dims):
-                return list(body(ivs, accs))
-            blk = Block(arg_types=[IndexType(), *(a.type for a in accs)])
-            loop = ForOp.create(
-                operands=[self.index(0), dims[k], self.index(1), *accs],
-                result_types=[a.type for a in accs],
-                regions=[Region(blk)],
-            )
-            self.emit(loop)
-            with self.at(blk):
-                new = rec(k + 1, [*ivs, blk.args[0]], list(blk.args[1:]))
-                self.emit(YieldOp(*new))
-            return list(loop.results)
-
-        return rec(0, [], list(inits))
+    def fresh(self, res: SSAValue, dims: Sequence[SSAValue]) -> SSAValue:
+        """A fresh buffer for tensor result ``res`` of sizes ``dims``, owned by the block."""
+        b = self.alloc(res.type, dims)
+        self.set_result(res, b)
+        return b
 
     def copy(self, b: SSAValue) -> SSAValue:
         """A fresh buffer with the contents of buffer ``b`` (memref.copy)."""
@@ -482,8 +389,6 @@ class TensorLowering:
             self.scopes.pop()
 
     def lower_op(self, op: Operation) -> None:
-        from irtoolkit.passes.lowering.tensor_to_loop_ops import lower_tensor_op
-
         if op.has_trait(IsTerminator) and op is op.parent_block().last_op:  # type: ignore[union-attr]
             if op.regions:  # e.g. loop.reduce: nothing can be freed after it
                 s = self.scope
@@ -493,15 +398,34 @@ class TensorLowering:
                 return
             self.lower_terminator(op)
             return
-        if lower_tensor_op(self, op):
+        if isinstance(op, func.CallOp | printf.PrintFormatOp):
+            self.lower_call(op)
+            return
+        touches_tensors = any(is_tensor(v.type) for v in (*op.operands, *op.results))
+        rule = rule_of(op) if touches_tensors else None
+        if rule is not None:
+            rule(self, op)
             return
         if op.regions:
             self.rebuild_region_op(op)
             return
-        if any(is_tensor(v.type) for v in (*op.operands, *op.results)):
+        if touches_tensors:
             hint = " (run the 'ad' pass first)" if op.name.startswith("autodiff.") else ""
             raise op_error(op, f"has no lowering in 'lower-tensor-to-loop'{hint}")
         self.clone_scalar(op)
+
+    def lower_call(self, op: Operation) -> None:
+        """A call (or a print): arguments are borrowed by the callee; tensor results are
+        fresh buffers we own."""
+        new = type(op).create(
+            operands=[self.val(v) for v in op.operands],
+            result_types=[convert_type(r.type) for r in op.results],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+        )
+        self.emit(new)
+        for o, n in zip(op.results, new.results):
+            self.set_result(o, n)
 
     def new_block_like(self, old: Block) -> Block:
         blk = Block(arg_types=[convert_type(a.type) for a in old.args])
@@ -590,6 +514,11 @@ class TensorLowering:
         self.emit(new)
 
     def clone_scalar(self, op: Operation) -> None:
+        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr):
+            # one constant per value and type, at the function's entry (kernels bring
+            # their own, and so does this lowering)
+            self.vmap[op.result] = self.const(op.value.value.data, op.result.type)
+            return
         new = op.clone(value_mapper=dict(self._mapper_for(op)))
         self.emit(new)
         for o, n in zip(op.results, new.results):
@@ -614,12 +543,12 @@ class TensorLowering:
             raise op_error(f, "functions with several blocks cannot be bufferized by 'lower-tensor-to-loop'")
         old = f.body.blocks.first
         assert old is not None
-        self.consts.clear()
-        self.const_ops = []
+        self.consts, self._consts = Block(), {}  # constants: at the function's entry
         new = self.new_block_like(old)
         self.lower_block(old, new, owned_args=False)
         first = new.first_op
-        for c in self.const_ops:
+        for c in list(self.consts.ops):
+            c.detach()
             c.location = f.location
             if first is None:
                 new.add_op(c)
@@ -641,9 +570,9 @@ class LowerTensorToLoopPass(ModulePass):
     global_threshold: int = option(
         16, "dense constants with more elements than this become a memref.global "
         "(-1: never, always alloc and stores)", minimum=-1)
-    # numpy's OpenBLAS, see runtime/blas.py
-    blas: bool | None = option(
-        None, "f32/f64 matmuls call BLAS gemm (unset: when the library is found)")
+    # the gemm is irtoolkit.abi.GEMM_SYMBOLS' (numpy's OpenBLAS), which whoever links
+    # the code provides: the JIT turns the option off when the library is missing
+    blas: bool = option(True, "f32/f64 matmuls call BLAS gemm (false: loop nests)")
     blas_threshold: int = option(
         4096, "static matmuls with M*N*K below this stay loop nests", minimum=0)
 
@@ -656,9 +585,8 @@ class LowerTensorToLoopPass(ModulePass):
     def _apply(self, op: ModuleOp) -> None:
         if not _has_tensor_types(op):
             return
+        lower_to_kernels(op)  # the elementwise ops and reductions tensor-fuse left
         lowering = TensorLowering(op, self)
-        from irtoolkit.passes.lowering.tensor_to_loop_ops import plan_matmuls
-
         plan_matmuls(lowering, op)  # BLAS matmuls; folds transposed operands
         funcs = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         for f in funcs:

@@ -266,20 +266,7 @@ def test_malformed_regex_directive():
 # --- --emit llvm ---------------------------------------------------------------
 
 
-def _llvm_ir_available() -> bool:
-    try:
-        from irtoolkit.runtime import llvm_ir  # noqa: F401
-        import irtoolkit.runtime.translate  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def test_emit_llvm(monkeypatch, capsys, small, tmp_path):
-    if not _llvm_ir_available():
-        code, _, err = run_opt(monkeypatch, capsys, "--emit", "llvm", str(small))
-        assert code == 1 and "LLVM emission unavailable" in err
-        pytest.skip("irtoolkit.runtime.llvm_ir not available yet")
     code, out, err = run_opt(monkeypatch, capsys, "--emit", "llvm", str(small))
     assert code == 0, err
     assert "define double @" in out and "fmul" in out

@@ -61,29 +61,8 @@ def _expected_main():
     return t.sum(), X * (1 - t * t)
 
 
-def _has_interpreter() -> bool:
-    try:
-        from irtoolkit.interpreter import interpret_function  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _has_jit() -> bool:
-    try:
-        from irtoolkit.runtime import compile_module  # noqa: F401
-        import irtoolkit.runtime.jit  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize("mode", ["interpret", "jit"])
 def test_run_end_to_end(workdir, mode):
-    if mode == "interpret" and not _has_interpreter():
-        pytest.skip("irtoolkit.interpreter not available yet")
-    if mode == "jit" and not _has_jit():
-        pytest.skip("irtoolkit.runtime JIT not available yet")
     flags = ["--interpret"] if mode == "interpret" else []
     proc = irt_run("prog.mlir", *flags, "-i", "x.npy", "-i", "w.npy", "-o", "out.npz", cwd=str(workdir))
     assert proc.returncode == 0, proc.stderr
@@ -99,8 +78,6 @@ def test_run_end_to_end(workdir, mode):
 
 
 def test_interpret_scalar_input_and_entry(workdir):
-    if not _has_interpreter():
-        pytest.skip("irtoolkit.interpreter not available yet")
     proc = irt_run("prog.mlir", "--interpret", "-e", "scale", "-i", "x.npy", "-i", "two.npy",
                    "-o", "s.npz", cwd=str(workdir))
     assert proc.returncode == 0, proc.stderr
@@ -110,8 +87,6 @@ def test_interpret_scalar_input_and_entry(workdir):
 
 
 def test_interpret_with_pipeline(workdir):
-    if not _has_interpreter():
-        pytest.skip("irtoolkit.interpreter not available yet")
     proc = irt_run("prog.mlir", "--interpret", "-p", "inline,symbol-dce", "-e", "scale",
                    "-i", "x.npy", "-i", "itwo.npy", cwd=str(workdir))
     assert proc.returncode == 0, proc.stderr
@@ -256,8 +231,6 @@ def test_signature_checks_in_process():
 
 
 def test_output_to_unwritable_place(workdir, monkeypatch, capsys):
-    if not _has_interpreter():
-        pytest.skip("irtoolkit.interpreter not available yet")
     target = os.path.join("no", "such", "dir", "out.npz")
     code, _, err = run_in_process(monkeypatch, capsys, workdir, "prog.mlir", "--interpret", "-e", "scale",
                                   "-i", "x.npy", "-i", "two.npy", "-o", target)

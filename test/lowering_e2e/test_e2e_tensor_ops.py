@@ -50,8 +50,6 @@ BINARY = {
 }
 RANK0_REASSOC = ("dialects/tensor.py: the verifier rejects MLIR's empty reassociation "
                  "`collapse_shape %x [] : tensor<1x1xf32> into tensor<f32>` (and expand_shape to/from 0-d)")
-NO_PAD = ("passes/lowering/tensor_to_loop_ops.py has no rule for tensor.pad (a lowering exists, see the "
-          "e2e report; test/passes/lowering uses tensor.pad as its example of an unsupported op)")
 CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
        "gt": np.greater, "ge": np.greater_equal}
 

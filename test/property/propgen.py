@@ -59,10 +59,29 @@ TRANS_ULPS = 8
 #: magnitudes the generator keeps values within
 CAP = 1.0e4
 
-UNARY = ("neg", "exp", "log", "sqrt", "tanh", "sin", "cos", "abs", "logistic")
-BINARY = ("add", "sub", "mul", "div", "max", "min", "pow")
-SMOOTH_UNARY = ("neg", "exp", "log", "sqrt", "tanh", "sin", "cos", "logistic")
-SMOOTH_BINARY = ("add", "sub", "mul", "div", "pow")
+
+
+def _registry():
+    """The `tensor` dialect's float elementwise ops, from their declarations: an op
+    added there is generated without editing this file (ops this generator has no
+    hand-made model for get the generic one: inputs mapped into the declared domain,
+    the declared numpy meaning, a transcendental's error bound)."""
+    from irtoolkit.dialects import tensor
+    from irtoolkit.dialects.elementwise import ElementKind, meaning_of
+
+    ops = {c.name.split(".", 1)[1]: c for c in (*tensor.UNARY_OPS, *tensor.BINARY_OPS)
+           if ElementKind.FLOAT in meaning_of(c).element_kinds()}
+    unary = tuple(n for n, c in ops.items() if c in tensor.UNARY_OPS)
+    binary = tuple(n for n, c in ops.items() if c in tensor.BINARY_OPS)
+    differentiable = {n for n, c in ops.items() if meaning_of(c).partials_for() is not None}
+    return ops, unary, binary, differentiable
+
+
+#: ops with a kink in their declared domain: not in gradient programs
+NOT_SMOOTH = {"abs", "max", "min"}
+DECLARED, UNARY, BINARY, _DIFFERENTIABLE = _registry()
+SMOOTH_UNARY = tuple(n for n in UNARY if n in _DIFFERENTIABLE and n not in NOT_SMOOTH)
+SMOOTH_BINARY = tuple(n for n in BINARY if n in _DIFFERENTIABLE and n not in NOT_SMOOTH)
 CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
        "gt": np.greater, "ge": np.greater_equal}
 CMPF = {"olt": np.less, "ole": np.less_equal, "ogt": np.greater, "oge": np.greater_equal}
@@ -474,6 +493,37 @@ def binary_model(name, a, ea, b, eb, dt):
         return r, _trans(d, r, dt)
 
 
+def _declared(name):
+    from irtoolkit.dialects.elementwise import ElementKind, meaning_of
+
+    return meaning_of(DECLARED[name]), ElementKind.FLOAT
+
+
+def declared_numpy(name):
+    meaning, kind = _declared(name)
+    return meaning.numpy_of_kind(kind)
+
+
+def generic_model(name, args, dt):
+    """An op with no hand-made model: its declared numpy meaning, and the largest
+    change of the result over the corners of the operands' error boxes (smooth in
+    its domain, so monotone over boxes of a few ulps) plus a transcendental's error."""
+    fn = declared_numpy(name)
+    with np.errstate(all="ignore"):
+        xs = [x for x, _ in args]
+        r = np.asarray(fn(*xs))
+        rf = _f64(r)
+        d = np.zeros_like(rf)
+        boxes = [(_f64(x), _f64(e)) for x, e in args]
+        for signs in np.ndindex(*([2] * len(args))):
+            corner = [x + (1 if s else -1) * e for (x, e), s in zip(boxes, signs)]
+            d = np.maximum(d, np.abs(np.asarray(fn(*corner), np.float64) - rf))
+        width = sum(e for _, e in boxes)
+        d = np.where(width > 0, d * (1 + 1e-9), 0.0)
+        d = np.where(np.isnan(d), np.inf, d)
+        return r, _trans(d, r, dt)
+
+
 def cmp_model(fn, a, ea, b, eb):
     r = np.asarray(fn(a, b))
     with np.errstate(all="ignore"):
@@ -703,7 +753,41 @@ class Gen:
         return self.splat(self.scalar_const(v.dt, x), v.shape)
 
     # ------------------------------------------------------------- elementwise
+    def into_domain(self, v, lo, hi):
+        """``v``, or ``mid + half * tanh(v)`` (inside [lo, hi]) when it may leave it."""
+        if v.lo >= lo and v.hi <= hi:
+            return v
+        mid, half = (lo + hi) / 2, 0.45 * (hi - lo)
+        t = self.unary("tanh", v, force=True)
+        s = self.binary("mul", t, self.const_like(t, half), force=True)
+        return self.binary("add", s, self.const_like(s, mid), force=True)
+
+    def generic(self, name, vs):
+        """An elementwise op with no hand-made model (see ``generic_model``)."""
+        meaning, _ = _declared(name)
+        vs = [self.into_domain(v, lo, hi) for v, (lo, hi) in zip(vs, meaning.domain(len(vs)))]
+        v0 = vs[0]
+        with np.errstate(all="ignore"):
+            grids = np.meshgrid(*[np.linspace(v.lo, v.hi, 33) for v in vs])
+            ys = np.asarray(declared_numpy(name)(*grids), np.float64)
+        lo, hi = _pad(float(np.nanmin(ys)), float(np.nanmax(ys)))
+        out = self.new(v0.kind, v0.shape, v0.dt, lo, hi)
+        operands = ", ".join(v.name for v in vs)
+        if v0.kind == "t":
+            text = f"{out.name} = tensor.{name} {operands} : {v0.type}"
+            tag = f"tensor.{name}"
+        else:
+            scalar = meaning.counterpart(_declared(name)[1])
+            if scalar is None:  # a composite op: no scalar op of its own
+                return self.unary("tanh", v0, force=True)
+            text = f"{out.name} = {scalar.name} {operands} : {v0.dt}"
+            tag = scalar.name
+        return self.add([out], text, lambda env, ns=[v.name for v in vs], dt=v0.dt:
+                        [generic_model(name, [env[n] for n in ns], dt)], tag)
+
     def unary(self, name, v, force=False):
+        if name not in UNARY_NP:
+            return self.generic(name, [v])
         if not force:
             if name == "log":
                 v = self.positive(v, 0.05 if self.mode == "grad" else 1e-3)
@@ -743,6 +827,8 @@ class Gen:
         dt = a.dt
         if b is None:
             b = self.need(a.shape, dt) if a.kind == "t" else self.need_scalar(dt)
+        if name not in BINARY_NP:
+            return self.generic(name, [a, b])
         if not force:
             if name == "div":
                 b = self.positive(b, 0.1) if not (b.hi < -0.1 or b.lo > 0.1) else b

@@ -114,6 +114,25 @@ func.func @identities(%x: tensor<4xf32>, %i: tensor<4xi64>) -> (tensor<4xf32>, t
   return %0, %1, %2, %3, %4, %5 : tensor<4xf32>, tensor<4xf32>, tensor<4xi64>, tensor<4xf32>, tensor<4xf32>, tensor<f32>
 }
 
+// The neutral operand is seen through tensor.splat of a constant and broadcasts;
+// it folds on either side where the op commutes, on the right only otherwise.
+// CHECK-LABEL: func.func @neutral_splats
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf64>, %[[S:.*]]: f64)
+// CHECK: %[[K:.*]] = tensor.div %{{.*}}, %[[X]]
+// CHECK: return %[[X]], %[[X]], %[[X]], %[[K]] :
+func.func @neutral_splats(%x: tensor<2x3xf64>, %s: f64) -> (tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>) {
+  %c1 = arith.constant 1.0 : f64
+  %one = tensor.splat %c1 : tensor<3xf64>
+  %ones = tensor.broadcast %one [1] : tensor<3xf64> -> tensor<2x3xf64>
+  %nz = arith.constant dense<-0.0> : tensor<3xf64>
+  %nzs = tensor.broadcast %nz [1] : tensor<3xf64> -> tensor<2x3xf64>
+  %0 = tensor.mul %ones, %x : tensor<2x3xf64>
+  %1 = tensor.add %nzs, %x : tensor<2x3xf64>
+  %2 = tensor.pow %x, %ones : tensor<2x3xf64>
+  %3 = tensor.div %ones, %x : tensor<2x3xf64>
+  return %0, %1, %2, %3 : tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>, tensor<2x3xf64>
+}
+
 // CHECK-LABEL: func.func @dim
 func.func @dim(%t: tensor<?x4xf32>) -> (index, index) {
   %c0 = arith.constant 0 : index

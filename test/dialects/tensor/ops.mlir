@@ -38,7 +38,9 @@ func.func @elementwise(%a: tensor<4xf32>, %b: tensor<4xf32>, %i: tensor<4xi32>) 
   %u7 = tensor.abs %u6 : tensor<4xf32>
   // CHECK: tensor.logistic %{{.*}} : tensor<4xf32>
   %u8 = tensor.logistic %u7 : tensor<4xf32>
-  return %u8 : tensor<4xf32>
+  // CHECK: tensor.tan %{{.*}} : tensor<4xf32>
+  %u9 = tensor.tan %u8 : tensor<4xf32>
+  return %u9 : tensor<4xf32>
 }
 
 // CHECK-LABEL: func.func @cmp_select

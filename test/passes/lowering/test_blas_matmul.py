@@ -253,10 +253,22 @@ def test_small_static_and_f16_matmuls_stay_loops():
     assert np.array_equal(exe["mm"](a, b), (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
 
 
-def test_automatic_fallback_without_library(monkeypatch):
+def test_the_jit_turns_blas_off_without_library(monkeypatch):
+    """The pass takes BLAS as an option (it imports no runtime); the JIT, which links
+    the code, turns it off when the library is missing."""
+    from irtoolkit.runtime import translate
+
+    def option(m):
+        (p,) = [p for p in translate.default_lowering_passes(m) if isinstance(p, LowerTensorToLoopPass)]
+        return p.blas
+
+    m = irt.parse(_mm("f64", "?x?", "?x?", "?x?"))
     monkeypatch.setattr(rt_blas, "blas_available", lambda: False)
-    m = _lowered(_mm("f64", "?x?", "?x?", "?x?") + TRANSPOSED.format(t="f64"), "lower-tensor-to-loop")
-    assert not _calls(m)
+    assert option(m) is False
+    monkeypatch.setattr(rt_blas, "blas_available", lambda: True)
+    assert option(m) is True
+    assert not _calls(_lowered(_mm("f64", "?x?", "?x?", "?x?") + TRANSPOSED.format(t="f64"),
+                               "lower-tensor-to-loop{blas=false}"))
     monkeypatch.setenv("IRT_BLAS", "0")
     assert rt_blas.find_openblas() is None
 

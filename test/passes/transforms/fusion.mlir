@@ -150,7 +150,8 @@ func.func @single(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// x * 1 vanishes; reduce_sum(broadcast(x)) is x * 4; A @ ones is a row sum, broadcast.
+// reduce_sum(broadcast(x)) is x * 4; A @ ones is a row sum, broadcast. (Neutral
+// operands, x * 1, are canonicalize's: test/dialects/tensor/canonicalize.mlir.)
 // CHECK-LABEL: func.func @simplify
 // CHECK-NOT:     tensor.matmul
 // CHECK-NOT:     tensor.reduce_sum %{{.*}} : tensor<3x4xf64>
@@ -162,9 +163,7 @@ func.func @single(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK:         func.return %[[M]], %[[B]]
 
 func.func @simplify(%x: tensor<3xf64>, %a: tensor<2x4xf64>) -> (tensor<3xf64>, tensor<2x5xf64>) {
-  %one = arith.constant dense<1.0> : tensor<3xf64>
-  %m = tensor.mul %x, %one : tensor<3xf64>
-  %b = tensor.broadcast %m [0] : tensor<3xf64> -> tensor<3x4xf64>
+  %b = tensor.broadcast %x [0] : tensor<3xf64> -> tensor<3x4xf64>
   %s = tensor.reduce_sum %b [1] : tensor<3x4xf64> -> tensor<3xf64>
   %ones = arith.constant dense<1.0> : tensor<4x5xf64>
   %p = tensor.matmul %a, %ones : (tensor<2x4xf64>, tensor<4x5xf64>) -> tensor<2x5xf64>

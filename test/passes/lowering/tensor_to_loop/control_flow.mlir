@@ -5,8 +5,9 @@
 // CHECK-LABEL: func.func @if(
 // CHECK-SAME:      %[[X:[^:]+]]: memref<4xf64>, %[[C:[^:]+]]: i1) -> memref<4xf64> {
 // CHECK:         %[[Y:.+]] = loop.if %[[C]] -> (memref<4xf64>) {
-// CHECK-NEXT:      %[[E:.+]] = memref.alloc() : memref<4xf64>
-// CHECK:           math.exp
+// CHECK-NEXT:      %[[E0:.+]] = memref.alloc() : memref<4xf64>
+// CHECK-NEXT:      %[[E:.+]] = loop.for %{{.+}} iter_args(%{{.+}} = %[[E0]]) -> (memref<4xf64>) {
+// CHECK:             math.exp
 // CHECK:           loop.yield %[[E]] : memref<4xf64>
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      %[[CP:.+]] = memref.alloc() : memref<4xf64>
@@ -37,7 +38,7 @@ func.func @if(%x: tensor<4xf64>, %c: i1) -> tensor<4xf64> {
 // CHECK-NEXT:    ^{{.+}}(%[[V2:.+]]: memref<f64>):
 // CHECK-NEXT:      %[[N:.+]] = memref.alloc() : memref<f64>
 // CHECK:           memref.dealloc %[[V2]] : memref<f64>
-// CHECK-NEXT:      loop.yield %[[N]] : memref<f64>
+// CHECK:           loop.yield %[[N]] : memref<f64>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return %[[W]] : memref<f64>
 func.func @while(%x: tensor<f64>, %lim: f64) -> tensor<f64> {
@@ -58,7 +59,8 @@ func.func @while(%x: tensor<f64>, %lim: f64) -> tensor<f64> {
 // fresh buffers owned by the caller, who frees them after their last use.
 // CHECK-LABEL: func.func private @callee(
 // CHECK-SAME:      %[[A:[^:]+]]: memref<?xf32>) -> (memref<?xf32>, memref<?xf32>) {
-// CHECK:         %[[M:.+]] = memref.alloc(%{{.+}}) : memref<?xf32>
+// CHECK:         %[[M0:.+]] = memref.alloc(%{{.+}}) : memref<?xf32>
+// CHECK-NEXT:    %[[M:.+]] = loop.for %{{.+}} iter_args(%{{.+}} = %[[M0]])
 // CHECK:         %[[CP:.+]] = memref.alloc(%{{.+}}) : memref<?xf32>
 // CHECK-NEXT:    "memref.copy"(%[[A]], %[[CP]])
 // CHECK-NEXT:    func.return %[[M]], %[[CP]] : memref<?xf32>, memref<?xf32>
@@ -87,9 +89,10 @@ func.func @scalar(%x: f64) -> f64 {
 // A value whose last use is a loop.if moves into both branches: the branch
 // that yields it hands it on (no copy), the other frees it.
 // CHECK-LABEL: func.func @if_moves(
-// CHECK:         %[[E:.+]] = memref.alloc() : memref<4xf64>
+// CHECK:         %[[E:.+]] = loop.for
 // CHECK:         %[[Y:.+]] = loop.if %{{.+}} -> (memref<4xf64>) {
-// CHECK-NEXT:      %[[S:.+]] = memref.alloc() : memref<4xf64>
+// CHECK-NEXT:      memref.alloc() : memref<4xf64>
+// CHECK-NEXT:      %[[S:.+]] = loop.for
 // CHECK:             math.sin
 // CHECK:           memref.dealloc %[[E]] : memref<4xf64>
 // CHECK-NEXT:      loop.yield %[[S]] : memref<4xf64>

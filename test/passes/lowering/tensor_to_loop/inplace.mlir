@@ -18,7 +18,8 @@
 // CHECK-NOT:       memref.alloc
 // CHECK:           memref.store %[[I]], %[[KT]][%[[I]]] : memref<?xindex>
 // CHECK-NOT:       memref.copy
-// CHECK:           %[[NEXT:.+]] = memref.alloc() : memref<4xf64>
+// CHECK:           memref.alloc() : memref<4xf64>
+// CHECK-NEXT:      %[[NEXT:.+]] = loop.for
 // CHECK:             math.tanh
 // CHECK-NOT:       memref.copy
 // CHECK-NOT:       memref.alloc
@@ -41,7 +42,7 @@ func.func @tape(%x: tensor<4xf64>, %n: index) -> (tensor<4xf64>, tensor<?x4xf64>
 
 // A destination that is used again afterwards is copied before the update.
 // CHECK-LABEL: func.func @not_last_use(
-// CHECK:         %[[E:.+]] = memref.alloc() : memref<3xf64>
+// CHECK:         %[[E:.+]] = loop.for
 // CHECK:           math.exp
 // CHECK:         %[[U:.+]] = memref.alloc() : memref<3xf64>
 // CHECK-NEXT:    "memref.copy"(%[[E]], %[[U]])

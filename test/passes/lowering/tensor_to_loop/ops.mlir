@@ -45,33 +45,32 @@ func.func @reduce(%a: tensor<2x3xf32>) -> (tensor<3xf32>, tensor<2xf32>) {
 }
 
 // A sum over leading dims goes row by row, the kept dim innermost (contiguous
-// loads, vectorizable across results): f32 into a zeroed f64 row, then rounded;
-// more than SUM_BLOCK (512) rows: blocks of 512 rows summed apart, added in order.
+// loads, vectorizable across results): f32 into a zeroed f64 row (carried
+// through the loops, written in place), then rounded; more than SUM_BLOCK (512)
+// rows: blocks of 512 rows summed apart, added in order.
 // CHECK-LABEL: func.func @reduce_rows(
 // CHECK-SAME:      %[[A:[^:]+]]: memref<4x16xf32>, %[[B:[^:]+]]: memref<1000x16xf64>)
-// CHECK:         %[[OUT:.+]] = memref.alloc() : memref<16xf32>
-// CHECK:         %[[ACC:.+]] = memref.alloc() : memref<16xf64>
-// CHECK:         loop.for
-// CHECK-NEXT:      memref.store %{{.+}}, %[[ACC]][%{{.+}}] : memref<16xf64>
-// CHECK:         loop.for %[[R:.+]] = %{{.+}} to %{{.+}} step
-// CHECK-NEXT:      loop.for %[[C:.+]] = %{{.+}} to %{{.+}} step
+// CHECK:         %[[ACC0:.+]] = memref.alloc() : memref<16xf64>
+// CHECK:         %[[ACC:.+]] = loop.for %{{.+}} iter_args(%[[Z:.+]] = %[[ACC0]])
+// CHECK-NEXT:      memref.store %{{.+}}, %[[Z]][%{{.+}}] : memref<16xf64>
+// CHECK:         %[[ROWS:.+]] = loop.for %[[R:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[ACC]])
+// CHECK-NEXT:      loop.for %[[C:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[CELL:.+]] = %{{.+}})
 // CHECK-NEXT:        %[[X:.+]] = memref.load %[[A]][%[[R]], %[[C]]] : memref<4x16xf32>
 // CHECK-NEXT:        %[[XE:.+]] = arith.extf %[[X]] : f32 to f64
-// CHECK-NEXT:        %[[OLD:.+]] = memref.load %[[ACC]][%[[C]]] : memref<16xf64>
+// CHECK-NEXT:        %[[OLD:.+]] = memref.load %[[CELL]][%[[C]]] : memref<16xf64>
 // CHECK-NEXT:        %[[NEW:.+]] = arith.addf %[[OLD]], %[[XE]] fastmath<reassoc> : f64
-// CHECK-NEXT:        memref.store %[[NEW]], %[[ACC]][%[[C]]] : memref<16xf64>
+// CHECK-NEXT:        memref.store %[[NEW]], %[[CELL]][%[[C]]] : memref<16xf64>
 // CHECK:           arith.truncf %{{.+}} : f64 to f32
-// CHECK:         memref.dealloc %[[ACC]] : memref<16xf64>
-// CHECK:         %[[SUM:.+]] = memref.alloc() : memref<16xf64>
+// CHECK:         memref.dealloc %[[ROWS]] : memref<16xf64>
 // CHECK:         loop.for %[[K:.+]] = %{{.+}} to %{{.+}} step
 // CHECK:           %[[HI:.+]] = arith.minui
-// CHECK:           %[[PART:.+]] = memref.alloc() : memref<16xf64>
-// CHECK:           memref.store %{{.+}}, %[[PART]][%{{.+}}] : memref<16xf64>
-// CHECK:           loop.for %[[R2:.+]] = %{{.+}} to %[[HI]] step
+// CHECK:           %[[PART0:.+]] = memref.alloc() : memref<16xf64>
+// CHECK:           memref.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<16xf64>
+// CHECK:           %[[PART:.+]] = loop.for %[[R2:.+]] = %{{.+}} to %[[HI]] step
 // CHECK-NEXT:        loop.for %[[C2:.+]] = %{{.+}} to %{{.+}} step
 // CHECK-NEXT:          memref.load %[[B]][%[[R2]], %[[C2]]] : memref<1000x16xf64>
-// CHECK:               memref.store %{{.+}}, %[[PART]][%[[C2]]] : memref<16xf64>
-// CHECK:           memref.store %{{.+}}, %[[SUM]][%{{.+}}] : memref<16xf64>
+// CHECK:               memref.store
+// CHECK:           memref.load %[[PART]][%{{.+}}] : memref<16xf64>
 // CHECK:           memref.dealloc %[[PART]] : memref<16xf64>
 func.func @reduce_rows(%a: tensor<4x16xf32>, %b: tensor<1000x16xf64>) -> (tensor<16xf32>, tensor<16xf64>) {
   %s = tensor.reduce_sum %a [0] : tensor<4x16xf32> -> tensor<16xf32>

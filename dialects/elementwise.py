@@ -1,0 +1,431 @@
+"""How an elementwise op is declared: its meaning, stated once.
+
+An *elementwise* op has one result; its operands and result have one shape
+(or are all scalars), and element i of the result depends on element i of the
+operands only. It is declared once, next to its class::
+
+    @elementwise(float=math.TanOp)
+    @irdl_op_definition
+    class TanOp(UnaryElementwiseOp):
+        name = "tensor.tan"
+
+and every consumer derives what it needs from that declaration: constant
+folding and the neutral-operand fold, the verifier (element types, hints),
+the interpreter, the fused and unfused lowering (the scalar code of a
+kernel), the JVP and VJP rules, and the cost models. This module holds data
+and small builders only; the passes consume it.
+
+A declaration (:class:`Elementwise`) gives, each optional:
+
+``float``, ``integer``, ``i1``
+    The scalar meaning for that element kind of the result: a scalar op class
+    (the *counterpart*, built as ``cls(*scalars)``; its own declaration then
+    supplies the defaults below) or a builder ``fn(B, *scalars) -> SSAValue``
+    that emits scalar code through a :class:`ScalarBuilder`. An element kind
+    without a meaning is rejected by the verifier.
+``numpy``
+    ``fn(*arrays) -> array``: the meaning in numpy, exact in the operands'
+    dtype (numpy scalars or arrays; used by folding and by the interpreter).
+    Write it with this module's :data:`np`, which imports numpy on first use.
+``partials``
+    ``fn(D, ins, outs, need) -> [∂out/∂in_i per operand]``, each an SSA value,
+    :data:`ONE`, :data:`NEG_ONE` or ``None`` (zero), written against a
+    :class:`DerivativeBuilder` (``need[i]``: operand i is differentiated).
+``cost``
+    A :class:`Cost` for the cost models (which recomputed values the reverse
+    sweep stores, which loops run in parallel).
+``unit``, ``commutative``
+    The neutral right operand, exactly (``x + -0.0``, ``x - 0.0``, ``x * 1``:
+    the sign of a float zero counts), also neutral on the left when
+    ``commutative``.
+``differentiable``
+    False: results never carry derivatives (integer ops, compares).
+``domain``
+    ``(lo, hi)``, or one per operand: where the op is defined and smooth, for
+    tests and program generators.
+
+Left out, ``numpy``, ``partials``, ``cost`` and ``unit`` come from the
+counterpart's declaration (``partials`` from the float counterpart's). The
+scalar ``arith`` and ``math`` ops of xDSL are declared in ``scalar.py`` with
+:func:`declare`. Ops whose meaning depends on attributes (``tensor.cmp``,
+``tensor.convert``) subclass :class:`Elementwise` and override
+:meth:`Elementwise.scalar_for` / :meth:`Elementwise.numpy_for`.
+
+Declarations live in one table keyed by op class and are looked up along the
+class's MRO (:func:`meaning_of`).
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+# ---------------------------------------------------------------------------
+# numpy, imported on first use
+
+
+class _Deferred:
+    """``np.<name>`` taken before numpy was imported: imports it on first use."""
+
+    __slots__ = ("name", "_value")
+
+    def __init__(self, name: str):
+        self.name = name
+        self._value: Any = None
+
+    def resolve(self) -> Any:
+        if self._value is None:
+            import numpy
+
+            self._value = getattr(numpy, self.name)
+        return self._value
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    def __getattr__(self, attr: str) -> Any:  # np.maximum.reduce
+        return getattr(self.resolve(), attr)
+
+
+class _LazyNumpy:
+    """numpy for declarations: ``np.tan`` costs nothing while numpy is not loaded
+    (``import irtoolkit`` and parsing do not load it), and is numpy's own once it is."""
+
+    def __getattr__(self, name: str) -> Any:
+        module = sys.modules.get("numpy")
+        if module is None:
+            return _Deferred(name)
+        value = getattr(module, name)
+        setattr(self, name, value)
+        return value
+
+
+#: numpy, imported when a declared meaning first runs
+np: Any = _LazyNumpy()
+
+
+def resolve(fn: Any) -> Any:
+    """``fn`` itself, or the numpy function a deferred ``np.<name>`` stands for."""
+    return fn.resolve() if isinstance(fn, _Deferred) else fn
+
+
+# ---------------------------------------------------------------------------
+# element kinds, costs, partial markers
+
+
+class ElementKind(enum.Enum):
+    FLOAT = "float"
+    INTEGER = "integer"  # signless integers wider than 1 bit, and index
+    I1 = "i1"
+
+
+def element_kind(t: Attribute) -> ElementKind | None:
+    """The kind of a scalar type or of the elements of a tensor type."""
+    if isinstance(t, TensorType):
+        t = t.get_element_type()
+    if isinstance(t, AnyFloat):
+        return ElementKind.FLOAT
+    if isinstance(t, IntegerType):
+        return ElementKind.I1 if t.width.data == 1 else ElementKind.INTEGER
+    if isinstance(t, IndexType):
+        return ElementKind.INTEGER
+    return None
+
+
+class Cost(enum.IntEnum):
+    """What one element of an op costs, roughly, in simple scalar operations."""
+
+    CHEAP = 1  # add, mul, compare, select, convert
+    MEDIUM = 4  # divide, square root
+    EXPENSIVE = 20  # transcendental functions, power
+
+
+class _Marker:
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+#: a partial derivative that is 1 (the tangent or adjoint passes unchanged)
+ONE = _Marker("ONE")
+#: a partial derivative that is -1
+NEG_ONE = _Marker("NEG_ONE")
+
+
+class ScalarBuilder(Protocol):
+    """What a scalar builder (``float=fn`` ...) may use to emit scalar code."""
+
+    def emit1(self, op: Operation) -> SSAValue:
+        """Insert ``op`` (one result) at the current point; its result."""
+        ...
+
+    def const(self, value: int | float, type: Attribute) -> SSAValue:
+        """A scalar constant of ``type``."""
+        ...
+
+
+class DerivativeBuilder(Protocol):
+    """What ``partials`` may use. Every method emits scalar ops on scalar values and
+    tensor ops on tensor values (``passes/ad/emit.py`` implements it)."""
+
+    def const(self, value: float, like: SSAValue) -> SSAValue: ...
+    def zeros(self, like: SSAValue) -> SSAValue: ...
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue: ...
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue: ...
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue: ...
+    def div(self, a: SSAValue, b: SSAValue) -> SSAValue: ...
+    def neg(self, a: SSAValue) -> SSAValue: ...
+    def square(self, a: SSAValue) -> SSAValue: ...
+    def recip(self, a: SSAValue) -> SSAValue: ...
+    def scale(self, a: SSAValue, c: float) -> SSAValue: ...
+    def sign(self, a: SSAValue) -> SSAValue: ...
+    def cmp(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        """``predicate`` of ``tensor.cmp`` (eq ne lt le gt ge; ordered except ne)."""
+        ...
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue: ...
+
+    def apply(self, scalar_op: type[Operation], *operands: SSAValue) -> SSAValue:
+        """``scalar_op`` on scalars; on tensors, the elementwise op declared with it as
+        its float counterpart (``D.exp(x)`` is ``D.apply(math.ExpOp, x)``)."""
+        ...
+
+
+Partials = Callable[..., list]
+ScalarMeaning = type[Operation] | Callable[..., SSAValue]
+
+
+# ---------------------------------------------------------------------------
+# the declaration
+
+
+def _is_op_class(x: object) -> bool:
+    return isinstance(x, type) and issubclass(x, Operation)
+
+
+class Elementwise:
+    """The meaning of one elementwise op (see the module docstring for the fields)."""
+
+    def __init__(
+        self,
+        *,
+        float: ScalarMeaning | None = None,  # noqa: A002 -- the element kind's name
+        integer: ScalarMeaning | None = None,
+        i1: ScalarMeaning | None = None,
+        numpy: Callable[..., Any] | None = None,
+        partials: Partials | None = None,
+        cost: Cost | None = None,
+        unit: int | float | None = None,
+        commutative: bool = False,
+        differentiable: bool = True,
+        domain: tuple[float, float] | Sequence[tuple[float, float]] | None = None,
+    ):
+        self.meanings: dict[ElementKind, ScalarMeaning] = {
+            k: m for k, m in ((ElementKind.FLOAT, float), (ElementKind.INTEGER, integer),
+                              (ElementKind.I1, i1)) if m is not None
+        }
+        self.numpy = numpy
+        self.partials = partials
+        self._cost = cost
+        self.unit = unit
+        self.commutative = commutative
+        self.differentiable = differentiable
+        self._domain = domain
+
+    def __repr__(self) -> str:
+        kinds = ", ".join(f"{k.value}={getattr(m, 'name', getattr(m, '__name__', m))}"
+                          for k, m in self.meanings.items())
+        return f"Elementwise({kinds})"
+
+    # -- element kinds -------------------------------------------------------
+
+    def kind(self, op: Operation) -> ElementKind | None:
+        """The element kind that selects the meaning of ``op``: its result's."""
+        return element_kind(op.results[0].type)
+
+    def element_kinds(self) -> frozenset[ElementKind]:
+        """The kinds this op has a meaning for (all, for a scalar op declared alone)."""
+        if not self.meanings:
+            return frozenset(ElementKind)
+        return frozenset(self.meanings)
+
+    def counterpart(self, kind: ElementKind | None) -> type[Operation] | None:
+        m = self.meanings.get(kind) if kind is not None else None
+        return m if _is_op_class(m) else None
+
+    def scalar_ops(self) -> tuple[type[Operation], ...]:
+        """The scalar op classes this op applies elementwise."""
+        return tuple(m for m in self.meanings.values() if _is_op_class(m))
+
+    def _declaration_of(self, kind: ElementKind | None) -> Elementwise | None:
+        c = self.counterpart(kind)
+        return None if c is None else meaning_of(c)
+
+    # -- what the consumers ask ------------------------------------------------
+
+    def scalar_for(self, op: Operation) -> Callable[..., SSAValue] | None:
+        """``fn(B, *scalars) -> SSAValue``: the scalar code of ``op``'s elements, or None
+        when its element kind has no meaning."""
+        if not self.meanings:  # a scalar op is its own meaning
+            cls = type(op)
+            return lambda B, *xs: B.emit1(cls(*xs))
+        return self.scalar_of_kind(self.kind(op))
+
+    def scalar_of_kind(self, kind: ElementKind | None) -> Callable[..., SSAValue] | None:
+        """The scalar code for elements of that kind (see :meth:`scalar_for`), or None."""
+        m = self.meanings.get(kind) if kind is not None else None
+        if m is None:
+            return None
+        if _is_op_class(m):
+            return lambda B, *xs: B.emit1(m(*xs))  # type: ignore[operator]
+        return m
+
+    def numpy_for(self, op: Operation) -> Callable[..., Any] | None:
+        """``fn(*arrays) -> array`` for ``op``'s element types, or None."""
+        if self.numpy is not None:
+            return resolve(self.numpy)
+        decl = self._declaration_of(self.kind(op))
+        return None if decl is None else decl.numpy_for(op)
+
+    def numpy_of_kind(self, kind: ElementKind | None) -> Callable[..., Any] | None:
+        """The numpy meaning for elements of that kind (see :meth:`numpy_for`), or None."""
+        if self.numpy is not None:
+            return resolve(self.numpy)
+        decl = self._declaration_of(kind)
+        return None if decl is None else decl.numpy_of_kind(kind)
+
+    def partials_for(self, op: Operation | None = None) -> Partials | None:
+        """The partial derivatives (of the float meaning), or None."""
+        if not self.differentiable:
+            return None
+        if self.partials is not None:
+            return self.partials
+        decl = self._declaration_of(ElementKind.FLOAT)
+        return None if decl is None else decl.partials_for(op)
+
+    def unit_for(self, kind: ElementKind | None) -> tuple[int | float, bool] | None:
+        """(neutral operand, also neutral on the left) for that element kind, or None."""
+        if self.unit is not None:
+            return self.unit, self.commutative
+        decl = self._declaration_of(kind)
+        return None if decl is None else decl.unit_for(kind)
+
+    @property
+    def cost(self) -> Cost:
+        if self._cost is not None:
+            return self._cost
+        costs = [d.cost for d in map(meaning_of, self.scalar_ops()) if d is not None]
+        return max(costs, default=Cost.CHEAP)
+
+    def domain(self, arity: int) -> list[tuple[float, float]]:
+        """One (lo, hi) interval per operand (see ``domain``)."""
+        d = self._domain
+        if d is None:
+            decl = self._declaration_of(ElementKind.FLOAT)
+            return decl.domain(arity) if decl is not None else [(-2.0, 2.0)] * arity
+        if len(d) == 2 and not isinstance(d[0], tuple | list):
+            return [tuple(d)] * arity  # type: ignore[list-item]
+        return [tuple(x) for x in d]  # type: ignore[misc]
+
+
+# ---------------------------------------------------------------------------
+# the registry
+
+#: op class -> its declaration
+DECLARED: dict[type[Operation], Elementwise] = {}
+#: scalar op class -> the first op declared with it as a counterpart
+_LIFTED: dict[type[Operation], type[Operation]] = {}
+#: non-elementwise op class -> its cost
+COSTS: dict[type[Operation], Cost] = {}
+
+
+def declare(cls: type[Operation], meaning: Elementwise | None = None, **fields: Any) -> Elementwise:
+    """Declare ``cls`` elementwise with ``meaning`` (or an :class:`Elementwise` of ``fields``)."""
+    if meaning is None:
+        meaning = Elementwise(**fields)
+    elif fields:
+        raise TypeError("give a declaration or its fields, not both")
+    DECLARED[cls] = meaning
+    for scalar in meaning.scalar_ops():
+        _LIFTED.setdefault(scalar, cls)
+    return meaning
+
+
+def elementwise(meaning: Elementwise | None = None, **fields: Any):
+    """Class decorator: ``@elementwise(float=math.TanOp)`` declares the op below it."""
+
+    def deco(cls):
+        declare(cls, meaning, **fields)
+        return cls
+
+    return deco
+
+
+def declare_cost(cls: type[Operation], cost: Cost) -> None:
+    """The cost of a non-elementwise op (matmul, reductions) for the cost models."""
+    COSTS[cls] = cost
+
+
+_LOADED = False
+
+
+def _load_builtin_declarations() -> None:
+    global _LOADED
+    if not _LOADED:
+        _LOADED = True
+        import irtoolkit.dialects.scalar  # noqa: F401
+        import irtoolkit.dialects.tensor  # noqa: F401
+
+
+def meaning_of(op: Operation | type[Operation]) -> Elementwise | None:
+    """The declaration of ``op`` (an op or an op class), or of its nearest declared base."""
+    _load_builtin_declarations()
+    cls = op if isinstance(op, type) else type(op)
+    for base in cls.__mro__:
+        decl = DECLARED.get(base)
+        if decl is not None:
+            return decl
+    return None
+
+
+def is_elementwise(op: Operation | type[Operation]) -> bool:
+    return meaning_of(op) is not None
+
+
+def lifted(scalar_op: type[Operation]) -> type[Operation] | None:
+    """The op declared with ``scalar_op`` as a counterpart (``math.exp`` -> ``tensor.exp``)."""
+    _load_builtin_declarations()
+    return _LIFTED.get(scalar_op)
+
+
+def cost_of(op: Operation | type[Operation]) -> Cost:
+    """The declared cost of ``op`` (elementwise or not); CHEAP when none is declared."""
+    _load_builtin_declarations()
+    cls = op if isinstance(op, type) else type(op)
+    for base in cls.__mro__:
+        decl = DECLARED.get(base)
+        if decl is not None:
+            return decl.cost
+        cost = COSTS.get(base)
+        if cost is not None:
+            return cost
+    return Cost.CHEAP
+
+
+def declared_ops() -> dict[type[Operation], Elementwise]:
+    """Every declared op class (the builtin ones and those added since)."""
+    _load_builtin_declarations()
+    return dict(DECLARED)
+
+
+__all__ = [
+    "Elementwise", "ElementKind", "Cost", "ONE", "NEG_ONE", "np", "resolve",
+    "ScalarBuilder", "DerivativeBuilder", "declare", "elementwise", "declare_cost",
+    "meaning_of", "is_elementwise", "lifted", "cost_of", "declared_ops", "element_kind",
+]

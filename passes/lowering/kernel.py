@@ -1,0 +1,617 @@
+"""The kernel emitter: loop nests of scalar code, for `tensor-fuse` and `lower-tensor-to-loop`.
+
+:class:`KernelEmitter` is where every loop nest of the tensor lowering is
+emitted: an insertion point with a location, constants (one per value and
+type, in a block of their own), values hoisted before a nest, and the one
+loop-nest builder (:meth:`KernelEmitter.nest`). The bufferizing driver of
+`lower-tensor-to-loop` is a ``KernelEmitter`` too; its per-op rules emit
+memref loops through it.
+
+A *kernel* computes a :class:`Group` of elementwise ops, and the reduction they
+may feed, in one loop nest at the tensor level::
+
+    %e = tensor.empty(...) : tensor<...>
+    %r = loop.for %i = %c0 to %d0 step %c1 iter_args(%o = %e) -> (tensor<...>) {
+      %x = tensor.extract %leaf[%i] {irt.in_bounds} : tensor<...>
+      ... the declared scalar meaning of each member (dialects/elementwise.py) ...
+      %o2 = tensor.insert %y into %o[%i] {irt.in_bounds} : tensor<...>
+      loop.yield %o2 : tensor<...>
+    }
+
+(``lower-tensor-to-loop`` updates such carried tensors in place.) Operands
+produced by ``tensor.splat`` or splat constants are read as their scalar,
+``tensor.broadcast`` operands as an index remapping of their input (through
+chains of broadcasts); any other operand is a leaf read by ``tensor.extract``.
+A reduction root (``tensor.reduce_sum`` / ``reduce_max``) is computed by the
+reduction kernels of ``reductions.py``: a full reduction carries a scalar
+accumulator (and ``tensor.extract %s[]`` of its 0-d result reads the
+accumulator); partial reductions loop over the kept dims around the reduced
+dims, or go row by row for float sums over leading dims.
+
+Before the nest a kernel emits the run-time shape checks the ops would need
+one by one (``checks.py``): for every member, its operands' dims agree (and a
+dynamic operand dim matches a static result dim); for every broadcast read as
+a remapping, each dynamic operand dim is 1 or the result size; for a
+reduction, static result dims match the operand. Each is located at its op.
+So the extracts and inserts of the nest are in bounds (``irt.in_bounds``).
+
+`tensor-fuse` hands groups of several ops to :func:`replace_with_kernel`;
+`lower-tensor-to-loop` hands it every elementwise op and reduction left, one
+by one. A group that cannot be a kernel is an explicit answer: :func:`fusable`
+says which ops may be members, :class:`CannotFuse` why a group was refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from irtoolkit.dialects import tensor
+from irtoolkit.dialects.elementwise import meaning_of
+from irtoolkit.dialects.loop import ForOp, YieldOp
+from irtoolkit.passes.lowering.checks import (
+    check_broadcastable,
+    check_nonnegative,
+    check_same_shapes,
+    in_bounds,
+    result_sizes,
+    shape,
+)
+from irtoolkit.passes.lowering.reductions import leading_sum, reduce_nest, row_by_row
+from irtoolkit.passes.transforms.dead_code import erase_dead
+
+DYN = DYNAMIC_INDEX
+
+
+def _element(v: SSAValue) -> Attribute:
+    t = v.type
+    assert isinstance(t, TensorType)
+    return t.get_element_type()
+
+
+def _dims_of(op: Operation) -> list[int]:
+    return [int(x) for x in op.properties["dimensions"].get_values()]  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------------------
+# the emitter
+
+
+def constant_op(value: int | float, t: Attribute) -> arith.ConstantOp:
+    """``arith.constant`` of a scalar ``value`` of type ``t`` (i1: true for any non-zero)."""
+    if isinstance(t, AnyFloat):
+        return arith.ConstantOp(FloatAttr(float(value), t))
+    if isinstance(t, IntegerType) and t.width.data == 1:
+        value = 1 if value else 0
+    return arith.ConstantOp(IntegerAttr(int(value), t))  # type: ignore[arg-type]
+
+
+class KernelEmitter:
+    """An insertion point for scalar code and loop nests (see the module docstring).
+
+    ``block`` is where :meth:`emit` inserts (``main`` at first); constants go to
+    ``consts`` and hoisted values to ``hoist``, which a kernel splices before its
+    nest (:meth:`ops`); every op emitted takes the location ``loc``."""
+
+    def __init__(self, loc=None) -> None:
+        self.consts = Block()
+        self.hoist = Block()
+        self.main = Block()
+        self.block = self.main
+        self.loc = loc
+        self._consts: dict[tuple[object, Attribute], SSAValue] = {}
+        #: constants emitted by :meth:`const` -> their value (read by the run-time checks)
+        self.const_values: dict[SSAValue, int | float] = {}
+
+    # -- insertion ------------------------------------------------------------
+
+    def emit(self, op: Operation) -> Operation:
+        if self.loc is not None:
+            op.location = self.loc
+        self.block.add_op(op)
+        return op
+
+    def emit1(self, op: Operation) -> SSAValue:
+        return self.emit(op).results[0]
+
+    def hoisted(self, op: Operation) -> SSAValue:
+        """``op`` emitted into ``hoist`` (before the nest); its result."""
+        if self.loc is not None:
+            op.location = self.loc
+        self.hoist.add_op(op)
+        return op.results[0]
+
+    @contextmanager
+    def at(self, block: Block) -> Iterator[Block]:
+        saved = self.block
+        self.block = block
+        try:
+            yield block
+        finally:
+            self.block = saved
+
+    @contextmanager
+    def located(self, loc) -> Iterator[None]:
+        saved = self.loc
+        self.loc = loc
+        try:
+            yield
+        finally:
+            self.loc = saved
+
+    # -- constants and index arithmetic -----------------------------------------
+
+    def const(self, value: int | float, t: Attribute) -> SSAValue:
+        """A scalar constant of type ``t`` (one per value and type, in ``consts``)."""
+        op = constant_op(value, t)
+        data = op.value.value.data  # type: ignore[union-attr]
+        key = (repr(data) if isinstance(data, float) else data, t)  # -0.0 and 0.0 apart
+        got = self._consts.get(key)
+        if got is None:
+            if self.loc is not None:
+                op.location = self.loc
+            self.consts.add_op(op)
+            got = self._consts[key] = op.result
+            self.const_values[got] = value
+        return got
+
+    def index(self, n: int) -> SSAValue:
+        return self.const(n, IndexType())
+
+    def index_add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """a + b on index values (a constant 0 operand folds)."""
+        return self._index_arith(arith.AddiOp, a, b, 0)
+
+    def index_mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """a * b on index values (a constant 1 operand folds)."""
+        return self._index_arith(arith.MuliOp, a, b, 1)
+
+    def _index_arith(self, cls: type[Operation], a: SSAValue, b: SSAValue, unit: int) -> SSAValue:
+        if self.const_values.get(a) == unit:
+            return b
+        if self.const_values.get(b) == unit:
+            return a
+        return self.emit1(cls(a, b))
+
+    # -- loops -----------------------------------------------------------------
+
+    def loop(self, lb: SSAValue, ub: SSAValue, inits: Sequence[SSAValue],
+             body: Callable[[SSAValue, list[SSAValue]], Sequence[SSAValue]]) -> list[SSAValue]:
+        """One ``loop.for`` over [lb, ub) step 1 carrying ``inits``;
+        ``body(iv, carried) -> new carried`` fills it. Its results."""
+        blk = Block(arg_types=[IndexType(), *(a.type for a in inits)])
+        op = ForOp.create(operands=[lb, ub, self.index(1), *inits],
+                          result_types=[a.type for a in inits], regions=[Region(blk)])
+        self.emit(op)
+        with self.at(blk):
+            new = body(blk.args[0], list(blk.args[1:]))
+            self.emit(YieldOp(*new))
+        return list(op.results)
+
+    def nest(self, dims: Sequence[SSAValue], inits: Sequence[SSAValue],
+             body: Callable[[list[SSAValue], list[SSAValue]], Sequence[SSAValue]]) -> list[SSAValue]:
+        """A nest of ``loop.for`` over [0, d) for each d in ``dims``, outermost first,
+        carrying ``inits``; ``body(ivs, carried) -> new carried`` fills the innermost."""
+
+        def rec(k: int, ivs: list[SSAValue], carried: list[SSAValue]) -> list[SSAValue]:
+            if k == len(dims):
+                return list(body(ivs, carried))
+            return self.loop(self.index(0), dims[k], carried,
+                             lambda iv, c: rec(k + 1, [*ivs, iv], c))
+
+        return rec(0, [], list(inits))
+
+    def for_each(self, dims: Sequence[SSAValue], body: Callable[[list[SSAValue]], None]) -> None:
+        """A nest over ``dims`` carrying nothing; ``body(ivs)`` emits the innermost code."""
+        self.nest(dims, [], lambda ivs, _: (body(ivs), [])[1])
+
+    # -- staged code ----------------------------------------------------------
+
+    def ops(self) -> list[Operation]:
+        """The constants, hoisted ops and main ops, detached, in that order."""
+        out = []
+        for b in (self.consts, self.hoist, self.main):
+            for o in list(b.ops):
+                o.detach()
+                out.append(o)
+        return out
+
+    def discard(self) -> None:
+        for b in (self.main, self.hoist, self.consts):
+            for o in reversed(list(b.ops)):
+                o.detach()
+                o.erase(safe_erase=False)
+
+
+# ---------------------------------------------------------------------------
+# groups
+
+
+class CannotFuse(Exception):
+    """A group that cannot be a kernel, and why (a size that cannot be found ...)."""
+
+
+def is_reduction(op: Operation) -> bool:
+    """A reduction a kernel can compute: it declares its ``COMBINER``."""
+    return hasattr(type(op), "COMBINER") and isinstance(op.results[0].type, TensorType)
+
+
+def fusable(op: Operation) -> bool:
+    """May ``op`` be a member of a kernel? An elementwise op with a scalar meaning for
+    its element types, tensors in and out; or a reduction."""
+    if is_reduction(op):
+        return True
+    meaning = meaning_of(op)
+    return (
+        meaning is not None
+        and len(op.results) == 1
+        and all(isinstance(v.type, TensorType) for v in (*op.operands, *op.results))
+        and meaning.scalar_for(op) is not None
+    )
+
+
+@dataclass(eq=False)
+class Group:
+    """Ops computed by one kernel: ``root`` (its result replaces the group's) and the
+    members, in reverse block order, root first."""
+
+    root: Operation
+    members: list[Operation] = field(default_factory=list)
+    member_set: set[Operation] = field(default_factory=set)
+
+    def add(self, op: Operation) -> None:
+        self.members.append(op)
+        self.member_set.add(op)
+
+
+def _splat_scalar_source(v: SSAValue) -> SSAValue | float | int | None:
+    """A splat-valued tensor's element: an SSA scalar (``tensor.splat``) or a number."""
+    for _ in range(64):
+        owner = v.owner
+        if isinstance(owner, tensor.BroadcastOp):
+            v = owner.input
+        elif isinstance(owner, tensor.SplatOp):
+            return owner.input
+        else:
+            break
+    if isinstance(v.owner, arith.ConstantOp) and isinstance(v.type, TensorType):
+        return tensor.splat_constant(v)
+    return None
+
+
+def reads_materialised_broadcast(op: Operation) -> bool:
+    """Does ``op`` read a broadcast of a non-splat value (which a kernel reads through)?"""
+    return any(isinstance(v.owner, tensor.BroadcastOp) and _splat_scalar_source(v) is None
+               for v in op.operands)
+
+
+class Kernel:
+    """Builds the nest of one group (see the module docstring)."""
+
+    def __init__(self, group: Group):
+        self.g = group
+        self.E = KernelEmitter(group.root.location)
+        self.memo: dict[tuple, SSAValue] = {}
+        self.dim_memo: dict[tuple[SSAValue, int], SSAValue | None] = {}
+        self.is1: dict[tuple[SSAValue, int], SSAValue] = {}
+        self.leaf_ops: list[Operation] = []
+
+    # -- sizes -------------------------------------------------------------
+
+    def _elementwise_members(self) -> list[Operation]:
+        return [m for m in self.g.members if not is_reduction(m)]
+
+    def _domain_leaves(self, dom: SSAValue) -> list[SSAValue]:
+        """Tensors read at the domain indices: operands of members that are not members."""
+        ew = self._elementwise_members()
+        if not ew:
+            return [dom]
+        return [o for m in ew for o in m.operands
+                if isinstance(o.type, TensorType) and o.owner not in self.g.member_set]
+
+    def dim_of(self, v: SSAValue, d: int, depth: int = 0) -> SSAValue | None:
+        """Size ``d`` of leaf ``v``: a constant, a size operand, or ``tensor.dim`` (None: unknown)."""
+        key = (v, d)
+        if key in self.dim_memo:
+            return self.dim_memo[key]
+        E = self.E
+        s = shape(v)[d]
+        owner = v.owner
+        r: SSAValue | None
+        if s != DYN:
+            r = E.index(s)
+        elif isinstance(owner, tensor.BroadcastOp) and depth < 64:
+            r = None
+            ishape = shape(owner.input)
+            for i, dd in enumerate(_dims_of(owner)):
+                if dd == d and ishape[i] != 1:
+                    r = self.dim_of(owner.input, i, depth + 1)
+        elif isinstance(owner, tensor.SplatOp | tensor.EmptyOp):
+            sizes = list(owner.dynamicSizes if isinstance(owner, tensor.SplatOp) else owner.dynamic_sizes)
+            k = sum(1 for x in shape(v)[:d] if x == DYN)
+            r = sizes[k] if k < len(sizes) else None
+            if r is not None:  # the check the op would make itself, which the kernel reads through
+                with E.at(E.hoist):
+                    check_nonnegative(E, owner, r, f"size of dim {d} is negative (size vs 0)")
+        else:
+            r = E.hoisted(tensor.DimOp(v, E.index(d)))
+        self.dim_memo[key] = r
+        return r
+
+    def domain_dims(self, dom: SSAValue) -> list[SSAValue]:
+        leaves = self._domain_leaves(dom)
+        out = []
+        for d, s in enumerate(shape(dom)):
+            if s != DYN:
+                out.append(self.E.index(s))
+                continue
+            # prefer a static size, then any size we can find
+            static = [leaf for leaf in leaves if shape(leaf)[d] != DYN]
+            r = self.dim_of(static[0], d) if static else None
+            for leaf in leaves:
+                if r is not None:
+                    break
+                r = self.dim_of(leaf, d)
+            if r is None:
+                raise CannotFuse(f"size #{d} of the iteration domain unknown")
+            out.append(r)
+        return out
+
+    def sizes(self, v: SSAValue, depth: int = 0) -> list[SSAValue]:
+        """Sizes of ``v`` as the ops of the group see them one by one: a member's come
+        from its first non-splat operand (or its static result type), a leaf's from
+        ``dim_of``."""
+        owner = v.owner
+        shp = shape(v)
+        if isinstance(owner, Operation) and owner in self.g.member_set and not is_reduction(owner):
+            real = self._real_operands(owner)
+            first = self.sizes(real[0], depth + 1) if real and DYN in shp and depth < 256 else []
+            out = []
+            for d, s in enumerate(shp):
+                if s != DYN:
+                    out.append(self.E.index(s))
+                elif d < len(first):
+                    out.append(first[d])
+                else:
+                    raise CannotFuse(f"size #{d} of '{owner.name}' unknown")
+            return out
+        out = []
+        for d in range(len(shp)):
+            r = self.dim_of(v, d)
+            if r is None:
+                raise CannotFuse(f"size #{d} of an operand unknown")
+            out.append(r)
+        return out
+
+    @staticmethod
+    def _real_operands(m: Operation) -> list[SSAValue]:
+        """Tensor operands whose shapes are compared (statically shaped splats are read
+        as scalars and not compared)."""
+        return [
+            o for o in m.operands
+            if isinstance(o.type, TensorType)
+            and not (DYN not in shape(o) and isinstance(o.owner, tensor.SplatOp | arith.ConstantOp)
+                     and _splat_scalar_source(o) is not None)
+        ]
+
+    # -- run-time shape checks --------------------------------------------
+
+    def emit_checks(self) -> None:
+        """Before the nest, the checks of the members (operand dims agree, dynamic
+        operand dims match a static result type), of the broadcasts read as index
+        remappings (each operand dim is 1 or the result size) and of a reduction root
+        (static result dims match the operand). All-static shapes emit nothing."""
+        E = self.E
+        seen: set[Operation] = set()
+        with E.at(E.hoist):
+            for m in reversed(self._elementwise_members()):  # block order
+                for o in m.operands:
+                    if isinstance(o.type, TensorType):
+                        self._broadcast_checks(o, seen)
+                check_same_shapes(E, m, self._real_operands(m), self.sizes)
+            root = self.g.root
+            if is_reduction(root):
+                src = root.operands[0]
+                self._broadcast_checks(src, seen)
+                sd = self.sizes(src)
+                rdims = _dims_of(root)
+                result_sizes(E, root.results[0], [sd[i] for i in range(len(sd)) if i not in rdims])
+
+    def _broadcast_checks(self, v: SSAValue, seen: set[Operation], depth: int = 0) -> None:
+        b = v.owner
+        if not isinstance(b, tensor.BroadcastOp) or b in self.g.member_set or b in seen or depth > 64:
+            return
+        seen.add(b)
+        self._broadcast_checks(b.input, seen, depth + 1)
+        ishape, oshape = shape(b.input), shape(b.results[0])
+        for i, d in enumerate(_dims_of(b)):
+            # dynamic -> dynamic: the result size is the operand size (nothing to check);
+            # static -> anything: verified
+            if ishape[i] != DYN or oshape[d] == DYN:
+                continue
+            got = self.dim_of(b.input, i)
+            if got is None:
+                raise CannotFuse(f"size #{i} of a broadcast operand unknown")
+            check_broadcastable(self.E, b, got, self.E.index(oshape[d]), i, d)
+
+    # -- scalar reads ------------------------------------------------------
+
+    def compute_members(self, idx: Sequence[SSAValue]) -> None:
+        """Scalars of every elementwise member at ``idx``, in block order (no recursion)."""
+        self.memo = {}
+        E = self.E
+        for m in reversed(self._elementwise_members()):
+            xs = [self.read(o, idx) for o in m.operands]
+            with E.located(m.location):
+                self.memo[(m.results[0], *idx)] = meaning_of(m).scalar_for(m)(E, *xs)  # type: ignore[union-attr,misc]
+
+    def read(self, v: SSAValue, idx: Sequence[SSAValue], depth: int = 0) -> SSAValue:
+        key = (v, *idx)
+        got = self.memo.get(key)
+        if got is None:
+            got = self._read(v, idx, depth)
+            self.memo[key] = got
+        return got
+
+    def _read(self, v: SSAValue, idx: Sequence[SSAValue], depth: int) -> SSAValue:
+        E = self.E
+        owner = v.owner
+        assert owner not in self.g.member_set, "a kernel member read before it was computed"
+        src = _splat_scalar_source(v)
+        if isinstance(src, SSAValue):
+            self._note_leaf(owner)
+            return src
+        if src is not None:
+            self._note_leaf(owner)
+            return E.const(src, _element(v))
+        if isinstance(owner, tensor.BroadcastOp) and depth < 64:
+            self._note_leaf(owner)
+            return self.read(owner.input, self.remap(owner, idx), depth + 1)
+        return E.emit1(in_bounds(tensor.ExtractOp(v, list(idx))))
+
+    def _note_leaf(self, op: Operation | None) -> None:
+        if isinstance(op, Operation):
+            self.leaf_ops.append(op)
+
+    def remap(self, b: Operation, idx: Sequence[SSAValue]) -> list[SSAValue]:
+        """The operand indices of broadcast ``b`` read at result indices ``idx``."""
+        E = self.E
+        x = b.operands[0]
+        ishape = shape(x)
+        out = []
+        for i, d in enumerate(_dims_of(b)):
+            if ishape[i] == 1:
+                out.append(E.index(0))
+            elif ishape[i] == DYN:
+                # a dynamic operand dim of size 1 expands
+                is1 = self.is1.get((x, i))
+                if is1 is None:
+                    n = self.dim_of(x, i)
+                    if n is None:
+                        n = E.hoisted(tensor.DimOp(x, E.index(i)))
+                    is1 = E.hoisted(arith.CmpiOp(n, E.index(1), "eq"))
+                    self.is1[(x, i)] = is1
+                out.append(E.emit1(arith.SelectOp(is1, E.index(0), idx[d])))
+            else:
+                out.append(idx[d])
+        return out
+
+    # -- the nest ----------------------------------------------------------
+
+    def empty(self, t: TensorType, dims: Sequence[SSAValue]) -> SSAValue:
+        dyn = [d for d, s in zip(dims, t.get_shape()) if s == DYN]
+        return self.E.emit1(tensor.EmptyOp(dyn, t))
+
+    def build(self) -> tuple[SSAValue, SSAValue | None]:
+        """Emit the nest; (new root result, scalar of a 0-d reduction or None)."""
+        root = self.g.root
+        res = root.results[0]
+        rt = res.type
+        assert isinstance(rt, TensorType)
+        E = self.E
+        self.emit_checks()
+        if not is_reduction(root):
+            dims = self.domain_dims(res)
+
+            def body(ivs: list[SSAValue], out: list[SSAValue]) -> list[SSAValue]:
+                self.compute_members(ivs)
+                return [E.emit1(in_bounds(tensor.InsertOp(self.read(res, ivs), out[0], list(ivs))))]
+
+            (r,) = E.nest(dims, [self.empty(rt, dims)], body)
+            return r, None
+        src = root.operands[0]
+        rdims = _dims_of(root)
+        sdims = self.domain_dims(src)
+        kept = [i for i in range(len(sdims)) if i not in rdims]
+        et = _element(res)
+        reduction = type(root)
+
+        def term(idx: list[SSAValue]) -> SSAValue:
+            self.compute_members(idx)
+            return self.read(src, idx)
+
+        if row_by_row(src, rdims, reduction, et):
+            return leading_sum(E, term, sdims, len(rdims), et, rt), None
+
+        def reduce_at(ivs: list[SSAValue]) -> SSAValue:
+            def reduced_term(rivs: list[SSAValue]) -> SSAValue:
+                idx: list[SSAValue] = [None] * len(sdims)  # type: ignore[list-item]
+                for i, v in zip(kept, ivs):
+                    idx[i] = v
+                for i, v in zip(rdims, rivs):
+                    idx[i] = v
+                return term(idx)
+
+            return reduce_nest(E, reduction, [sdims[i] for i in rdims], et, reduced_term)
+
+        if not kept:
+            acc = reduce_at([])
+            return E.emit1(tensor.InsertOp(acc, self.empty(rt, []), [])), acc
+        kdims = [sdims[i] for i in kept]
+        (r,) = E.nest(kdims, [self.empty(rt, kdims)],
+                      lambda ivs, out: [E.emit1(in_bounds(tensor.InsertOp(reduce_at(ivs), out[0], list(ivs))))])
+        return r, None
+
+
+def replace_with_kernel(group: Group) -> None:
+    """Replace the ops of ``group`` by their kernel, inserted before the root (raises
+    :class:`CannotFuse`, leaving the IR as it was, if the group cannot be a kernel)."""
+    kernel = Kernel(group)
+    try:
+        new_root, scalar = kernel.build()
+    except CannotFuse:
+        kernel.E.discard()
+        raise
+    root = group.root
+    block = root.parent
+    assert block is not None
+    ops = kernel.E.ops()
+    block.insert_ops_before(ops, root)
+    old = root.results[0]
+    if scalar is not None:
+        for use in list(old.uses):
+            user = use.operation
+            if isinstance(user, tensor.ExtractOp) and not user.indices and user.result.type == scalar.type:
+                user.result.replace_all_uses_with(scalar)
+                user.detach()
+                user.erase()
+    if new_root.name_hint is None and old.name_hint:
+        new_root.name_hint = old.name_hint
+    old.replace_all_uses_with(new_root)
+    for op in group.members:  # reverse block order: users before definitions
+        op.detach()
+        op.erase()
+    erase_dead([*kernel.leaf_ops, *(o for o in ops if o.parent is not None)])
+
+
+def lower_to_kernels(top: Operation) -> None:
+    """Every elementwise op and reduction nested in ``top`` (on tensors) becomes a
+    kernel of its own: the unfused lowering (`lower-tensor-to-loop` runs this first)."""
+    from irtoolkit.diagnostics import op_error
+
+    for op in [o for o in top.walk() if _on_tensors(o) and (is_reduction(o) or meaning_of(o) is not None)]:
+        if not fusable(op):
+            raise op_error(op, f"has no scalar meaning for {op.results[0].type} (lowering it to loops)")
+        group = Group(op)
+        group.add(op)
+        try:
+            replace_with_kernel(group)
+        except CannotFuse as err:
+            raise op_error(op, f"cannot be lowered to a loop nest: {err}") from None
+
+
+def _on_tensors(op: Operation) -> bool:
+    return bool(op.results) and any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results))

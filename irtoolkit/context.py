@@ -50,7 +50,7 @@ OWN_DIALECTS = ("loop", "autodiff", "stablehlo", "chlo", "sdy")
 PASSES: dict[str, tuple[str, str]] = {
     "ad": ("irtoolkit.passes.ad:AutodiffPass",
            "differentiate: replace autodiff ops by calls to generated derivative functions"),
-    "canonicalize": ("xdsl.transforms.canonicalize:CanonicalizePass",
+    "canonicalize": ("irtoolkit.passes.transforms.canonicalize:Canonicalize",
                      "fold constants and apply canonicalization patterns"),
     "cse": ("xdsl.transforms.common_subexpression_elimination:CommonSubexpressionElimination",
             "eliminate common subexpressions"),

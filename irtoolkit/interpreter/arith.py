@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects import arith
+
 from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -19,6 +20,7 @@ from xdsl.dialects.builtin import (
 )
 
 from irtoolkit.diagnostics import op_error
+from irtoolkit.dialects.arith import IndexCastUIOp
 from irtoolkit.interpreter.core import (
     BITS,
     UNSIGNED,
@@ -382,7 +384,6 @@ register_specialized(arith.ExtUIOp)(_cast_rule(_int_to_int_zeroext))
 register_specialized(arith.TruncIOp)(_cast_rule(_int_to_int_signext))
 register_specialized(arith.IndexCastOp)(_cast_rule(_int_to_int_signext))
 register_specialized(arith.BitcastOp)(_cast_rule(_bitcast))
-if hasattr(arith, "IndexCastUIOp"):
-    register_specialized(arith.IndexCastUIOp)(_cast_rule(_int_to_int_zeroext))
+register_specialized(IndexCastUIOp)(_cast_rule(_int_to_int_zeroext))
 
 __all__ = ["dense_to_array", "CMPF_FUNCTIONS"]

@@ -123,4 +123,4 @@ def _isnormal(x):
 
 
 for _cls, _fn in ((IsFiniteOp, np.isfinite), (IsInfOp, np.isinf), (IsNaNOp, np.isnan), (IsNormalOp, _isnormal)):
-    register(_cls)(_unary(_fn))
+    register(_cls)(lambda interp, op, args, _fn=_fn: (_fn(args[0]),))

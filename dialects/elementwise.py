@@ -339,8 +339,8 @@ class Elementwise:
 
 #: op class -> its declaration
 DECLARED: dict[type[Operation], Elementwise] = {}
-#: scalar op class -> the first op declared with it as a counterpart
-_LIFTED: dict[type[Operation], type[Operation]] = {}
+#: (scalar op class, element kind) -> the first op declared with it as that kind's counterpart
+_LIFTED: dict[tuple[type[Operation], ElementKind], type[Operation]] = {}
 #: non-elementwise op class -> its cost
 COSTS: dict[type[Operation], Cost] = {}
 
@@ -352,8 +352,9 @@ def declare(cls: type[Operation], meaning: Elementwise | None = None, **fields: 
     elif fields:
         raise TypeError("give a declaration or its fields, not both")
     DECLARED[cls] = meaning
-    for scalar in meaning.scalar_ops():
-        _LIFTED.setdefault(scalar, cls)
+    for kind, scalar in meaning.meanings.items():
+        if _is_op_class(scalar):
+            _LIFTED.setdefault((scalar, kind), cls)
     return meaning
 
 
@@ -398,10 +399,13 @@ def is_elementwise(op: Operation | type[Operation]) -> bool:
     return meaning_of(op) is not None
 
 
-def lifted(scalar_op: type[Operation]) -> type[Operation] | None:
-    """The op declared with ``scalar_op`` as a counterpart (``math.exp`` -> ``tensor.exp``)."""
+def lifted(scalar_op: type[Operation], kind: ElementKind | None = None) -> type[Operation] | None:
+    """The op declared with ``scalar_op`` as its counterpart for elements of ``kind``
+    (``math.exp`` -> ``tensor.exp``; ``arith.andi`` -> ``tensor.mul`` on i1 but
+    ``tensor.and`` on integers); any kind, floats first, when ``kind`` is None."""
     _load_builtin_declarations()
-    return _LIFTED.get(scalar_op)
+    kinds = list(ElementKind) if kind is None else [kind]
+    return next((c for k in kinds if (c := _LIFTED.get((scalar_op, k))) is not None), None)
 
 
 def cost_of(op: Operation | type[Operation]) -> Cost:

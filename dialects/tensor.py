@@ -51,6 +51,7 @@ from xdsl.traits import ConstantLike, HasCanonicalizationPatternsTrait, HasFolde
 from xdsl.interfaces import HasFolderInterface
 from xdsl.utils.exceptions import VerifyException
 
+from irtoolkit.dialects.arith import RemFOp
 from irtoolkit.dialects.elementwise import (
     Cost,
     ElementKind,
@@ -650,6 +651,259 @@ class LogisticOp(UnaryElementwiseOp):
 @irdl_op_definition
 class TanOp(UnaryElementwiseOp):
     name = "tensor.tan"
+
+
+# --------------------------------------------------------------------------
+# The elementwise ops of SPEC §3.1 (StableHLO's semantics; their meanings,
+# derivatives, costs and domains come from the scalar counterparts' declarations
+# in scalar.py unless given here).
+# --------------------------------------------------------------------------
+
+
+@elementwise(float=math.RsqrtOp)
+@irdl_op_definition
+class RsqrtOp(UnaryElementwiseOp):
+    """1 / sqrt(x)."""
+
+    name = "tensor.rsqrt"
+
+
+@elementwise(float=math.ErfOp)
+@irdl_op_definition
+class ErfOp(UnaryElementwiseOp):
+    """The error function (as `math.erf`: to within 2 ulp of the exact value)."""
+
+    name = "tensor.erf"
+
+
+@elementwise(float=math.Log1pOp)
+@irdl_op_definition
+class Log1pOp(UnaryElementwiseOp):
+    """log(1 + x), accurate for small x (numpy.log1p)."""
+
+    name = "tensor.log1p"
+
+
+@elementwise(float=math.ExpM1Op)
+@irdl_op_definition
+class Expm1Op(UnaryElementwiseOp):
+    """exp(x) - 1, accurate for small x (numpy.expm1)."""
+
+    name = "tensor.expm1"
+
+
+def _sign_scalar(B, x: SSAValue) -> SSAValue:
+    zero, one = B.const(0.0, x.type), B.const(1.0, x.type)
+    pos = B.emit1(arith.CmpfOp(x, zero, "ogt"))
+    neg = B.emit1(arith.CmpfOp(x, zero, "olt"))
+    return B.emit1(arith.SelectOp(pos, one, B.emit1(arith.SelectOp(neg, B.const(-1.0, x.type), x))))
+
+
+def _sign_numpy(x):
+    return np.where(x == 0, x, np.sign(x))[()]
+
+
+@elementwise(float=_sign_scalar, numpy=_sign_numpy, differentiable=False, cost=Cost.CHEAP)
+@irdl_op_definition
+class SignOp(UnaryElementwiseOp):
+    """-1, +1, or x itself for ±0 and NaN (StableHLO's `sign`; numpy.sign but
+    for -0.0, which stays -0.0). Derivative 0 (SPEC §6): it carries none."""
+
+    name = "tensor.sign"
+
+
+@elementwise(float=math.FloorOp, differentiable=False)
+@irdl_op_definition
+class FloorOp(UnaryElementwiseOp):
+    """numpy.floor. Derivative 0 (SPEC §6): it carries none."""
+
+    name = "tensor.floor"
+
+
+@elementwise(float=math.CeilOp, differentiable=False)
+@irdl_op_definition
+class CeilOp(UnaryElementwiseOp):
+    """numpy.ceil. Derivative 0 (SPEC §6): it carries none."""
+
+    name = "tensor.ceil"
+
+
+@elementwise(float=math.RoundEvenOp, differentiable=False)
+@irdl_op_definition
+class RoundOp(UnaryElementwiseOp):
+    """Round half to even (numpy.rint, StableHLO's `round_nearest_even`). Derivative 0
+    (SPEC §6): it carries none."""
+
+    name = "tensor.round"
+
+
+@elementwise(float=math.AtanOp)
+@irdl_op_definition
+class AtanOp(UnaryElementwiseOp):
+    name = "tensor.atan"
+
+
+@elementwise(float=math.Atan2Op)
+@irdl_op_definition
+class Atan2Op(BinaryElementwiseOp):
+    """`tensor.atan2 %y, %x`: the angle of (x, y) in [-pi, pi] (numpy.arctan2)."""
+
+    name = "tensor.atan2"
+
+
+@elementwise(float=RemFOp, domain=[(-4.0, 4.0), (0.5, 2.0)])
+@irdl_op_definition
+class RemOp(BinaryElementwiseOp):
+    """`tensor.rem %a, %b`: the remainder of a / b truncated, with the sign of a
+    (C `fmod`, numpy.fmod, StableHLO's `remainder`)."""
+
+    name = "tensor.rem"
+
+
+def _clamp_float(B, lo: SSAValue, x: SSAValue, hi: SSAValue) -> SSAValue:
+    return B.emit1(arith.MinimumfOp(B.emit1(arith.MaximumfOp(x, lo)), hi))
+
+
+def _clamp_integer(B, lo: SSAValue, x: SSAValue, hi: SSAValue) -> SSAValue:
+    return B.emit1(arith.MinSIOp(B.emit1(arith.MaxSIOp(x, lo)), hi))
+
+
+def _clamp_numpy(lo, x, hi):
+    kind = ElementKind.FLOAT if np.issubdtype(np.asarray(x).dtype, np.floating) else ElementKind.INTEGER
+    upper = meaning_of(MaxOp).numpy_of_kind(kind)
+    lower = meaning_of(MinOp).numpy_of_kind(kind)
+    return lower(upper(x, lo), hi)
+
+
+def _clamp_partials(D, ins, outs, need):
+    """clamp(lo, x, hi) = min(max(x, lo), hi): the cotangent goes to x where
+    lo <= x <= hi (at a bound too: SPEC §6), else to the bound the result equals
+    (hi where lo > hi). NaN in x: to x."""
+    lo, x, hi = ins
+    one, zero = D.const(1.0, x), D.zeros(x)
+    to_hi = D.select(D.cmp("gt", x, hi), one, D.select(D.cmp("gt", lo, hi), one, zero))
+    to_lo = D.select(D.cmp("lt", x, lo), D.sub(one, to_hi), zero)
+    to_x = D.sub(D.sub(one, to_hi), to_lo)
+    return [to_lo if need[0] else None, to_x if need[1] else None, to_hi if need[2] else None]
+
+
+@elementwise(float=_clamp_float, integer=_clamp_integer, numpy=_clamp_numpy,
+             partials=_clamp_partials, cost=Cost.CHEAP,
+             domain=[(-1.5, -0.5), (-2.0, 2.0), (0.5, 1.5)])
+@irdl_op_definition
+class ClampOp(IRDLOperation, HasFolderInterface):
+    """`%r = tensor.clamp %lo, %x, %hi : tensor<4xf32>`: min(max(x, lo), hi) (StableHLO's
+    `clamp`, with the three operands of one shape; NaN propagates, -0.0 < +0.0 as in
+    `tensor.max`/`min`). Floats and integers (signed)."""
+
+    name = "tensor.clamp"
+
+    lo = operand_def(TensorType)
+    input = operand_def(TensorType)
+    hi = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        lo: SSAValue | Operation,
+        input: SSAValue | Operation,
+        hi: SSAValue | Operation,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        if result_type is None:
+            result_type = _tensor_type(input)
+            shape = result_type.get_shape()
+            for other in (_tensor_type(lo).get_shape(), _tensor_type(hi).get_shape()):
+                if _shapes_compatible(shape, other):
+                    shape = _merge_shapes(shape, other)
+            result_type = TensorType(result_type.get_element_type(), shape)
+        super().__init__(operands=(lo, input, hi), result_types=(result_type,), attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        names = [parser.parse_unresolved_operand()]
+        for _ in range(2):
+            parser.parse_punctuation(",")
+            names.append(parser.parse_unresolved_operand())
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        if parser.parse_optional_punctuation("("):
+            inputs, out = _parse_functional(parser)
+        else:
+            out = parser.parse_type()
+            inputs = [out] * 3
+        lo, x, hi = parser.resolve_operands(names, inputs, pos)
+        return cls(lo, x, hi, out, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_list(self.operands, printer.print_ssa_value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        rt = self.result.type
+        if all(o.type == rt for o in self.operands):
+            printer.print_attribute(rt)
+        else:
+            _print_functional(printer, [o.type for o in self.operands], rt)
+
+    def verify_(self) -> None:
+        ot = cast(TensorType, self.result.type)
+        ins = [cast(TensorType, o.type) for o in self.operands]
+        _verify_elementwise_types(self, ins, ot)
+        shapes = [t.get_shape() for t in ins]
+        if not all(_shapes_compatible(shapes[0], s) for s in shapes[1:]):
+            raise VerifyException(
+                "requires the same shape for all operands and result, got "
+                + ", ".join(str(t) for t in ins) + f" -> {ot}"
+            )
+        _verify_declared_element_type(self, ot.get_element_type())
+
+    def fold(self):
+        return _fold_elementwise(self, tuple(self.operands))
+
+
+def _not_scalar(B, x: SSAValue) -> SSAValue:
+    return B.emit1(arith.XOrIOp(x, B.const(-1, x.type)))  # all ones (true on i1)
+
+
+_LOGICAL = dict(differentiable=False)
+
+
+@elementwise(integer=arith.AndIOp, i1=arith.AndIOp, **_LOGICAL)
+@irdl_op_definition
+class AndOp(BinaryElementwiseOp):
+    """Bitwise and (logical on i1). Integer and i1 values: not differentiable."""
+
+    name = "tensor.and"
+
+
+@elementwise(integer=arith.OrIOp, i1=arith.OrIOp, **_LOGICAL)
+@irdl_op_definition
+class OrOp(BinaryElementwiseOp):
+    """Bitwise or (logical on i1). Integer and i1 values: not differentiable."""
+
+    name = "tensor.or"
+
+
+@elementwise(integer=arith.XOrIOp, i1=arith.XOrIOp, **_LOGICAL)
+@irdl_op_definition
+class XorOp(BinaryElementwiseOp):
+    """Bitwise exclusive or (logical on i1). Integer and i1 values: not differentiable."""
+
+    name = "tensor.xor"
+
+
+@elementwise(integer=_not_scalar, i1=_not_scalar, numpy=np.invert, cost=Cost.CHEAP, **_LOGICAL)
+@irdl_op_definition
+class NotOp(UnaryElementwiseOp):
+    """Bitwise not (logical on i1; numpy.invert). Integer and i1 values: not differentiable."""
+
+    name = "tensor.not"
+
 
 
 # --------------------------------------------------------------------------
@@ -1936,7 +2190,7 @@ def _declared_in_this_module(base: type) -> tuple[type[IRDLOperation], ...]:
 
 BINARY_OPS: tuple[type[BinaryElementwiseOp], ...] = _declared_in_this_module(BinaryElementwiseOp)
 UNARY_OPS: tuple[type[UnaryElementwiseOp], ...] = _declared_in_this_module(UnaryElementwiseOp)
-ELEMENTWISE_OPS: tuple[type[IRDLOperation], ...] = (*BINARY_OPS, *UNARY_OPS, CmpOp, SelectOp, ConvertOp)
+ELEMENTWISE_OPS: tuple[type[IRDLOperation], ...] = (*BINARY_OPS, *UNARY_OPS, ClampOp, CmpOp, SelectOp, ConvertOp)
 COMPUTE_OPS: tuple[type[IRDLOperation], ...] = (
     *ELEMENTWISE_OPS, MatmulOp, TransposeOp, BroadcastOp, ReduceSumOp, ReduceMaxOp,
 )

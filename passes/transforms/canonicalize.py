@@ -26,12 +26,15 @@ from xdsl.transforms.canonicalize import CanonicalizationRewritePattern, Canonic
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import VerifyException
 
-from irtoolkit.dialects.elementwise import lifted
+from irtoolkit.dialects.elementwise import element_kind, lifted
 
 
 def _tensor_counterpart(op: Operation) -> type[Operation] | None:
+    kind = element_kind(op.results[0].type)
+    if kind is None:
+        return None
     for cls in type(op).__mro__:
-        found = lifted(cls)
+        found = lifted(cls, kind)
         if found is not None:
             return found
     return None

@@ -31,7 +31,7 @@ from irtoolkit.pipeline import run_pipeline
 
 TENSOR_OPS = [c for c in T.Tensor.operations if c is not T.YieldOp]
 SCALAR_OPS = [c for d in ("arith", "math") for c in dialect_factory(d)().operations]
-DECLARED_TENSOR_OPS = [*T.UNARY_OPS, *T.BINARY_OPS]
+DECLARED_TENSOR_OPS = [*T.UNARY_OPS, *T.BINARY_OPS, T.ClampOp]
 
 
 def _in(table, cls) -> bool:
@@ -111,7 +111,7 @@ UNFUSED = "convert-scf-to-loop,canonicalize,cse,lower-tensor-to-loop,lower-loop-
 
 
 def _operand_names(cls) -> list[str]:
-    return ["a"] if cls in T.UNARY_OPS else ["a", "b"]
+    return ["a", "b", "c"][:len(cls.get_irdl_definition().operands)]
 
 
 def _short(cls) -> str:
@@ -232,7 +232,7 @@ func.func @loss_{s}({args}, %w: {tt}) -> f64 {{
 }}
 func.func @grad_{s}({args}, %w: {tt}) -> ({types}) {{
   %g:{len(names)} = autodiff.grad @loss_{s}({operands}, %w) wrt [{wrt}] : ({types}, {tt}) -> ({types})
-  return %g#0{", %g#1" if len(names) == 2 else ""} : {types}
+  return {", ".join(f"%g#{i}" for i in range(len(names)))} : {types}
 }}
 func.func @jvp_{s}({args}, %w: {tt}, {", ".join(f"%t{n}: {tt}" for n in names)}) -> f64 {{
   %y, %dy = autodiff.jvp @loss_{s}({operands}, %w) tangents({tangents}) wrt [{wrt}] : ({types}, {tt}, {types}) -> (f64, f64)

@@ -463,3 +463,83 @@ func.func @pad_result_type(%arg0: tensor<?x2x3x4xi32>, %arg1: index, %arg2: i32)
   } : tensor<?x2x3x4xi32> to tensor<?x?x?x8xi32>
   return %0 : tensor<?x?x?x8xi32>
 }
+
+// -----
+
+func.func @rsqrt_integer(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'tensor.rsqrt' op requires float element type, got i32}}
+  %0 = tensor.rsqrt %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @round_shape(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tensor.round' op requires the same shape for all operands and result, got tensor<4xf32> -> tensor<5xf32>}}
+  %0 = tensor.round %a : tensor<4xf32> -> tensor<5xf32>
+  return
+}
+
+// -----
+
+func.func @atan2_element_types(%a: tensor<4xf32>, %b: tensor<4xf64>) {
+  // expected-error @+1 {{'tensor.atan2' op requires the same element type for all operands and result, got tensor<4xf32>, tensor<4xf64> -> tensor<4xf32>}}
+  %0 = tensor.atan2 %a, %b : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @rem_integer(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'tensor.rem' op requires float element type, got i32}}
+  %0 = tensor.rem %a, %a : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @clamp_shapes(%lo: tensor<3xf32>, %x: tensor<4xf32>) {
+  // expected-error @+1 {{'tensor.clamp' op requires the same shape for all operands and result, got tensor<3xf32>, tensor<4xf32>, tensor<3xf32> -> tensor<4xf32>}}
+  %0 = tensor.clamp %lo, %x, %lo : (tensor<3xf32>, tensor<4xf32>, tensor<3xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @clamp_dynamic_bounds(%lo: tensor<?xf32>, %hi: tensor<3xf32>, %x: tensor<?xf32>) {
+  // expected-error @+1 {{'tensor.clamp' op requires the same shape for all operands and result, got tensor<?xf32>, tensor<?xf32>, tensor<3xf32> -> tensor<4xf32>}}
+  %0 = tensor.clamp %lo, %x, %hi : (tensor<?xf32>, tensor<?xf32>, tensor<3xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @clamp_i1(%m: tensor<4xi1>) {
+  // expected-error @+1 {{'tensor.clamp' op requires float or integer element type, got i1}}
+  %0 = tensor.clamp %m, %m, %m : tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @and_float(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'tensor.and' op requires integer element type, got f32}}
+  %0 = tensor.and %a, %a : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @not_float(%a: tensor<4xf64>) {
+  // expected-error @+1 {{'tensor.not' op requires integer element type, got f64}}
+  %0 = tensor.not %a : tensor<4xf64>
+  return
+}
+
+// -----
+
+func.func @xor_element_types(%a: tensor<4xi1>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{'tensor.xor' op requires the same element type for all operands and result, got tensor<4xi1>, tensor<4xi32> -> tensor<4xi1>}}
+  %0 = tensor.xor %a, %b : (tensor<4xi1>, tensor<4xi32>) -> tensor<4xi1>
+  return
+}

@@ -211,3 +211,48 @@ func.func @pad_to_static_size(%arg0: tensor<?x?xf32>, %ub0: index, %ub1: index,
   } : tensor<?x?xf32> to tensor<2x3xf32>
   func.return %0 : tensor<2x3xf32>
 }
+
+// The elementwise ops of SPEC §3.1.
+// CHECK-LABEL: func.func @model_elementwise
+// CHECK: tensor.rsqrt %{{.*}} : tensor<4xf32>
+// CHECK: tensor.erf %{{.*}} : tensor<4xf32>
+// CHECK: tensor.log1p %{{.*}} : tensor<4xf32>
+// CHECK: tensor.expm1 %{{.*}} : tensor<4xf32>
+// CHECK: tensor.sign %{{.*}} : tensor<4xf32>
+// CHECK: tensor.floor %{{.*}} : tensor<4xf32>
+// CHECK: tensor.ceil %{{.*}} : tensor<4xf32>
+// CHECK: tensor.round %{{.*}} : tensor<4xf32>
+// CHECK: tensor.atan %{{.*}} : tensor<4xf32>
+// CHECK: tensor.atan2 %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: tensor.rem %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: tensor.clamp %{{.*}}, %{{.*}}, %{{.*}} : tensor<4xf32>
+// CHECK: tensor.clamp %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?xf64>, tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
+// CHECK: tensor.clamp %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x?xi32>
+// CHECK: tensor.and %{{.*}}, %{{.*}} : tensor<4xi1>
+// CHECK: tensor.or %{{.*}}, %{{.*}} : tensor<4xi1>
+// CHECK: tensor.xor %{{.*}}, %{{.*}} : tensor<2x?xi32>
+// CHECK: tensor.not %{{.*}} : tensor<4xi1>
+// CHECK: tensor.not %{{.*}} : tensor<2x?xi32>
+func.func @model_elementwise(%a: tensor<4xf32>, %b: tensor<4xf32>, %d: tensor<?xf64>, %e: tensor<3xf64>,
+                             %m: tensor<4xi1>, %i: tensor<2x?xi32>) {
+  %0 = tensor.rsqrt %a : tensor<4xf32>
+  %1 = tensor.erf %a : tensor<4xf32>
+  %2 = tensor.log1p %a : tensor<4xf32>
+  %3 = tensor.expm1 %a : tensor<4xf32>
+  %4 = tensor.sign %a : tensor<4xf32>
+  %5 = tensor.floor %a : tensor<4xf32>
+  %6 = tensor.ceil %a : tensor<4xf32>
+  %7 = tensor.round %a : tensor<4xf32>
+  %8 = tensor.atan %a : tensor<4xf32>
+  %9 = tensor.atan2 %a, %b : tensor<4xf32>
+  %10 = tensor.rem %a, %b : tensor<4xf32>
+  %11 = tensor.clamp %a, %b, %a : tensor<4xf32>
+  %12 = tensor.clamp %d, %e, %e : (tensor<?xf64>, tensor<3xf64>, tensor<3xf64>) -> tensor<3xf64>
+  %13 = tensor.clamp %i, %i, %i : tensor<2x?xi32>
+  %14 = tensor.and %m, %m : tensor<4xi1>
+  %15 = tensor.or %m, %m : tensor<4xi1>
+  %16 = tensor.xor %i, %i : tensor<2x?xi32>
+  %17 = tensor.not %m : tensor<4xi1>
+  %18 = tensor.not %i : tensor<2x?xi32>
+  return
+}

@@ -428,6 +428,12 @@ def _two_sum(b: _B, a: SSAValue, c: SSAValue) -> tuple[SSAValue, SSAValue]:
     return s, b.add(b.sub(a, b.sub(s, bb)), b.sub(c, bb))
 
 
+def _fast_two_sum(b: _B, a: SSAValue, c: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """a + c as a double-double (s, e), exactly, when |a| >= |c| (or a = 0)."""
+    s = b.add(a, c)
+    return s, b.add(b.sub(a, s), c)
+
+
 def _log_dd(b: _B, x: SSAValue) -> tuple[SSAValue, SSAValue]:
     """log(x) as a double-double (hi, lo) for finite x > 0 (relative error ~2^-64)."""
     m, k = _log_reduce(b, x)
@@ -484,6 +490,203 @@ def pow_f64(b: _B, x: SSAValue, y: SSAValue) -> SSAValue:
     return b.select(fast, e, slow)
 
 
+# ----------------------------------------------------------------------------- expm1 log1p tan atan atan2 erf
+# f64 kernels (f32 operands computed through them and rounded once). Polynomials
+# fitted as above (mpmath.chebyfit, 60 digits).
+
+# atan(t) = t + t z ATAN(z),   z = t^2 <= (7/16)^2
+_ATAN = (-0.33333333333333326, 0.1999999999998777, -0.1428571428314864, 0.11111110900560475,
+         -0.09090900195560148, 0.07692087348767168, -0.06663239299107136, 0.05847724720645106,
+         -0.05033942776485848, 0.03782521866106712, -0.017547235157290005)
+# erf(x) = x + x ERF(x^2),   |x| < 1
+_ERF = (0.12837916709551256, -0.37612638903183543, 0.11283791670945006, -0.02686617064323777,
+        0.0052239776071164225, -0.0008548325975389692, 0.00012055294904839707,
+        -1.492473690741966e-05, 1.6447424703317362e-06, -1.6208483801871705e-07,
+        1.3720064546777686e-08, -7.795898827002142e-10)
+# erfc(x) e^(x^2) = ERFCX(t),   t = (x - 3) / (x + 3),   1 <= x <= 6 (relative error 6e-17)
+_ERFCX = (0.17900115118138996, -0.3262335600430372, 0.24560380171233487, -0.15011593650077898,
+          0.07166583719747308, -0.024392499318915004, 0.004269136356961225, 0.0007077464666941425,
+          -0.0005970624964924544, 4.525434558991009e-05, 6.406279226046039e-05,
+          -1.2845780030775907e-05, -8.00978093907608e-06, 2.0135111426447427e-06,
+          1.2755818949624478e-06, 3.381355142042904e-09)
+# atan's argument reduction by the ratio a = num/den (fdlibm's ranges): from the lower
+# bound of each range on, t = (P num + Q den) / (R num + S den) and atan a = off + atan t,
+# off a double-double
+_ATAN_RANGES = (
+    (0.0, (1.0, 0.0, 0.0, 1.0), (0.0, 0.0)),  # t = a
+    (7 / 16, (2.0, -1.0, 1.0, 2.0), (0.4636476090008061, 2.2698777452961687e-17)),  # atan(1/2)
+    (11 / 16, (1.0, -1.0, 1.0, 1.0), (0.7853981633974483, 3.061616997868383e-17)),  # pi/4
+    (19 / 16, (1.0, -1.5, 1.5, 1.0), (0.982793723247329, 1.3903311031230998e-17)),  # atan(3/2)
+    (39 / 16, (0.0, -1.0, 1.0, 0.0), (1.5707963267948966, 6.123233995736766e-17)),  # pi/2
+)
+# atan2's offsets for the first three ranges: (D, sign) with atan2 = D + sign atan t for
+# |y| <= |x| (D = off), |y| > |x| (pi/2 - off), x < 0 (pi - off), both (pi/2 + off)
+_ATAN2_OFF = {
+    (False, False): (((0.0, 0.0), (0.4636476090008061, 2.2698777452961687e-17),
+                      (0.7853981633974483, 3.061616997868383e-17)), 1.0),
+    (True, False): (((1.5707963267948966, 6.123233995736766e-17),
+                     (1.1071487177940904, 9.40447137356638e-17),
+                     (0.7853981633974483, 3.061616997868383e-17)), -1.0),
+    (False, True): (((3.141592653589793, 1.2246467991473532e-16),
+                     (2.677945044588987, 1.5527705369303147e-16),
+                     (2.356194490192345, 9.184850993605148e-17)), -1.0),
+    (True, True): (((1.5707963267948966, 6.123233995736766e-17),
+                    (2.0344439357957027, 2.841996617907152e-17),
+                    (2.356194490192345, 9.184850993605148e-17)), 1.0),
+}
+
+
+def expm1_f64(b: _B, x: SSAValue) -> SSAValue:
+    """e^x - 1 = 2^k (e^r - 1) + (2^k - 1), one FMA (2^k - 1 exact for k <= 53). x is
+    clamped to [-50, 710] (expm1(-50) rounds to -1; 710 overflows); 2^k as 2^min(k, 1023)
+    times 1 or 2 so that k = 1024 (x in (709.4, 709.8]) stays finite."""
+    xc = b.select(b.fcmp("ogt", x, b.c(710.0)), b.c(710.0), x)  # NaN passes
+    xc = b.select(b.fcmp("olt", xc, b.c(-50.0)), b.c(-50.0), xc)
+    k = b.round_int(b.mul(xc, b.c(_LOG2E)))
+    nk = b._e(llvm.FNegOp(k))
+    r = b.fma(nk, b.c(_LN2[0]), xc)  # exact; r + rl is the reduced argument
+    rl = b.mul(nk, b.c(_LN2[1]))
+    k1 = b.select(b.fcmp("ogt", k, b.c(1023.0)), b.c(1023.0), k)
+    s = b.pow2(k1)
+    # 2^k (e^(r + rl) - 1) + (2^k - 1) = (2^k - 1) + 2^k r + 2^k (r^2 P(r) + rl e^r):
+    # the first two terms are exact and |2^k - 1| >= |2^k r| (or 2^k - 1 = 0), so a fast
+    # two-sum keeps their sum's rounding error, which joins the small third term (the
+    # errors of r and of the sum are not magnified by 2^k)
+    sm1 = b.sub(s, b.c(1.0))
+    sr = b.mul(s, r)
+    hi, lo = _fast_two_sum(b, sm1, sr)
+    p2 = b.mul(b.mul(r, r), b.estrin(r, _EXP))  # e^r - 1 - r
+    small = b.fma(rl, b.add(b.add(b.c(1.0), r), p2), p2)  # rl up to 2.4e-14: e^r, not 1 + r
+    res = b.mul(b.add(hi, b.fma(s, small, lo)), b.pow2(b.sub(k, k1)))
+    return b.select(b.fcmp("oeq", x, b.c(0.0)), x, res)  # expm1(-0.0) = -0.0
+
+
+def log1p_f64(b: _B, x: SSAValue) -> SSAValue:
+    """log(1 + x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded: the second term
+    is the rounding error of u, to first order (u - 1 is exact where it matters)."""
+    u = b.add(b.c(1.0), x)
+    lg = log_f64(b, u)
+    ok = b._e(llvm.AndOp(b.fcmp("ogt", u, b.c(0.0)), b.fcmp("olt", u, b.c(_INF))))
+    c = b.div(b.sub(x, b.sub(u, b.c(1.0))), b.select(ok, u, b.c(1.0)))
+    res = b.add(lg, b.select(ok, c, b.c(0.0)))
+    return b.select(b.fcmp("oeq", x, b.c(0.0)), x, res)  # log1p(-0.0) = -0.0
+
+
+def tan_f64(b: _B, x: SSAValue) -> SSAValue:
+    """sin's reduction x = k pi/2 + r, then tan r = sin r / cos r (k even) or -cos r / sin r
+    (k odd), the quotient corrected by one FMA step. |x| >= 2^30, inf, NaN: libm's tan
+    through a vector helper, as sin."""
+    a = b.intr("fabs", x)
+    ok = b.fcmp("olt", a, b.c(_SIN_LIMIT))
+    xr = b.select(ok, x, b.c(0.0))
+    k = b.round_int(b.mul(xr, b.c(_TWO_OVER_PI)))
+    nk = b._e(llvm.FNegOp(k))
+    # r = rh + rl, a double-double: tan r near a pole magnifies r's rounding error
+    r1 = b.fma(nk, b.c(_PIO2[0]), xr)  # exact
+    p1 = b.mul(nk, b.c(_PIO2[1]))
+    p1_lo = b.fma(nk, b.c(_PIO2[1]), b._e(llvm.FNegOp(p1)))
+    rh, e = _two_sum(b, r1, p1)
+    rl = b.add(e, b.fma(nk, b.c(_PIO2[3]), b.fma(nk, b.c(_PIO2[2]), p1_lo)))
+    z = b.mul(rh, rh)
+    # sin r = rh + (rl + rh z S(z)); cos r = w + (((1 - w) - z/2) + z^2 C(z) - rh rl)
+    # (each renormalized by a fast two-sum, so that the quotient's first-order correction holds)
+    sin_hi, sin_lo = _fast_two_sum(b, rh, b.fma(b.mul(rh, z), b.horner(z, _SIN), rl))
+    hz = b.mul(b.c(0.5), z)
+    w = b.sub(b.c(1.0), hz)
+    cos_tail = b.sub(b.fma(b.mul(z, z), b.horner(z, _COS), b.sub(b.sub(b.c(1.0), w), hz)), b.mul(rh, rl))
+    cos_hi, cos_lo = _fast_two_sum(b, w, cos_tail)
+    odd = b.icmp_eq(b.iand(b.int_of(k), b.ci(1)), b.ci(1))
+    nh = b.select(odd, cos_hi, sin_hi)
+    nl = b.select(odd, cos_lo, sin_lo)
+    dh = b.select(odd, b._e(llvm.FNegOp(sin_hi)), cos_hi)
+    dl = b.select(odd, b._e(llvm.FNegOp(sin_lo)), cos_lo)
+    # (nh + nl) / (dh + dl) = q + ((nh - q dh) + nl - q dl) / dh, nh - q dh exact
+    q = b.div(nh, dh)
+    nq = b._e(llvm.FNegOp(q))
+    v = b.add(q, b.div(b.fma(nq, dl, b.add(b.fma(nq, dh, nh), nl)), dh))
+    v = b.select(b.fcmp("oeq", x, b.c(0.0)), x, v)  # tan(-0.0) = -0.0
+    name = _HELPERS_BY_FN["tan"]
+    _declare_helper(b.rw.op, name)
+    return b.select(ok, v, b.rw.call(name, [x], f64))
+
+
+def _atan_parts(b: _B, num: SSAValue, den: SSAValue, offsets, ranges: int):
+    """atan(num/den) - off as one value, and the offset chosen (num, den >= 0 finite, not
+    both 0): the range of num/den picks the reduction; ``offsets[i]`` is any tuple of
+    values (constants or SSA values) to select along with range i."""
+    def val(v):
+        return v if isinstance(v, SSAValue) else b.c(v)
+
+    params = [b.c(v) for v in _ATAN_RANGES[0][1]]
+    chosen = [val(v) for v in offsets[0]]
+    for i in range(1, ranges):
+        above = b.fcmp("oge", num, b.mul(b.c(_ATAN_RANGES[i][0]), den))
+        params = [b.select(above, b.c(v), p) for v, p in zip(_ATAN_RANGES[i][1], params)]
+        chosen = [b.select(above, val(v), c) for v, c in zip(offsets[i], chosen)]
+    P, Q, R, S = params
+    t = b.div(b.fma(P, num, b.mul(Q, den)), b.fma(R, num, b.mul(S, den)))
+    z = b.mul(t, t)
+    return b.fma(b.mul(t, z), b.estrin(z, _ATAN), t), chosen
+
+
+def atan_f64(b: _B, x: SSAValue) -> SSAValue:
+    """fdlibm's five ranges (one division, selected constants), a degree-21 odd polynomial,
+    the offset added as a double-double; odd, so computed on |x| (inf gives pi/2)."""
+    a = b.intr("fabs", x)
+    a = b.select(b.fcmp("ogt", a, b.c(1e300)), b.c(1e300), a)  # inf: no 0 * inf in the reduction
+    part, (hi, lo) = _atan_parts(b, a, b.c(1.0), [r[2] for r in _ATAN_RANGES], len(_ATAN_RANGES))
+    return b.intr("copysign", b.add(hi, b.add(lo, part)), x)
+
+
+def atan2_f64(b: _B, y: SSAValue, x: SSAValue) -> SSAValue:
+    """atan of min(|x|, |y|) / max(|x|, |y|) (three ranges), placed in its octant by one
+    double-double offset and a sign: pi/2 - ., pi - ., pi/2 + . as C99 atan2; the sign of
+    y restored by copysign. Zeros and infinities as C99 (0/0 and finite/inf read as 0,
+    inf/inf as 1)."""
+    ay, ax = b.intr("fabs", y), b.intr("fabs", x)
+    swap = b.fcmp("ogt", ay, ax)
+    num = b.select(swap, ax, ay)
+    den = b.select(swap, ay, ax)
+    both_inf = b._e(llvm.AndOp(b.fcmp("oeq", ay, b.c(_INF)), b.fcmp("oeq", ax, b.c(_INF))))
+    num = b.select(both_inf, b.c(1.0), num)
+    den = b.select(both_inf, b.c(1.0), den)
+    one_inf = b.fcmp("oeq", den, b.c(_INF))  # finite / inf reads as 0 / 1 (no 0 * inf)
+    num = b.select(one_inf, b.c(0.0), num)
+    den = b.select(b._e(llvm.OrOp(one_inf, b.fcmp("oeq", den, b.c(0.0)))), b.c(1.0), den)
+    neg = b.fcmp("olt", b.intr("copysign", b.c(1.0), x), b.c(0.0))  # x < 0 or x = -0.0
+    # the offsets of the four octant cases, per range: (hi, lo, sign)
+    offsets = []
+    for i in range(3):
+        hi = lo = sign = None
+        for (sw, ng), (dd, sg) in _ATAN2_OFF.items():
+            cond = b._e(llvm.AndOp(swap if sw else b._e(llvm.XOrOp(swap, b.rw.const_int(1, i1))),
+                                   neg if ng else b._e(llvm.XOrOp(neg, b.rw.const_int(1, i1)))))
+            hi = b.c(dd[i][0]) if hi is None else b.select(cond, b.c(dd[i][0]), hi)
+            lo = b.c(dd[i][1]) if lo is None else b.select(cond, b.c(dd[i][1]), lo)
+            sign = b.c(sg) if sign is None else b.select(cond, b.c(sg), sign)
+        offsets.append((hi, lo, sign))
+    part, (hi, lo, sign) = _atan_parts(b, num, den, offsets, 3)
+    res = b.add(hi, b.fma(sign, part, lo))
+    res = b.intr("copysign", res, y)
+    return b.select(b.fcmp("uno", x, y), b.add(x, y), res)
+
+
+def erf_f64(b: _B, x: SSAValue) -> SSAValue:
+    """|x| < 1: x + x ERF(x^2) (one rounding after the small term). Else 1 - e^(-x^2) erfcx(|x|) with x^2 as a double-double into
+    exp's reduced argument and erfcx a polynomial in (|x| - 3)/(|x| + 3), |x| clamped to
+    6 (erf 6 = 1 in f64); sign restored by copysign. Both branches computed, one selected."""
+    a = b.intr("fabs", x)
+    small = b.fma(x, b.horner(b.mul(x, x), _ERF), x)
+    at = b.select(b.fcmp("ogt", a, b.c(6.0)), b.c(6.0), a)  # NaN passes
+    at = b.select(b.fcmp("olt", at, b.c(1.0)), b.c(1.0), at)
+    t = b.div(b.sub(at, b.c(3.0)), b.add(at, b.c(3.0)))
+    h = b.mul(at, at)
+    lo = b.fma(at, at, b._e(llvm.FNegOp(h)))
+    e = exp_f64(b, b._e(llvm.FNegOp(h)), b._e(llvm.FNegOp(lo)))
+    tail = b.fma(b._e(llvm.FNegOp(e)), b.estrin(t, _ERFCX), b.c(1.0))
+    return b.select(b.fcmp("olt", a, b.c(1.0)), small, b.intr("copysign", tail, x))
+
+
 # ----------------------------------------------------------------------------- libm helpers
 
 # helper symbol -> (libm function, arity). sin/cos helpers return fn(x) where
@@ -492,7 +695,7 @@ def pow_f64(b: _B, x: SSAValue, y: SSAValue) -> SSAValue:
 # selects its polynomial), so they skip libm: their vector variants call libm
 # only when some lane needs it, and the common case costs one vector compare.
 HELPERS = {"irt_vm_sin_big": ("sin", 1), "irt_vm_cos_big": ("cos", 1),
-           "irt_vm_pow_big": ("pow", 2)}
+           "irt_vm_pow_big": ("pow", 2), "irt_vm_tan_big": ("tan", 1)}
 _HELPERS_BY_FN = {v[0]: k for k, v in HELPERS.items()}
 _VECTOR_WIDTHS = (2, 4, 8, 16)
 
@@ -602,39 +805,66 @@ KERNELS = {
     "llvm.tanh": tanh_f64,
     "llvm.sin": sin_f64,
     "llvm.cos": cos_f64,
+    "llvm.tan": tan_f64,
+    "llvm.atan": atan_f64,
 }
 
 
 # two-argument intrinsics
 KERNELS2 = {
     "llvm.pow": pow_f64,
+    "llvm.atan2": atan2_f64,
 }
+
+# libm functions without an LLVM intrinsic (convert-math-to-llvm calls them) -> kernel
+LIBM_KERNELS = {"erf": erf_f64, "expm1": expm1_f64, "log1p": log1p_f64}
+_LIBM_NAMES = {**{n: n for n in LIBM_KERNELS}, **{n + "f": n for n in LIBM_KERNELS}}
+
+
+def _called(op: Operation) -> tuple[str, str] | None:
+    """(function, type suffix) of a call of a math intrinsic (``llvm.exp``, ``f64``) or of
+    a libm function that has a kernel (``erff`` -> ``erf``, ``f32``); else None."""
+    if isinstance(op, llvm.CallIntrinsicOp) and op.ress is not None:
+        base, _, suffix = op.intrin.data.rpartition(".")
+        return base, suffix
+    if isinstance(op, llvm.CallOp) and len(op.results) == 1:
+        fn = _LIBM_NAMES.get(op.callee.string_value())
+        t = op.results[0].type
+        if fn is not None and isinstance(t, (Float32Type, Float64Type)):
+            return fn, "f32" if isinstance(t, Float32Type) else "f64"
+    return None
 
 
 def _kernel_of(op: Operation):
-    """(kernel, computes in f32) for an intrinsic call that has one, else None."""
-    if not isinstance(op, llvm.CallIntrinsicOp) or op.ress is None:
+    """(kernel, computes in f32) for a call that has one, else None."""
+    called = _called(op)
+    if called is None:
         return None
-    base, _, suffix = op.intrin.data.rpartition(".")
-    kernel = {1: KERNELS, 2: KERNELS2}.get(len(op.args), {}).get(base)
+    base, suffix = called
+    args = _args(op)
+    kernel = {1: {**KERNELS, **LIBM_KERNELS}, 2: KERNELS2}.get(len(args), {}).get(base)
     if kernel is None or suffix not in ("f32", "f64"):
         return None
-    t = op.ress.type
-    if any(a.type != t for a in op.args) or not isinstance(t, (Float32Type, Float64Type)):
+    t = op.results[0].type
+    if any(a.type != t for a in args) or not isinstance(t, (Float32Type, Float64Type)):
         return None
     if isinstance(t, Float32Type) and base in KERNELS_F32:
         return KERNELS_F32[base], True
     return kernel, False
 
 
-def expand_call(op: llvm.CallIntrinsicOp) -> bool:
-    """Replace one ``llvm.call_intrinsic "llvm.<fn>.f32|f64"`` by its kernel."""
+def _args(op: Operation) -> list[SSAValue]:
+    return list(op.args)  # type: ignore[attr-defined]
+
+
+def expand_call(op: Operation) -> bool:
+    """Replace one call of ``llvm.<fn>.f32|f64`` (or of libm's erf, expm1, log1p) by its kernel."""
     found = _kernel_of(op)
     if found is None:
         return False
     kernel, single = found
     rw = Lowering(op)
-    args = list(op.args)
+    args = _args(op)
     t = args[0].type
     if single:
         rw.replace([kernel(_B(rw, single=True), *args)])
@@ -653,16 +883,22 @@ def expand_call(op: llvm.CallIntrinsicOp) -> bool:
 KERNEL_PREFIX = "__irt_vm_"
 
 
-def _kernel_function(module: ModuleOp, op: llvm.CallIntrinsicOp) -> llvm.FuncOp:
-    """An internal function of ``module`` computing ``op``'s intrinsic by its kernel."""
+def _kernel_function(module: ModuleOp, op: Operation) -> llvm.FuncOp:
+    """An internal function of ``module`` computing ``op``'s call by its kernel."""
     from xdsl.ir import Block, Region
 
-    types = [a.type for a in op.args]
+    args = _args(op)
+    types = [a.type for a in args]
+    rt = op.results[0].type
     body = Block(arg_types=types)
-    call = llvm.CallIntrinsicOp(op.intrin, list(body.args), op.ress.type)  # type: ignore[union-attr]
+    if isinstance(op, llvm.CallIntrinsicOp):
+        call: Operation = llvm.CallIntrinsicOp(op.intrin, list(body.args), rt)
+    else:
+        call = llvm.CallOp(op.callee, *body.args, return_type=rt)  # type: ignore[attr-defined]
     body.add_ops([call, llvm.ReturnOp(call.results[0])])
-    name = KERNEL_PREFIX + op.intrin.data.removeprefix("llvm.").replace(".", "_")
-    fn = llvm.FuncOp(name, llvm.LLVMFunctionType(types, op.ress.type),  # type: ignore[union-attr]
+    base, suffix = _called(op)  # type: ignore[misc]
+    name = f"{KERNEL_PREFIX}{base.removeprefix('llvm.').replace('.', '_')}_{suffix}"
+    fn = llvm.FuncOp(name, llvm.LLVMFunctionType(types, rt),
                      llvm.LinkageAttr("internal"), body=Region(body))
     module.body.block.add_op(fn)
     expand_call(call)
@@ -678,15 +914,16 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
 
     if not ENABLED:
         return 0
-    kernels: dict[str, llvm.FuncOp] = {}
+    kernels: dict[tuple[str, str], llvm.FuncOp] = {}
     count = 0
     for op in list(module.walk()):
-        if not isinstance(op, llvm.CallIntrinsicOp) or op.parent is None or _kernel_of(op) is None:
+        if op.parent is None or _kernel_of(op) is None:
             continue
-        fn = kernels.get(op.intrin.data)
+        key = _called(op)
+        fn = kernels.get(key)  # type: ignore[arg-type]
         if fn is None:
-            fn = kernels[op.intrin.data] = _kernel_function(module, op)
-        call = llvm.CallOp(fn.sym_name.data, *op.args, return_type=op.ress.type)  # type: ignore[union-attr]
+            fn = kernels[key] = _kernel_function(module, op)  # type: ignore[index]
+        call = llvm.CallOp(fn.sym_name.data, *_args(op), return_type=op.results[0].type)
         Rewriter.replace_op(op, call)
         count += 1
     return count

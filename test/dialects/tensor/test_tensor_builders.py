@@ -70,11 +70,19 @@ def test_compute_ops_are_pure():
         assert op.has_trait(NoMemoryEffect), op.name
 
 
+def _element_type(cls, float_type):
+    """``float_type`` where the op takes floats, else i32 (the logical ops)."""
+    from irtoolkit.dialects.elementwise import ElementKind, meaning_of
+
+    return float_type if ElementKind.FLOAT in meaning_of(cls).element_kinds() else i32
+
+
 @pytest.mark.parametrize("cls", T.BINARY_OPS)
 def test_binary_infers_type(cls):
-    block, (a, b) = _args(TensorType(f32, [2, 3]), TensorType(f32, [2, 3]))
+    et = _element_type(cls, f32)
+    block, (a, b) = _args(TensorType(et, [2, 3]), TensorType(et, [2, 3]))
     op = cls(a, b)
-    assert op.result.type == TensorType(f32, [2, 3])
+    assert op.result.type == TensorType(et, [2, 3])
     assert op.lhs is a and op.rhs is b
     _finish(block, [op])
 
@@ -89,10 +97,19 @@ def test_binary_merges_dynamic_dims():
 
 @pytest.mark.parametrize("cls", T.UNARY_OPS)
 def test_unary_infers_type(cls):
-    block, (a,) = _args(TensorType(f64, [5]))
+    et = _element_type(cls, f64)
+    block, (a,) = _args(TensorType(et, [5]))
     op = cls(a)
-    assert op.result.type == TensorType(f64, [5])
+    assert op.result.type == TensorType(et, [5])
     assert op.input is a
+    _finish(block, [op])
+
+
+def test_clamp_infers_type():
+    block, (lo, x, hi) = _args(TensorType(f32, [DYN]), TensorType(f32, [4]), TensorType(f32, [4]))
+    op = T.ClampOp(lo, x, hi)
+    assert op.result.type == TensorType(f32, [4])
+    assert (op.lo, op.input, op.hi) == (lo, x, hi)
     _finish(block, [op])
 
 

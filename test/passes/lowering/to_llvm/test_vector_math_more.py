@@ -33,6 +33,7 @@ import pytest
 
 import irtoolkit
 from irtoolkit.passes.lowering.to_llvm import vector_math
+from test_vector_math import _loop_function, ulp_errors  # this directory's kernels' tests
 
 N = 200_000
 UNARY = ["erf", "log1p", "expm1", "tan", "atan"]
@@ -71,17 +72,6 @@ def _reference(fn: str, *xs: np.ndarray) -> np.ndarray:
         else:
             ref = getattr(np, {"atan": "arctan"}.get(fn, fn))(xs64[0])
         return ref.astype(xs[0].dtype).astype(np.float64)
-
-
-def ulp_errors(got: np.ndarray, ref: np.ndarray, dtype) -> np.ndarray:
-    got = got.astype(np.float64)
-    same = (got == ref) | (np.isnan(got) & np.isnan(ref))
-    same &= (np.signbit(got) == np.signbit(ref)) | np.isnan(ref)
-    with np.errstate(all="ignore"):
-        ulp = np.spacing(np.abs(ref).astype(dtype)).astype(np.float64)
-        err = np.abs(got - ref) / ulp
-    err = np.where(same, 0.0, err)
-    return np.where(np.isnan(err), np.inf, err)
 
 
 def _log_spaced(rng, dtype, top: float) -> np.ndarray:
@@ -195,12 +185,6 @@ def test_atan2_special_values(exe, t):
         want = np.arctan2(y.astype(TYPES[t]), x.astype(TYPES[t]))
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
-
-
-def _loop_function(ir: str) -> str:
-    """The text of the compiled functions themselves (not the libm helpers)."""
-    parts = re.split(r"\ndefine ", ir)[1:]
-    return "\n".join(p.split("\n}", 1)[0] for p in parts if "irt_vm_" not in p.split("\n", 1)[0])
 
 
 @pytest.mark.parametrize("fn", ["erf", "log1p", "expm1", "tan", "atan", "atan2"])

@@ -204,7 +204,7 @@ def run_cached(text: str, filename: str, opts: Options) -> list[Any] | None:
     and for an entry the cache cannot check (unknown, private, not callable):
     the parsed path reports those."""
     try:
-        from irtoolkit.runtime.jit import cached_source
+        from irtoolkit.runtime import cached_source
     except ImportError:
         return None
     exe = cached_source(text, filename, opts.pipeline)
@@ -245,7 +245,7 @@ def execute(module: ModuleOp, text: str, filename: str, opts: Options, values: l
         from irtoolkit.runtime import compile_module  # noqa: F401
     except ImportError as err:
         raise error(f"the JIT compiler is unavailable: {err}") from None
-    from irtoolkit.runtime.jit import compile_source
+    from irtoolkit.runtime import compile_source
 
     exe = compile_source(text, filename, opts.pipeline, module=module)  # cached for run_cached
     return exe[opts.entry](*values)

@@ -19,6 +19,7 @@ import click
 from irtoolkit.cli.common import (
     EXIT_FAILURE,
     EXIT_OK,
+    atomic_write,
     atomic_write_text,
     error,
     read_text,
@@ -180,6 +181,14 @@ def emit_llvm(module: ModuleOp) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+def emit_code(module: ModuleOp, kind: str) -> str | bytes:
+    """``--emit obj`` (bytes) or ``--emit asm`` (text) for this host."""
+    from irtoolkit.runtime import emit_code as emit
+
+    code = emit(module, assembly=kind == "asm")
+    return code.decode() if kind == "asm" else code
+
+
 def _internal(err: BaseException, debug: bool) -> Diagnostic:
     if debug:
         import traceback
@@ -233,7 +242,10 @@ class Driver:
                     spent += secs
                 self.timer.add("Verifier (after each pass)", max(t2 - t1 - spent, 0.0))
         t3 = time.perf_counter()
-        out = emit_llvm(module) if opts.emit == "llvm" else print_module(module, opts)
+        if opts.emit in ("obj", "asm"):
+            out = emit_code(module, opts.emit)
+        else:
+            out = emit_llvm(module) if opts.emit == "llvm" else print_module(module, opts)
         if self.timer:
             self.timer.add("Output", time.perf_counter() - t3)
         return out
@@ -307,7 +319,11 @@ class Driver:
                     sys.stdout.write(out)
                     sys.stdout.flush()
         if not to_stdout and not failed:
-            atomic_write_text(opts.output, "".join(outputs))
+            if opts.emit == "obj":
+                data = b"".join(outputs)  # type: ignore[arg-type]
+                atomic_write(opts.output, lambda f: f.write(data), binary=True)
+            else:
+                atomic_write_text(opts.output, "".join(outputs))
         if self.timer:
             sys.stdout.flush()
             sys.stderr.write(self.timer.report())
@@ -354,8 +370,10 @@ def run(opts: Options) -> int:
     # an empty -p '' runs no passes (as mlir-opt's empty pipeline)
     parts = [p.strip() for p in (*opts.pipeline, *opts.pass_flags) if p.strip()]
     pipeline = ",".join(parts)
-    if opts.emit not in ("mlir", "llvm"):
-        raise error(f"unknown --emit target '{opts.emit}' (mlir or llvm)")
+    if opts.emit not in ("mlir", "llvm", "obj", "asm"):
+        raise error(f"unknown --emit target '{opts.emit}' (mlir, llvm, obj or asm)")
+    if opts.emit == "obj" and (opts.output == "-" or opts.split_input_file):
+        raise error("--emit obj writes one object file: give -o FILE (and no --split-input-file)")
     return Driver(opts, pipeline).run()
 
 
@@ -378,8 +396,10 @@ def run(opts: Options) -> int:
                    "'builtin.module(ad,func.func(cse))'.")
 @click.option("-o", "--output", "output", default="-", metavar="OUT",
               help="Output file (written whole, only on success); '-' is stdout.")
-@click.option("--emit", type=click.Choice(["mlir", "llvm"]), default="mlir", show_default=True,
-              help="Print MLIR, or LLVM IR (the module must be lowered to the llvm dialect).")
+@click.option("--emit", type=click.Choice(["mlir", "llvm", "obj", "asm"]), default="mlir",
+              show_default=True,
+              help="Print MLIR, or LLVM IR, assembly, or (with -o) an object file for this "
+                   "host (the module is lowered to the llvm dialect first if it is not).")
 @click.option("--split-input-file", is_flag=True,
               help="Split the input on '// -----' lines and process each chunk on its own.")
 @click.option("--verify-diagnostics", is_flag=True,

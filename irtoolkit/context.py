@@ -21,24 +21,29 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`.
+# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`, `arith`, `math`,
+# `cf` and `scf` (subclasses of xDSL's ops, with upstream's syntax and checks).
 DIALECTS: dict[str, str] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "func": "xdsl.dialects.func:Func",
-    "arith": "xdsl.dialects.arith:Arith",
-    "math": "xdsl.dialects.math:Math",
+    "arith": "irtoolkit.dialects.arith:Arith",
+    "math": "irtoolkit.dialects.math:Math",
     "memref": "xdsl.dialects.memref:MemRef",
-    "cf": "xdsl.dialects.cf:Cf",
-    "scf": "xdsl.dialects.scf:Scf",
+    "cf": "irtoolkit.dialects.cf:Cf",
+    "scf": "irtoolkit.dialects.scf:Scf",
     "llvm": "xdsl.dialects.llvm:LLVM",
+    "printf": "xdsl.dialects.printf:Printf",
     "tensor": "irtoolkit.dialects.tensor:Tensor",
     "loop": "irtoolkit.dialects.loop:Loop",
     "autodiff": "irtoolkit.dialects.autodiff:Autodiff",
+    "stablehlo": "irtoolkit.dialects.stablehlo:StableHLO",
+    "chlo": "irtoolkit.dialects.stablehlo:CHLO",
+    "sdy": "irtoolkit.dialects.stablehlo:SDY",
 }
 
 # Dialects that are ours (published to xdsl-opt through the universe plugin,
 # except `tensor`, whose name xDSL already owns).
-OWN_DIALECTS = ("loop", "autodiff")
+OWN_DIALECTS = ("loop", "autodiff", "stablehlo", "chlo", "sdy")
 
 # Passes by pipeline name: (factory path, one-line description).
 PASSES: dict[str, tuple[str, str]] = {
@@ -76,6 +81,8 @@ PASSES: dict[str, tuple[str, str]] = {
                            "cf branches to the llvm dialect"),
     "convert-memref-to-llvm": ("irtoolkit.passes.lowering.to_llvm.memref:ConvertMemrefToLLVMPass",
                                "memrefs to descriptors, malloc/free, GEP, load/store"),
+    "convert-printf-to-llvm": ("irtoolkit.passes.lowering.to_llvm.printf:ConvertPrintfToLLVMPass",
+                               "printf.print_format to calls of the runtime's print"),
     "expand-vector-math": ("irtoolkit.passes.lowering.to_llvm.vector_math:ExpandVectorMathPass",
                            "replace llvm math intrinsics by vectorizable polynomial code and define its libm helpers"),
     "define-parallel-dispatchers": ("irtoolkit.passes.lowering.to_llvm.parallel:DefineParallelDispatchersPass",
@@ -83,7 +90,7 @@ PASSES: dict[str, tuple[str, str]] = {
     "add-jit-interface": ("irtoolkit.passes.lowering.to_llvm.jit_interface:AddJitInterfacePass",
                           "entry points, guarded malloc and check handling for the JIT (run by irt-run and irtoolkit.compile)"),
     "convert-to-llvm": ("irtoolkit.passes.lowering.to_llvm:ConvertToLLVMPass",
-                        "func, arith, math, cf and memref to the llvm dialect"),
+                        "func, arith, math, cf, memref and printf to the llvm dialect"),
     "reconcile-unrealized-casts": ("irtoolkit.passes.lowering.to_llvm:ReconcileCastsPass",
                                    "remove pairs of unrealized conversion casts that cancel"),
 }
@@ -93,6 +100,12 @@ PIPELINES: dict[str, tuple[str, str]] = {
     "lower-to-llvm": ("convert-scf-to-loop,canonicalize,cse,tensor-fuse,lower-tensor-to-loop,lower-loop-to-cf,"
                       "convert-to-llvm,expand-vector-math,define-parallel-dispatchers",
                       "everything from the tensor level to the llvm dialect"),
+}
+
+# The passes of a named pipeline whose options it takes and forwards to them
+# (`lower-to-llvm{blas=false}` reaches lower-tensor-to-loop); names must not clash.
+PIPELINE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "lower-to-llvm": ("tensor-fuse", "lower-tensor-to-loop", "lower-loop-to-cf"),
 }
 
 DEFAULT_COMPILE_PIPELINE = "ad,lower-to-llvm"

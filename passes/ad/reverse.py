@@ -32,9 +32,11 @@ from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity, body_ops
 from irtoolkit.passes.ad.emit import DYN, Emitter, const_int
 from irtoolkit.passes.ad.residuals import OuterProducts, prune_residual_tapes, residual_candidates, tape_residuals
-from irtoolkit.passes.ad.rules import Contribution, is_nondiff, vjp_rule
+from irtoolkit.passes.ad.rules import Contribution, is_nondiff, is_primal_only, vjp_rule
 
 MAX_TRIP_ATTR = "autodiff.max_trip"  # internal hint on strip-mined inner loops
+REVOLVE_ATTR = "autodiff.revolve_slots"  # internal: reversed by Revolve (checkpoint.py)
+EXACT_TRIP_ATTR = "autodiff.exact_trip"  # internal: a strip-mined segment runs exactly this often
 
 
 def _loop():
@@ -117,13 +119,15 @@ class AdjointMap:
 
 
 class TapeInfo:
-    def __init__(self, n, stored, tapes, lb, step, residuals=None):
+    def __init__(self, n, stored, tapes, lb, step, residuals=None, revolve=None):
         self.n = n  # SSAValue (index) of the trip count
         self.stored = stored  # carried positions stored
         self.tapes = tapes  # position -> tape tensor value (forward loop result)
         self.lb, self.step = lb, step
         # body value -> tape of its values (residuals.py; unread ones are pruned)
         self.residuals: dict[SSAValue, SSAValue] = residuals or {}
+        # checkpoint.RevolveTape of a loop reversed by Revolve (no per-iteration tapes)
+        self.revolve = revolve
 
 
 def tape_type(t, n: int) -> TensorType:
@@ -180,6 +184,8 @@ class ReverseGen:
         prune_residual_tapes(self.residual_loops)
         for o in block.walk():
             o.attributes.pop(MAX_TRIP_ATTR, None)
+            o.attributes.pop(REVOLVE_ATTR, None)
+            o.attributes.pop(EXACT_TRIP_ATTR, None)
         new = func.FuncOp(name, (new_inputs, new_outputs), Region(block), visibility="private")
         new.location = fn.location
         return new
@@ -188,13 +194,19 @@ class ReverseGen:
     def loop_active(self, op: Operation) -> bool:
         return any(r in self.act.useful for r in op.results)
 
-    def forward(self, E: Emitter, ops: list[Operation], vmap) -> dict[Operation, TapeInfo]:
+    def forward(self, E: Emitter, ops: list[Operation], vmap, replay: bool = False) -> dict[Operation, TapeInfo]:
+        """The primal ops, taping active loops. ``replay``: a recomputation inside the
+        reverse sweep, which leaves out side effects that must happen once (prints)."""
         loop = _loop()
         tapes: dict[Operation, TapeInfo] = {}
         for op in ops:
-            if isinstance(op, loop.ForOp) and self.loop_active(op):
-                tapes[op] = self.forward_for(E.located(op.location), op, vmap)
-            else:
+            if isinstance(op, loop.ForOp) and self.loop_active(op) and REVOLVE_ATTR in op.attributes:
+                from irtoolkit.passes.ad.checkpoint import revolve_forward
+
+                tapes[op] = revolve_forward(self, E.located(op.location), op, vmap, replay)
+            elif isinstance(op, loop.ForOp) and self.loop_active(op):
+                tapes[op] = self.forward_for(E.located(op.location), op, vmap, replay)
+            elif not (replay and is_primal_only(op)):
                 E.raw(op.clone(value_mapper=vmap))
         return tapes
 
@@ -212,7 +224,7 @@ class ReverseGen:
         n = E.imax(E.idiv(span, stepv), zero)
         return E.to_index(n), None
 
-    def forward_for(self, E: Emitter, op, vmap) -> TapeInfo:
+    def forward_for(self, E: Emitter, op, vmap, replay: bool = False) -> TapeInfo:
         loop = _loop()
         body = op.body.block
         carried = list(body.args[1:])
@@ -250,7 +262,8 @@ class ReverseGen:
         for j, k in enumerate(stored):
             new_tapes.append(self.store(EB, bmap[carried[k]], block.args[1 + len(carried) + j], idx))
         for o in body_ops(body):
-            EB.raw(o.clone(value_mapper=bmap))
+            if not (replay and is_primal_only(o)):
+                EB.raw(o.clone(value_mapper=bmap))
         first = 1 + len(carried) + len(stored)
         for j, r in enumerate(residuals):
             new_tapes.append(self.store(EB, bmap[r], block.args[first + j], idx))
@@ -342,10 +355,14 @@ class ReverseGen:
             iv = EB.iadd(EB.imul(EB.from_index(idx, op.lb.type), info.step), info.lb)
         bmap = dict(vmap)
         bmap[body.args[0]] = iv
-        for k in info.stored:
-            bmap[carried[k]] = self.load(EB, info.tapes[k], idx, carried[k].type)
+        if info.revolve is None:
+            for k in info.stored:
+                bmap[carried[k]] = self.load(EB, info.tapes[k], idx, carried[k].type)
+            ck_inits, ck_yields = [], []
+        else:  # the checkpoints are carried by the reverse loop, after the adjoints
+            ck_inits, ck_yields = info.revolve.restore(self, EB, block, idx, bmap)
         ops = body_ops(body)
-        inner_tapes = self.forward(EB, ops, bmap)
+        inner_tapes = self.forward(EB, ops, bmap, replay=True)
         local = AdjointMap(bmap)
         # Accumulators of the loop invariants, threaded through the reverse
         # loop (and through the loops nested in it), so that contributions add
@@ -367,7 +384,10 @@ class ReverseGen:
         for j, k in enumerate(C):
             a = local.get(EB, carried[k])
             outs.append(a if a is not None else EB.zeros(block.args[1 + j]))
+        outs += ck_yields
         n_static = const_int(info.n) if MAX_TRIP_ATTR not in op.attributes else None
+        if EXACT_TRIP_ATTR in op.attributes:
+            n_static = op.attributes[EXACT_TRIP_ATTR].value.data
         outer = OuterProducts(block, idx, n_static, E, EB)
         free, acc_inits = [], []
         for v in candidates:
@@ -386,14 +406,15 @@ class ReverseGen:
                 raise op_error(op, "internal: adjoint of a loop invariant was not accumulated")
         EB.op(loop.YieldOp(*outs, *outer.yields))
         tape_residuals(op, info, block, idx, bmap, self.load)
-        rev = loop.ForOp(c0, info.n, c1, [*inits, *acc_inits, *outer.inits], block)
+        rev = loop.ForOp(c0, info.n, c1, [*inits, *ck_inits, *acc_inits, *outer.inits], block)
         E.op(rev)
-        outer.finish(E, rev, len(C) + len(free), amap)
+        first_acc = len(C) + len(ck_inits)
+        outer.finish(E, rev, first_acc + len(free), amap)
         for j, k in enumerate(C):
             if op.iter_args[k] in useful:
                 amap.add(E, op.iter_args[k], rev.res[j])
         for i, v in enumerate(free):
-            amap.add(E, v, rev.res[len(C) + i])
+            amap.add(E, v, rev.res[first_acc + i])
 
     def free_useful(self, op: Operation) -> list[SSAValue]:
         """Values defined outside ``op``, used inside it, that may receive adjoints."""
@@ -419,7 +440,7 @@ class ReverseGen:
             if region.blocks:
                 old = region.block
                 ops = body_ops(old)
-                tapes = self.forward(EB, ops, bmap)
+                tapes = self.forward(EB, ops, bmap, replay=True)
                 for y, a in zip(old.last_op.operands, adjs):
                     if a is not None and y in useful:
                         local.add(EB, y, a)

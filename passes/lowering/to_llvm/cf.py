@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i8, i32
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 
@@ -23,7 +23,9 @@ from irtoolkit.passes.lowering.to_llvm.common import (
     I64,
     PTR,
     Lowering,
+    add_string_global,
     convert_block_args,
+    handler_for,
     to_llvm,
 )
 from irtoolkit.passes.lowering.to_llvm.math import declare_function
@@ -118,17 +120,7 @@ def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
     br = llvm.CondBrOp(cond, cont, [], fail, [])
     br.location = op.location
     block.add_op(br)
-    module = op
-    while not isinstance(module, ModuleOp):
-        module = module.parent_op()  # type: ignore[assignment]
-    text = assert_message_text(op) + "\0"
-    raw = text.encode()
-    name = _unique_global_name(module)
-    gtype = llvm.LLVMArrayType(len(raw), i8)
-    glob = llvm.GlobalOp(gtype, name, "internal", constant=True, value=StringAttr(text))
-    glob.location = op.location
-    module.body.block.insert_op_before(glob, module.body.block.first_op) \
-        if module.body.block.first_op is not None else module.body.block.add_op(glob)
+    name = add_string_global(op, "__irt_assert_msg_", assert_message_text(op))
     declare_function(op, CHECK_FAILED, llvm.LLVMFunctionType([PTR, I64, I64, I64]))
     addr = llvm.AddressOfOp(name, PTR)
     new_ops: list[Operation] = [addr]
@@ -147,17 +139,6 @@ def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
         fail.add_op(new)
     op.detach()
     op.erase()
-
-
-def _unique_global_name(module: ModuleOp) -> str:
-    names = {
-        o.properties["sym_name"].data  # type: ignore[union-attr]
-        for o in module.ops if "sym_name" in o.properties
-    }
-    k = 0
-    while f"__irt_assert_msg_{k}" in names:
-        k += 1
-    return f"__irt_assert_msg_{k}"
 
 
 HANDLERS: dict = {
@@ -184,7 +165,7 @@ def convert_cf(module: ModuleOp) -> None:
                 convert_block_args(block)
     for op in branches:
         if op.parent is not None:
-            HANDLERS[type(op)](Lowering(op), op)
+            handler_for(HANDLERS, type(op))(Lowering(op), op)
     define_check_failure(module)
     _ = to_llvm
 

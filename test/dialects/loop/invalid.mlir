@@ -157,8 +157,9 @@ func.func @if_cond_type(%c: i32) {
 
 // -----
 
+// expected-note @+1 {{prior use here}}
 func.func @if_cond_type_custom(%c: i32) {
-  // expected-error @+1 {{operand is used with type i1, but has been previously used or defined with type i32}}
+  // expected-error @+1 {{use of value '%c' expects different type than prior uses: 'i1' vs 'i32'}}
   loop.if %c {
   }
   return
@@ -347,4 +348,15 @@ func.func @parallel_ivs(%lb: index) {
     "loop.reduce"() : () -> ()
   }) : (index, index, index) -> ()
   return
+}
+
+// -----
+
+func.func @if_block_argument(%c: i1) {
+  // expected-error @+1 {{'loop.if' op region #0 should have no arguments}}
+  loop.if %c {
+  ^bb0(%a: index):
+    loop.yield
+  }
+  func.return
 }

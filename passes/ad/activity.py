@@ -16,7 +16,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.emit import is_float_like
-from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, vjp_rule
+from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, rule_inputs, vjp_rule
 
 
 def _loop():
@@ -96,7 +96,7 @@ class Activity:
             for region in op.regions:
                 for block in region.blocks:
                     self._forward_block(block)
-        if not any(o in self.varied for o in op.operands):
+        if not any(o in self.varied for o in rule_inputs(op)):
             return
         if is_nondiff(op):
             return
@@ -158,7 +158,7 @@ class Activity:
             raise op_error(op, "internal: while loops are rewritten before reverse differentiation")
         if is_nondiff(op):
             return
-        self._use(op.operands)
+        self._use(rule_inputs(op))
 
     def is_active(self, v: SSAValue) -> bool:
         return v in self.varied and v in self.useful

@@ -32,7 +32,7 @@ from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity, body_ops
 from irtoolkit.passes.ad.emit import DYN, Emitter, const_int
 from irtoolkit.passes.ad.residuals import OuterProducts, prune_residual_tapes, residual_candidates, tape_residuals
-from irtoolkit.passes.ad.rules import Contribution, is_nondiff, vjp_rule
+from irtoolkit.passes.ad.rules import Contribution, is_nondiff, rule_inputs, vjp_rule
 
 MAX_TRIP_ATTR = "autodiff.max_trip"  # internal hint on strip-mined inner loops
 
@@ -309,14 +309,15 @@ class ReverseGen:
                 rule = vjp_rule(op)
                 if rule is None:
                     raise op_error(op, "cannot be differentiated (no derivative rule for this op)")
-                need = [o in useful for o in op.operands]
+                inputs = rule_inputs(op)
+                need = [o in useful for o in inputs]
                 if not any(need):
                     continue
-                ins = [vmap[o] for o in op.operands]
+                ins = [vmap[o] for o in inputs]
                 outs = [vmap[r] for r in op.results]
                 adjs = [amap.get(El, r) for r in op.results]
                 contribs = rule(El, op, ins, outs, adjs, need)
-                for o, c, n in zip(op.operands, contribs, need):
+                for o, c, n in zip(inputs, contribs, need):
                     if n:
                         amap.add(El, o, c)
 

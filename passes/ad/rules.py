@@ -17,6 +17,14 @@ Signatures (``None`` is a symbolic zero everywhere):
     its adjoint (it is active); a rule may return a :class:`Contribution`,
     a sparse update that the adjoint map adds into an accumulator in place.
 
+The inputs of an op are its operands, then (for an op with regions, such as
+``tensor.pad``) the values its regions capture from outside
+(:func:`rule_inputs`): ``ins``, ``tangents`` and ``need`` list them all, so
+that a rule sees every value its result depends on. A rule returns ``None``
+for an input only where the derivative is zero; where it cannot produce one
+for an active input it raises a located error (``op_error``), never a
+silent zero.
+
 Elementwise ops are described once by their partial derivatives
 (``partials(E, ins, outs) -> [∂out/∂in_i | ONE | NEG_ONE | None]``), for the
 scalar ``arith``/``math`` op and the ``tensor`` op alike; both rules are
@@ -77,6 +85,25 @@ class SliceContribution(Contribution):
     def add_into(self, E, acc):
         old = E.extract_slice(acc, self.offsets, self.sizes, self.strides, self.value.type)
         return E.insert_slice(E.add(old, self.value), acc, self.offsets, self.sizes, self.strides)
+
+
+def captured_values(op: Operation) -> list[SSAValue]:
+    """Values used in the regions of ``op`` and defined outside it, in order of first use."""
+    seen: dict[SSAValue, None] = {}
+    for inner in op.walk():
+        if inner is op:
+            continue
+        for v in inner.operands:
+            if not op.is_ancestor(v.owner):
+                seen.setdefault(v, None)
+    return list(seen)
+
+
+def rule_inputs(op: Operation) -> list[SSAValue]:
+    """What a rule of ``op`` differentiates with respect to: operands, then captured values."""
+    if not op.regions:
+        return list(op.operands)
+    return [*op.operands, *captured_values(op)]
 
 
 def register(cls: type, jvp: Callable, vjp: Callable) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from xdsl.dialects import arith
 
 from irtoolkit.passes.ad.rules import NEG_ONE, ONE, elementwise, linear_unary, nondiff, register
+from irtoolkit.passes.ad.ties import winner_weights
 
 
 # -- partials shared by scalar and tensor elementwise ops -----------------------
@@ -34,22 +35,26 @@ def p_div(E, ins, outs, need):
 
 
 def p_max(E, ins, outs, need):
-    """d max(a, b): 1 to a where a >= b, else to b (NaN propagates through the value)."""
-    a, b = ins
-    one, zero = E.const(1.0, a), E.zeros(a)
-    mask = E.cmp("ge", a, b)
-    pa = E.select(mask, one, zero) if need[0] else None
-    pb = E.select(mask, zero, one) if need[1] else None
-    return [pa, pb]
+    """d max(a, b): 1 to the larger operand, 1/2 each at a tie (SPEC §6, ties.py)."""
+    return _winner(E, ins, need, "gt", nan_loses=False)
 
 
 def p_min(E, ins, outs, need):
-    a, b = ins
-    one, zero = E.const(1.0, a), E.zeros(a)
-    mask = E.cmp("le", a, b)
-    pa = E.select(mask, one, zero) if need[0] else None
-    pb = E.select(mask, zero, one) if need[1] else None
-    return [pa, pb]
+    return _winner(E, ins, need, "lt", nan_loses=False)
+
+
+def p_maxnum(E, ins, outs, need):
+    """As p_max, but a NaN operand loses (maxnumf returns the other one)."""
+    return _winner(E, ins, need, "gt", nan_loses=True)
+
+
+def p_minnum(E, ins, outs, need):
+    return _winner(E, ins, need, "lt", nan_loses=True)
+
+
+def _winner(E, ins, need, pred, nan_loses):
+    wa, wb = winner_weights(E, ins[0], ins[1], pred, nan_loses)
+    return [wa if need[0] else None, wb if need[1] else None]
 
 
 def p_pow(E, ins, outs, need):
@@ -97,6 +102,7 @@ def p_cos(E, ins, outs, need):
 
 
 def p_abs(E, ins, outs, need):
+    """sign(x): 0 at ±0 (SPEC §6)."""
     return [E.sign(ins[0])]
 
 
@@ -112,9 +118,9 @@ elementwise(arith.MulfOp, p_mul)
 elementwise(arith.DivfOp, p_div)
 elementwise(arith.NegfOp, p_neg)
 elementwise(arith.MaximumfOp, p_max)
-elementwise(arith.MaxnumfOp, p_max)
+elementwise(arith.MaxnumfOp, p_maxnum)
 elementwise(arith.MinimumfOp, p_min)
-elementwise(arith.MinnumfOp, p_min)
+elementwise(arith.MinnumfOp, p_minnum)
 
 
 def _select_jvp(E, op, ins, outs, tangents):

@@ -92,6 +92,11 @@ class Activity:
                     break
             self._mark(r for r, v in zip(op.res, op.condition_op.args) if v in self.varied)
             return
+        if isinstance(op, loop.ParallelOp):
+            self._forward_block(op.body.block)
+            reduced = op.body.block.last_op.operands
+            self._mark(r for r, i, v in zip(op.res, op.initVals, reduced) if i in self.varied or v in self.varied)
+            return
         if op.regions and not isinstance(op, func.FuncOp):
             for region in op.regions:
                 for block in region.blocks:
@@ -153,6 +158,12 @@ class Activity:
                     self._backward_block(block)
             return
         if not any(r in self.useful for r in op.results):
+            return
+        if isinstance(op, loop.ParallelOp):
+            reduced = op.body.block.last_op.operands
+            self._use(i for i, r in zip(op.initVals, op.res) if r in self.useful)
+            self._use(v for v, r in zip(reduced, op.res) if r in self.useful)
+            self._backward_block(op.body.block)
             return
         if isinstance(op, loop.WhileOp):
             raise op_error(op, "internal: while loops are rewritten before reverse differentiation")

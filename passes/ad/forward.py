@@ -15,6 +15,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity, body_ops
 from irtoolkit.passes.ad.emit import Emitter
+from irtoolkit.passes.ad.parallel import jvp_parallel
 from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, rule_inputs
 
 
@@ -79,6 +80,8 @@ class ForwardGen:
                 self.jvp_if(El, op, vmap, tmap)
             elif isinstance(op, loop.WhileOp):
                 self.jvp_while(El, op, vmap, tmap)
+            elif isinstance(op, loop.ParallelOp):
+                jvp_parallel(self, El, op, vmap, tmap)
             elif isinstance(op, func.CallOp):
                 self.jvp_call(El, op, vmap, tmap)
             elif is_structural(op):

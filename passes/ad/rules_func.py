@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from xdsl.dialects import func
 
-from irtoolkit.passes.ad.rules import nondiff, structural, unsupported
+from irtoolkit.passes.ad.rules import nondiff, structural
 
 structural(func.FuncOp, func.CallOp, func.ReturnOp)
 
 try:
     from irtoolkit.dialects import loop
 
-    structural(loop.ForOp, loop.IfOp, loop.WhileOp, loop.YieldOp, loop.ConditionOp)
-    for _cls in (loop.ParallelOp, loop.ReduceOp, loop.ReduceReturnOp):
-        unsupported(_cls, "loop.parallel works on memrefs after lowering; differentiate the tensor form")
+    structural(loop.ForOp, loop.IfOp, loop.WhileOp, loop.YieldOp, loop.ConditionOp,
+               loop.ParallelOp, loop.ReduceOp, loop.ReduceReturnOp)
 except ImportError:  # pragma: no cover - dialect being written
     pass
 

@@ -37,6 +37,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import body_ops
 from irtoolkit.passes.ad.emit import Emitter, const_int
+from irtoolkit.passes.ad.ties import even_split
 
 SUM, PROD, MAX, MIN = "sum", "product", "max", "min"
 
@@ -116,7 +117,7 @@ def _indicator(E: Emitter, cond: SSAValue, like: SSAValue) -> SSAValue:
 
 
 # -- the statistics of max/min/product reductions ----------------------------------
-class Stats:
+class ReductionStats:
     """Per active reduction, what its derivative needs beyond its result ``r``:
     ``count`` (max, min), ``nonzero`` product and ``zeros`` count (product),
     each over the iterations and the init."""
@@ -153,7 +154,7 @@ class Stats:
         if self.kind == SUM:
             return None
         if self.kind in (MAX, MIN):
-            return E.div(_indicator(E, E.cmp("eq", v, self.r), v), self.count)
+            return even_split(E, v, self.r, self.count)
         zero, zeros = E.zeros(v), self.zeros
         is_zero = E.cmp("eq", v, zero)
         only = E.select(E.cmp("eq", zeros, E.const(1.0, zeros)), self.nonzero, zero)
@@ -161,7 +162,7 @@ class Stats:
         return E.select(is_zero, only, none)
 
 
-def _count(gen, E: Emitter, op, vmap, stats: dict[int, Stats]) -> None:
+def _count(E: Emitter, op, vmap, stats: dict[int, ReductionStats]) -> None:
     """One primal loop.parallel computing the statistics of the max/min/product reductions."""
     need = {k: s for k, s in stats.items() if s.kind != SUM}
     if not need:
@@ -210,7 +211,7 @@ def jvp_parallel(gen, E: Emitter, op, vmap, tmap) -> None:
             per.append((k, kind, None, None, len(reductions)))
             reductions.append((tb, E.zeros(vmap[op.initVals[k]]), SUM))
             continue
-        s = Stats(kind, vmap[op.res[k]], vmap[op.initVals[k]])
+        s = ReductionStats(kind, vmap[op.res[k]], vmap[op.initVals[k]])
         first = len(reductions)
         reductions += [(t, i, kind_) for (t, kind_), i in zip(s.body_terms(EB, vb), s.inits(E))]
         per.append((k, kind, s, first, len(reductions)))
@@ -293,9 +294,9 @@ def reverse_parallel(gen, E: Emitter, op, vmap, amap) -> None:
             adjoints[k] = a
     if not adjoints:
         return
-    stats = {k: Stats(kind, vmap[op.res[k]], vmap[op.initVals[k]])
+    stats = {k: ReductionStats(kind, vmap[op.res[k]], vmap[op.initVals[k]])
              for k, kind in zip(adjoints, active_kinds(op, list(adjoints)))}
-    _count(gen, E, op, vmap, stats)
+    _count(E, op, vmap, stats)
     for k, a in adjoints.items():
         init = op.initVals[k]
         if init in useful:

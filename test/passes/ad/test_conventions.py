@@ -187,3 +187,23 @@ func.func @f(%x: tensor<4xf64>) -> f64 {
     assert np.asarray(got).tolist() == want
     if op == "math.absf":
         assert [run1(jvp, backend, "__d", a, 1.0)[1] for a in args] == want
+
+
+def test_clamp_weights_give_the_bounds_to_x():
+    """ties.clamp_weights, for the clamp rule to come: x gets the cotangent at a bound."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import f64
+    from xdsl.ir import Block, Region
+
+    from irtoolkit.passes.ad.emit import Emitter
+    from irtoolkit.passes.ad.ties import clamp_weights
+
+    block = Block(arg_types=[f64, f64, f64])
+    E = Emitter(block)
+    E.op(func.ReturnOp(*clamp_weights(E, *block.args)))
+    f = func.FuncOp("w", ([f64] * 3, [f64] * 3), Region(block))
+    m = irt.parse(str(f))
+    cases = {-1.0: (1.0, 0.0, 0.0), 0.0: (0.0, 1.0, 0.0), 0.5: (0.0, 1.0, 0.0), 1.0: (0.0, 1.0, 0.0),
+             2.0: (0.0, 0.0, 1.0)}
+    for x, want in cases.items():
+        assert irt.interpret(m, "w", 0.0, x, 1.0) == want

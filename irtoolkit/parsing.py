@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Span
 
 from irtoolkit.deepstack import run_with_deep_stack
 from irtoolkit.gcpause import paused_gc
@@ -32,6 +33,10 @@ def _patch_string_literal_regex() -> None:
 
 
 _patch_string_literal_regex()
+
+_BINDING = re.compile(r"Operation has ([0-9]+) results, but was given ([0-9]+) to bind")
+# the op name after a result list: `%a, %b:2 = "name"` or `= name`
+_OP_AFTER_RESULTS = re.compile(r'(?:%[^=]*)=\s*"?([A-Za-z_][A-Za-z0-9_$.]*)')
 
 
 def _patch_hex_float_literals() -> None:
@@ -62,7 +67,8 @@ class LocatedParser(Parser):
         super().__init__(ctx, text, name)
         self._name = name
         self._line_offset = line_offset
-        self._first_use: dict[str, object] = {}
+        self._first_use: dict[str, Span] = {}
+        self._defined_at: dict[str, Span] = {}
         # offsets of line starts: Span.get_location counts newlines from the
         # start of the input for every call, which is quadratic over a file
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
@@ -71,9 +77,16 @@ class LocatedParser(Parser):
         line = bisect.bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
 
+    def _location(self, offset: int) -> Location:
+        line, col = self._line_col(offset)
+        return Location(self._name, line + self._line_offset, col)
+
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except ParseError as err:
+            raise self._binding_error(err, start) or err from None
         if isinstance(op.location, UnknownLoc):
             line, col = self._line_col(start)
             op.location = FileLineColLoc(
@@ -81,11 +94,50 @@ class LocatedParser(Parser):
             )
         return op
 
+    def _binding_error(self, err: ParseError, start: int) -> DiagnosticError | None:
+        """xDSL's "Operation has N results, but was given M to bind", saying which op."""
+        m = _BINDING.match(err.msg)
+        if m is None:
+            return None
+        found = _OP_AFTER_RESULTS.match(self.lexer.input.content, start)
+        name = f" '{found.group(1)}'" if found else ""
+        defined = int(m.group(1))
+        return DiagnosticError(Diagnostic(
+            f"operation{name} defines {defined} result{'s' if defined != 1 else ''} "
+            f"but was provided {m.group(2)} to bind", self._location(start)))
+
     def resolve_operand(self, operand, type) -> SSAValue:
         name = operand.operand_name
+        prior = self._prior_value(name, operand.index)
+        if prior is not None and prior.type != type:
+            # as mlir-opt: the use, and a note at the definition (or first use)
+            where = self._defined_at.get(name) or self._first_use.get(name)
+            notes = [] if where is None else [Diagnostic("prior use here", self._location(where.start), "note")]
+            raise DiagnosticError(Diagnostic(
+                f"use of value '%{name}' expects different type than prior uses: '{type}' vs "
+                f"'{prior.type}'", self._location(operand.span.start), notes=notes))
         if name not in self.ssa_values and name not in self._first_use:
             self._first_use[name] = operand.span
         return super().resolve_operand(operand, type)
+
+    def _prior_value(self, name: str, index: int) -> SSAValue | None:
+        values = self.ssa_values.get(name)
+        if values is not None:
+            return values[index] if index < len(values) else None
+        return self.forward_ssa_references.get(name, {}).get(index)
+
+    def _register_ssa_definition(self, name: str, values, span) -> None:
+        for index, used in self.forward_ssa_references.get(name, {}).items():
+            if index < len(values) and used.type != values[index].type:
+                shown = f"%{name}" if len(values) == 1 else f"%{name}#{index}"
+                first = self._first_use.get(name)
+                notes = [] if first is None else [Diagnostic(
+                    f"previously used here with type '{used.type}'", self._location(first.start), "note")]
+                raise DiagnosticError(Diagnostic(
+                    f"definition of SSA value '{shown}' has type '{values[index].type}'",
+                    self._location(span.start), notes=notes))
+        super()._register_ssa_definition(name, values, span)
+        self._defined_at[name] = span
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         from xdsl.utils.mlir_lexer import MLIRTokenKind

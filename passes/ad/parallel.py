@@ -26,6 +26,7 @@ weighted cotangent and carrying the adjoints of the values read from outside
 as accumulators, as the reverse of a ``loop.for`` does (reverse.py). Max, min
 and product first count (a primal ``loop.parallel`` with sum and product
 reductions). A ``loop.parallel`` without results has nothing to differentiate.
+The loops that recompute iterations leave out their prints (``primal_only``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import body_ops
 from irtoolkit.passes.ad.emit import Emitter, const_int
+from irtoolkit.passes.ad.rules import is_primal_only
 from irtoolkit.passes.ad.ties import even_split
 
 SUM, PROD, MAX, MIN = "sum", "product", "max", "min"
@@ -112,6 +114,15 @@ def _new_body(op, vmap) -> tuple[Block, dict]:
     return block, bmap
 
 
+def _without_replayed_effects(op: Operation) -> Operation:
+    """``op``, a loop recomputing iterations that the primal loop has run, without the
+    side effects (prints) they hold: those run once, in the primal code."""
+    for o in list(op.walk()):
+        if o is not op and is_primal_only(o):
+            o.parent_block().erase_op(o)
+    return op
+
+
 def _indicator(E: Emitter, cond: SSAValue, like: SSAValue) -> SSAValue:
     return E.select(cond, E.const(1.0, like), E.zeros(like))
 
@@ -177,7 +188,7 @@ def _count(E: Emitter, op, vmap, stats: dict[int, ReductionStats]) -> None:
         terms = s.body_terms(EB, bmap[red.args[k]])
         reductions += [(v, i, kind) for (v, kind), i in zip(terms, s.inits(E))]
         sizes.append(len(terms))
-    loop_op = _parallel(E, op, vmap, block, reductions)
+    loop_op = _without_replayed_effects(_parallel(E, op, vmap, block, reductions))
     at = 0
     for s, n in zip(need.values(), sizes):
         s.take(list(loop_op.results[at:at + n]))
@@ -221,7 +232,10 @@ def jvp_parallel(gen, E: Emitter, op, vmap, tmap) -> None:
             zero = EB.cmp("eq", vb, EB.zeros(vb))
             reductions.append((EB.select(zero, EB.zeros(tb), EB.div(tb, vb)), E.zeros(tb), SUM))
             reductions.append((EB.select(zero, tb, EB.zeros(tb)), E.zeros(tb), SUM))
-    res = list(_parallel(E, op, vmap, block, reductions).results)
+    tangent_loop = _parallel(E, op, vmap, block, reductions)
+    if not all_sums:  # the primal loop has run the iterations
+        _without_replayed_effects(tangent_loop)
+    res = list(tangent_loop.results)
     if all_sums:
         for r, nr in zip(op.res, res[:n]):
             vmap[r] = nr
@@ -312,7 +326,7 @@ def reverse_parallel(gen, E: Emitter, op, vmap, amap) -> None:
     for a, iv in zip(op.body.block.args, _ivs(EB, op, vmap, block.args[0], sizes)):
         bmap[a] = iv
     ops = body_ops(op.body.block)
-    inner_tapes = gen.forward(EB, ops, bmap)
+    inner_tapes = gen.forward(EB, ops, bmap, replay=True)
     from irtoolkit.passes.ad.reverse import AdjointMap
 
     local = AdjointMap(bmap)
@@ -325,7 +339,7 @@ def reverse_parallel(gen, E: Emitter, op, vmap, amap) -> None:
     free, outs, inits, outer = gen.close_accumulators(E, EB, op, block, local, accs, amap, vmap,
                                                       block.args[0], n_static)
     EB.op(loop.YieldOp(*outs, *outer.yields))
-    rev = E.op(loop.ForOp(E.index(0), n, E.index(1), [*inits, *outer.inits], block))
+    rev = E.op(_without_replayed_effects(loop.ForOp(E.index(0), n, E.index(1), [*inits, *outer.inits], block)))
     outer.finish(E, rev, len(free), amap)
     for i, v in enumerate(free):
         amap.add(E, v, rev.res[i])

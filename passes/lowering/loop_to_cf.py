@@ -46,6 +46,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from irtoolkit.diagnostics import op_error
+from irtoolkit.pipeline import option
 
 
 def _set_loc(ops, origin: Operation) -> None:
@@ -536,7 +537,8 @@ def outline_parallel_loops(module: ModuleOp) -> int:
 class LowerLoopToCfPass(ModulePass):
     name = "lower-loop-to-cf"
 
-    parallel: bool = True
+    parallel: bool = option(True, "outline large parallel-safe loops into @__irt_par_* "
+                                  "functions that the JIT runs on several threads")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.gcpause import paused_gc

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, i8
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 
@@ -22,6 +22,7 @@ from irtoolkit.passes.lowering.to_llvm.common import (
     I64,
     PTR,
     Lowering,
+    add_string_global,
     convert_block_args,
     to_llvm,
 )
@@ -115,17 +116,7 @@ def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
     br = llvm.CondBrOp(cond, cont, [], fail, [])
     br.location = op.location
     block.add_op(br)
-    module = op
-    while not isinstance(module, ModuleOp):
-        module = module.parent_op()  # type: ignore[assignment]
-    text = assert_message_text(op) + "\0"
-    raw = text.encode()
-    name = _unique_global_name(module)
-    gtype = llvm.LLVMArrayType(len(raw), i8)
-    glob = llvm.GlobalOp(gtype, name, "internal", constant=True, value=StringAttr(text))
-    glob.location = op.location
-    module.body.block.insert_op_before(glob, module.body.block.first_op) \
-        if module.body.block.first_op is not None else module.body.block.add_op(glob)
+    name = add_string_global(op, "__irt_assert_msg_", assert_message_text(op))
     declare_function(op, CHECK_FAILED, llvm.LLVMFunctionType([PTR, I64, I64, I64]))
     addr = llvm.AddressOfOp(name, PTR)
     new_ops: list[Operation] = [addr]
@@ -144,17 +135,6 @@ def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
         fail.add_op(new)
     op.detach()
     op.erase()
-
-
-def _unique_global_name(module: ModuleOp) -> str:
-    names = {
-        o.properties["sym_name"].data  # type: ignore[union-attr]
-        for o in module.ops if "sym_name" in o.properties
-    }
-    k = 0
-    while f"__irt_assert_msg_{k}" in names:
-        k += 1
-    return f"__irt_assert_msg_{k}"
 
 
 HANDLERS: dict = {

@@ -38,8 +38,10 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     Signedness,
     SignednessAttr,
+    StringAttr,
     UnrealizedConversionCastOp,
     VectorType,
+    i8,
     i32,
     i64,
 )
@@ -190,6 +192,29 @@ def insert_value_op(container: SSAValue, value: SSAValue, position: Sequence[int
 def cast_op(v: SSAValue, t: Attribute) -> UnrealizedConversionCastOp:
     """``builtin.unrealized_conversion_cast`` of one value, built directly."""
     return UnrealizedConversionCastOp.create(operands=[v], result_types=[t])
+
+
+def add_string_global(op: Operation, prefix: str, text: str) -> str:
+    """A constant NUL-terminated string global at the top of ``op``'s module,
+    named ``prefix`` + the first free number; returns its name."""
+    module = op
+    while not isinstance(module, ModuleOp):
+        module = module.parent_op()  # type: ignore[assignment]
+    names = {o.properties["sym_name"].data for o in module.ops if "sym_name" in o.properties}  # type: ignore[union-attr]
+    k = 0
+    while f"{prefix}{k}" in names:
+        k += 1
+    name = f"{prefix}{k}"
+    text += "\0"
+    glob = llvm.GlobalOp(llvm.LLVMArrayType(len(text.encode()), i8), name, "internal",
+                         constant=True, value=StringAttr(text))
+    glob.location = op.location
+    block = module.body.block
+    if block.first_op is not None:
+        block.insert_op_before(glob, block.first_op)
+    else:
+        block.add_op(glob)
+    return name
 
 
 def reconcile_casts(module: ModuleOp) -> None:

@@ -18,6 +18,7 @@ from irtoolkit.passes.ad.rules_arith import (
     p_sqrt,
     p_tanh,
 )
+from irtoolkit.passes.ad.ties import clamp_weights
 
 
 def _u(fn):
@@ -106,14 +107,11 @@ nondiff(
 
 
 def p_clampf(E, ins, outs, need):
-    """clampf(x, lo, hi): the cotangent goes to x inside [lo, hi] (bounds included), else to the bound."""
+    """clampf(x, lo, hi): the cotangent goes to x inside [lo, hi] (bounds included), else to
+    the bound (SPEC §6, ties.py)."""
     x, lo, hi = ins
-    one, zero = E.const(1.0, x), E.zeros(x)
-    below, above = E.cmp("lt", x, lo), E.cmp("gt", x, hi)
-    px = E.select(below, zero, E.select(above, zero, one)) if need[0] else None
-    plo = E.select(below, one, zero) if need[1] else None
-    phi = E.select(above, one, zero) if need[2] else None
-    return [px, plo, phi]
+    w_lo, w_x, w_hi = clamp_weights(E, lo, x, hi)
+    return [w_x if need[0] else None, w_lo if need[1] else None, w_hi if need[2] else None]
 
 
 elementwise(ClampFOp, p_clampf)

@@ -4,7 +4,12 @@ Integers are numpy fixed-width signed integers (``i1`` is ``np.bool_``);
 arithmetic wraps like the hardware. Unsigned ops reinterpret the bits as the
 unsigned type of the same width. ``i1`` arithmetic is computed on the signed
 values {0, -1} in ``int8`` and truncated back to one bit.
-Division by zero and other poison cases give whatever numpy gives, quietly.
+
+Where arith says poison, the result is the one compiled code computes (see
+``passes/lowering/to_llvm/arith.py``): integer division or remainder by zero
+and signed division of the minimum by -1 are located errors (``remsi`` of the
+minimum by -1 is 0); shifts by the width or more give 0 (the sign for
+``shrsi``), as numpy; float to integer conversions saturate (NaN gives 0).
 """
 
 from __future__ import annotations
@@ -122,15 +127,25 @@ def _ceildivui(a, b, dt):
     return (q + ((ua - q * ub) != 0).astype(ua.dtype)).astype(dt)
 
 
+def _remsi(a, b, dt):
+    # C's %; the minimum % -1 is 0 (numpy gives 0 too, with an overflow warning)
+    with np.errstate(over="ignore"):
+        return np.fmod(a, b)
+
+
+def _floordivsi(a, b, dt):
+    return np.floor_divide(a, b)
+
+
 _INT_BINARY = {
     arith.AddiOp: lambda a, b, dt: a + b,
     arith.SubiOp: lambda a, b, dt: a - b,
     arith.MuliOp: lambda a, b, dt: a * b,
     arith.DivSIOp: _divsi,
     arith.DivUIOp: lambda a, b, dt: np.floor_divide(_u(a, dt), _u(b, dt)).astype(dt),
-    arith.RemSIOp: lambda a, b, dt: np.fmod(a, b),
+    arith.RemSIOp: _remsi,
     arith.RemUIOp: lambda a, b, dt: np.remainder(_u(a, dt), _u(b, dt)).astype(dt),
-    arith.FloorDivSIOp: lambda a, b, dt: np.floor_divide(a, b),
+    arith.FloorDivSIOp: _floordivsi,
     arith.CeilDivSIOp: _ceildivsi,
     arith.CeilDivUIOp: _ceildivui,
     arith.MinSIOp: lambda a, b, dt: np.minimum(a, b),
@@ -145,22 +160,55 @@ _INT_BINARY = {
     arith.ShRUIOp: lambda a, b, dt: np.right_shift(_u(a, dt), _u(b, dt)).astype(dt),
 }
 
+#: integer divisions: their divisor must not be zero
+DIVISIONS = (arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp,
+             arith.FloorDivSIOp, arith.CeilDivSIOp, arith.CeilDivUIOp)
+#: signed divisions whose quotient overflows for the minimum / -1
+SIGNED_DIVISIONS = (arith.DivSIOp, arith.FloorDivSIOp, arith.CeilDivSIOp)
 
-def _make_int_binary(fn):
+
+def check_division(op, a, b, minimum: int, signed_overflow: bool) -> None:
+    """The run-time checks of compiled integer division (``to_llvm/arith.py``,
+    same messages): a zero divisor, and ``minimum / -1`` when ``signed_overflow``.
+    ``op`` is the op reported (``tensor.div`` on integers checks the same)."""
+    if np.any(np.asarray(b) == 0):
+        raise op_error(op, "division by zero")
+    if signed_overflow and np.any((np.asarray(a) == minimum) & (np.asarray(b) == -1)):
+        raise op_error(op, f"signed division overflow: {minimum} / -1")
+
+
+def _make_int_binary(cls, fn):
     def make(op):
         dt = dtype_of(op.result.type)
         if dt == _BOOL:
-            return lambda interp, op, args: (_to_i1(fn(_signed_i1(args[0]), _signed_i1(args[1]), _I8)),)
-        if dt.kind == "u":  # explicitly unsigned types: compute on the bits as signed
+            rule = lambda interp, op, args: (_to_i1(fn(_signed_i1(args[0]), _signed_i1(args[1]), _I8)),)  # noqa: E731
+            minimum = -1
+        elif dt.kind == "u":  # explicitly unsigned types: compute on the bits as signed
             sdt = np.dtype(f"i{dt.itemsize}")
-            return lambda interp, op, args: (fn(args[0].astype(sdt), args[1].astype(sdt), sdt).astype(dt),)
-        return lambda interp, op, args: (fn(args[0], args[1], dt),)
+            rule = lambda interp, op, args: (fn(args[0].astype(sdt), args[1].astype(sdt), sdt).astype(dt),)  # noqa: E731
+            minimum = int(np.iinfo(sdt).min)
+        else:
+            rule = lambda interp, op, args: (fn(args[0], args[1], dt),)  # noqa: E731
+            minimum = int(np.iinfo(dt).min)
+        if cls not in DIVISIONS:
+            return rule
+        overflow = cls in SIGNED_DIVISIONS
+
+        def checked(interp, op, args):
+            a, b = args
+            if dt == _BOOL:
+                a, b = _signed_i1(a), _signed_i1(b)
+            check_division(op, a, b, minimum, overflow)
+            with np.errstate(over="ignore"):
+                return rule(interp, op, args)
+
+        return checked
 
     return make
 
 
 for _cls, _fn in _INT_BINARY.items():
-    register_specialized(_cls)(_make_int_binary(_fn))
+    register_specialized(_cls)(_make_int_binary(_cls, _fn))
 
 
 def _pyint(x, dt, signed: bool) -> int:
@@ -404,18 +452,35 @@ def _uitofp(x, src, dst):
     return x.astype(dst)
 
 
-def _fptosi(x, src, dst):
+def float_to_int(x, dst: np.dtype, signed: bool = True):
+    """Float to integer as compiled code converts (``llvm.fptosi.sat`` /
+    ``fptoui.sat``, as XLA): truncate toward zero, saturate at the bounds of
+    the (signed or unsigned) type, NaN gives 0. ``dst`` is the storage dtype
+    (``bool`` for i1, whose signed range is {-1, 0}: true only for x <= -1)."""
     if dst == _BOOL:
-        return np.trunc(x) != 0
-    return x.astype(dst)  # truncates toward zero
+        return (x <= -1.0) if signed else (x >= 1.0)
+    bits = BITS[dst]
+    lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if signed else (0, 2**bits)  # [lo, hi)
+    scalar = not isinstance(x, np.ndarray)
+    arr = np.asarray(x)
+    nan = np.isnan(arr)
+    above = arr >= float(hi)
+    below = arr <= float(lo) - 1.0 if signed else arr <= -1.0
+    inside = np.where(nan | above | below, 0, arr)
+    work = np.dtype(f"{'i' if signed else 'u'}{dst.itemsize}")
+    out = inside.astype(work)
+    if above.any() or below.any():
+        out = np.where(above, work.type(hi - 1), np.where(below, work.type(lo), out))
+    out = out.astype(work).view(dst) if work != dst else out
+    return dst.type(out) if scalar else out
+
+
+def _fptosi(x, src, dst):
+    return float_to_int(x, dst, signed=True)
 
 
 def _fptoui(x, src, dst):
-    if dst == _BOOL:
-        return np.trunc(x) != 0
-    if dst.kind == "i":
-        return x.astype(UNSIGNED[dst]).astype(dst)
-    return x.astype(dst)
+    return float_to_int(x, dst, signed=False)
 
 
 def _float_to_float(x, src, dst):
@@ -444,4 +509,4 @@ register_specialized(arith.BitcastOp)(_cast_rule(_bitcast))
 if hasattr(arith, "IndexCastUIOp"):
     register_specialized(arith.IndexCastUIOp)(_cast_rule(_int_to_int_zeroext))
 
-__all__ = ["dense_to_array", "CMPF_FUNCTIONS"]
+__all__ = ["dense_to_array", "CMPF_FUNCTIONS", "check_division", "float_to_int"]

@@ -23,8 +23,8 @@ def make_for_rule(op):
     def rule(interp, op, args):
         lb, ub, step = args[0], args[1], args[2]
         values = args[3:]
-        if step <= 0:
-            raise op_error(op, f"step must be positive, got {int(step)}")
+        if step <= 0:  # as the check compiled code makes (lower-loop-to-cf)
+            raise op_error(op, f"step must be positive (step vs 0): {int(step)} vs 0")
         ity = type(lb)
         run = interp.run_region
         for i in range(int(lb), int(ub), int(step)):

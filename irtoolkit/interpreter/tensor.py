@@ -3,7 +3,8 @@
 Numeric semantics are numpy's (SPEC §2): ``max``/``min`` propagate NaN,
 compares are ordered except ``ne``, an empty ``reduce_sum`` is 0 and an empty
 ``reduce_max`` is -inf (the smallest integer for integer tensors), float to
-integer ``convert`` truncates toward zero. Integer ``add``/``sub``/``mul`` wrap;
+integer ``convert`` truncates toward zero and saturates (NaN gives 0), as
+compiled code. Integer ``add``/``sub``/``mul`` wrap;
 on ``i1`` they are xor/xor/and (one-bit wrap), ``max``/``min`` are or/and.
 Elementwise ops check at run time that dynamic dims agree (numpy would broadcast).
 
@@ -207,7 +208,10 @@ def _make_convert(op):
     dst = dtype_of(op.result.type)
     if dst == _BOOL and src != _BOOL:
         return lambda interp, op, args: (args[0] != 0,)
-    # float -> int truncates toward zero (numpy's astype); NaN/out-of-range is poison
+    if src.kind == "f" and dst.kind in "iu":  # as compiled code: truncate, saturate, NaN -> 0
+        from irtoolkit.interpreter.arith import float_to_int
+
+        return lambda interp, op, args: (float_to_int(args[0], dst),)
     return lambda interp, op, args: (args[0].astype(dst),)
 
 

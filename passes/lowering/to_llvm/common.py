@@ -146,6 +146,22 @@ def element_size(t: Attribute) -> int:
     raise ValueError(f"unsupported memref element type {t}")
 
 
+def constant_int(v: SSAValue) -> int | None:
+    """The value of an integer scalar constant (``arith.constant`` or
+    ``llvm.mlir.constant``, through conversion casts), else None."""
+    for _ in range(8):
+        owner = v.owner
+        if isinstance(owner, UnrealizedConversionCastOp) and len(owner.operands) == 1:
+            v = owner.operands[0]
+            continue
+        if isinstance(owner, Operation) and owner.name in ("arith.constant", "llvm.mlir.constant"):
+            value = owner.properties.get("value")
+            if isinstance(value, IntegerAttr):
+                return value.value.data
+        return None
+    return None
+
+
 def intrinsic_suffix(t: Attribute) -> str:
     """LLVM's mangling of a scalar type in intrinsic names (``f64``, ``i32``)."""
     if isinstance(t, Float16Type):

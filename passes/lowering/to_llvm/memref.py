@@ -16,6 +16,12 @@ gives a descriptor whose allocated pointer is the dead marker ``0xdeadbeef``
 Also handled: dim, rank, cast, copy (contiguous: ``llvm.memcpy``), subview
 (including rank-reducing), reinterpret_cast, collapse_shape, expand_shape,
 extract_aligned_pointer_as_index, memref.global.
+
+Sizes are checked: a buffer whose static sizes need 2^63 bytes or more is a
+located error here (no such buffer can exist); with dynamic sizes, the byte
+count is computed with overflow checks before ``malloc`` and a count that
+wrapped around (or is 2^63 or more, as a negative size makes it) fails a
+run-time check at the op (``RuntimeCheckError``) instead of allocating too little.
 """
 
 from __future__ import annotations
@@ -41,12 +47,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from irtoolkit import dense
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.lowering.to_llvm.common import (
     I64,
     PTR,
     Lowering,
     apply_handlers,
+    constant_int,
     convert_type,
     descriptor_type,
     element_size,
@@ -172,14 +180,34 @@ def _sized(t: Attribute) -> bool:
 # --------------------------------------------------------------------------- allocation
 
 
+#: the largest size in bytes of a buffer (sizes and offsets are signed i64)
+MAX_BYTES = (1 << 63) - 1
+
+
+def static_size_in_bytes(op: Operation, t: MemRefType) -> int:
+    """The bytes that the static dims of ``t`` need (dynamic ones counted as 1);
+    a located error when they exceed MAX_BYTES: no such buffer can exist."""
+    n = element_size(t.element_type)
+    for d in t.get_shape():
+        if _static(d):
+            n *= d
+    if n > MAX_BYTES:
+        raise op_error(op, f"{t} cannot be allocated: it needs {n} bytes, more than 2^63 - 1")
+    return n
+
+
 def _shape_values(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[SSAValue]):
-    """Sizes of a new row-major buffer, its strides and its element count (i64 values)."""
+    """Sizes of a new row-major buffer, its strides, its element count (i64
+    values) and an i1 that is true when multiplying dynamic sizes overflowed
+    unsigned 64 bits (None when every size is static)."""
+    static_size_in_bytes(op, t)
     shape = t.get_shape()
     dyn = iter(dynamic)
     sizes = [rw.const_int(d) if _static(d) else next(dyn) for d in shape]
     strides: list[SSAValue] = [None] * len(shape)  # type: ignore[list-item]
     running: SSAValue = rw.const_int(1)
     static_running: int | None = 1
+    overflow: SSAValue | None = None
     for k in reversed(range(len(shape))):
         strides[k] = running
         if static_running is not None and _static(shape[k]):
@@ -187,8 +215,63 @@ def _shape_values(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[
             running = rw.const_int(static_running)
         else:
             static_running = None
-            running = rw.emit(llvm.MulOp(running, sizes[k])).results[0]
-    return sizes, strides, running
+            running, flag = _checked_mul(rw, running, sizes[k])
+            overflow = flag if overflow is None else _or(rw, overflow, flag)
+    return sizes, strides, running, overflow
+
+
+def _checked_mul(rw: Lowering, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """``a * b`` (i64) and whether it overflowed unsigned 64 bits."""
+    pair = llvm.LLVMStructType.from_type_list([I64, i1])
+    both = rw.intrinsic("llvm.umul.with.overflow.i64", [a, b], pair)
+    return rw.extract(both, [0], I64), rw.extract(both, [1], i1)  # type: ignore[arg-type]
+
+
+def _or(rw: Lowering, a: SSAValue, b: SSAValue) -> SSAValue:
+    return rw.emit(llvm.OrOp(a, b)).results[0]
+
+
+def _icmp(rw: Lowering, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+    flag = llvm.ICmpPredicateFlag(pred)
+    return rw.emit(llvm.ICmpOp(a, b, IntegerAttr(flag.to_int(), 64))).results[0]
+
+
+def _byte_count(rw: Lowering, op: Operation, t: MemRefType, count: SSAValue,
+                overflow: SSAValue | None, dynamic: Sequence[SSAValue], extra: int) -> SSAValue:
+    """``count * element size + extra`` bytes (i64). With dynamic sizes, a run-time
+    check fails (``RuntimeCheckError`` at the op) when that overflowed or is 2^63 or
+    more, which a negative size makes it; a zero size gives 0 bytes whatever the others."""
+    from irtoolkit.passes.lowering.to_llvm.cf import emit_check
+
+    esize = element_size(t.element_type)
+    if overflow is None:  # static: checked when the sizes were built
+        static = constant_int(count)
+        assert static is not None
+        if static * esize + extra > MAX_BYTES:
+            raise op_error(op, f"{t} cannot be allocated: it needs {static * esize + extra} bytes, "
+                               "more than 2^63 - 1")
+        return rw.const_int(static * esize + extra)
+    nbytes = count
+    if esize != 1:
+        nbytes, flag = _checked_mul(rw, count, rw.const_int(esize))
+        overflow = _or(rw, overflow, flag)
+    if extra:
+        pair = llvm.LLVMStructType.from_type_list([I64, i1])
+        both = rw.intrinsic("llvm.uadd.with.overflow.i64", [nbytes, rw.const_int(extra)], pair)
+        nbytes = rw.extract(both, [0], I64)  # type: ignore[arg-type]
+        overflow = _or(rw, overflow, rw.extract(both, [1], i1))  # type: ignore[arg-type]
+    zero = rw.const_int(0)
+    has_zero: SSAValue | None = None
+    for d in dynamic:
+        z = _icmp(rw, "eq", d, zero)
+        has_zero = z if has_zero is None else _or(rw, has_zero, z)
+    assert has_zero is not None
+    wrapped = rw.emit(llvm.AndOp(overflow, rw.emit(llvm.XOrOp(has_zero, rw.const_int(1, i1))).results[0])).results[0]
+    bad = _or(rw, wrapped, _icmp(rw, "slt", nbytes, zero))
+    ok = rw.emit(llvm.XOrOp(bad, rw.const_int(1, i1))).results[0]
+    emit_check(rw, ok, f"'{op.name}' op cannot allocate {t}: its size in bytes is "
+                       "2^63 or more (or a size is negative)")
+    return nbytes
 
 
 def lower_alloc(rw: Lowering, op: memref.AllocOp) -> None:
@@ -196,13 +279,13 @@ def lower_alloc(rw: Lowering, op: memref.AllocOp) -> None:
     if layout_of(op, t)[1] != 0 or not isinstance(t.layout, NoneAttr):
         raise op_error(op, "only identity layouts can be allocated")
     dynamic = [rw.value(v) for v in op.dynamic_sizes]
-    sizes, strides, count = _shape_values(rw, op, t, dynamic)
-    nbytes = rw.emit(llvm.MulOp(count, rw.const_int(element_size(t.element_type)))).results[0]
+    sizes, strides, count, overflow = _shape_values(rw, op, t, dynamic)
     align = op.alignment.value.data if op.alignment is not None else 0
+    padding = align - 1 if align > 16 else 0
+    nbytes = _byte_count(rw, op, t, count, overflow, dynamic, padding)
     declare_function(op, "malloc", llvm.LLVMFunctionType([I64], PTR))
-    if align > 16:
-        padded = rw.emit(llvm.AddOp(nbytes, rw.const_int(align - 1))).results[0]
-        allocated = rw.call("malloc", [padded], PTR)
+    if padding:
+        allocated = rw.call("malloc", [nbytes], PTR)
         as_int = rw.emit(llvm.PtrToIntOp(allocated, I64)).results[0]
         bumped = rw.emit(llvm.AddOp(as_int, rw.const_int(align - 1))).results[0]
         masked = rw.emit(llvm.AndOp(bumped, rw.const_int(-align))).results[0]
@@ -220,7 +303,7 @@ def lower_alloca(rw: Lowering, op: memref.AllocaOp) -> None:
     if not isinstance(t.layout, NoneAttr):
         raise op_error(op, "only identity layouts can be allocated")
     dynamic = [rw.value(v) for v in op.dynamic_sizes]
-    sizes, strides, count = _shape_values(rw, op, t, dynamic)
+    sizes, strides, count, _ = _shape_values(rw, op, t, dynamic)
     elem = convert_type(t.element_type)
     align = op.alignment.value.data if op.alignment is not None else element_size(t.element_type)
     ptr = rw.emit(llvm.AllocaOp(count, elem, alignment=align)).results[0]
@@ -258,22 +341,11 @@ def lower_store(rw: Lowering, op: memref.StoreOp) -> None:
     rw.replace([])
 
 
-def _constant_index(v: SSAValue) -> int | None:
-    owner = v.owner
-    value = getattr(owner, "value", None) if isinstance(owner, Operation) else None
-    if owner is not None and getattr(owner, "name", "") in ("arith.constant", "llvm.mlir.constant") \
-            and isinstance(value, IntegerAttr):
-        return value.value.data
-    if getattr(owner, "name", "") == "builtin.unrealized_conversion_cast":
-        return _constant_index(owner.operands[0])  # type: ignore[union-attr]
-    return None
-
-
 def lower_dim(rw: Lowering, op: memref.DimOp) -> None:
     t = _memref_type(op, op.source.type)
     desc = rw.value(op.source)
     m = Memref(rw)
-    k = _constant_index(op.index)
+    k = constant_int(op.index)
     rank = t.get_num_dims()
     if k is not None:
         if not 0 <= k < rank:
@@ -468,6 +540,7 @@ def lower_expand_shape(rw: Lowering, op: memref.ExpandShapeOp) -> None:
 def _global_array_type(op: Operation, t: MemRefType) -> llvm.LLVMArrayType:
     if not t.has_static_shape():
         raise op_error(op, "globals need a static shape")
+    static_size_in_bytes(op, t)
     n = 1
     for d in t.get_shape():
         n *= d
@@ -481,18 +554,16 @@ def lower_global(rw: Lowering, op: memref.GlobalOp) -> None:
     elem = convert_type(t.element_type)
     n = arr.size.data
     if isinstance(value, DenseIntOrFPElementsAttr):
-        values = list(value.get_values())
-        if len(values) == 1 and n != 1:
-            values = values * n
+        values = list(dense.values(value))
     else:  # uninitialized: zero
         values = [0.0 if not isinstance(elem, IntegerType) else 0] * n
     if isinstance(elem, IntegerType) and elem.width.data == 1:
         values = [1 if v else 0 for v in values]
     from xdsl.dialects.builtin import TensorType
 
-    dense = DenseIntOrFPElementsAttr.from_list(TensorType(elem, [n]), values)  # type: ignore[arg-type]
+    initial = DenseIntOrFPElementsAttr.from_list(TensorType(elem, [n]), values)  # type: ignore[arg-type]
     new = llvm.GlobalOp(arr, op.sym_name.data, "internal",
-                        constant=op.constant is not None, value=dense,
+                        constant=op.constant is not None, value=initial,
                         alignment=op.alignment.value.data if op.alignment is not None else None)
     rw.emit(new)
     rw.replace([])
@@ -502,7 +573,7 @@ def lower_get_global(rw: Lowering, op: memref.GetGlobalOp) -> None:
     t = _memref_type(op, op.memref.type)
     ptr = rw.emit(llvm.AddressOfOp(op.name_.root_reference.data, PTR)).results[0]
     dead = rw.emit(llvm.IntToPtrOp(rw.const_int(DEAD_POINTER))).results[0]
-    sizes, strides, _ = _shape_values(rw, op, t, [])
+    sizes, strides, _, _ = _shape_values(rw, op, t, [])
     rw.replace([Memref(rw).build(t.get_num_dims(), dead, ptr, rw.const_int(0), sizes, strides)])
 
 

@@ -212,6 +212,8 @@ def _splat_value(value: SSAValue) -> float | int | None:
     attr = _constant_value(value)
     if attr is None:
         return None
+    if len(attr) == 1:  # a splat kept as one element (irtoolkit.dense): read just that
+        attr = DenseIntOrFPElementsAttr(TensorType(attr.get_element_type(), [1]), attr.data)
     a = _to_numpy(attr)
     if a is None or a.size == 0:
         return None

@@ -2,36 +2,70 @@
 
 xDSL 0.74 leaves parsed ops at ``UnknownLoc`` and reports undefined values at
 the end of input; this parser records ``file:line:col`` for each op and the
-first use of each value that is never defined.
+first use of each value that is never defined. It also:
+
+* reports an error that xDSL raises as a plain exception while building an
+  attribute, a type or an op (an attribute's verifier, a ``MemoryError``) at
+  the start of that attribute, type or op, never at 1:1 or without a message;
+* rejects dimensions that do not fit in a signed 64-bit integer, as MLIR does;
+* keeps splat dense literals (``dense<1.0> : tensor<100000000xf64>``) as one
+  element (see :mod:`irtoolkit.dense`) instead of materializing every copy,
+  and reads long lists of numbers in ``dense<[...]>`` in one pass;
+* says what is wrong with ``1e5`` (MLIR float literals need a ``.``).
+
+The module is parsed with Python's cyclic garbage collector paused (IR objects
+all sit in cycles) and with xDSL's lexer sped up (:mod:`irtoolkit.xdsl_patches`).
 """
 
 from __future__ import annotations
 
 import bisect
+import math
 import re
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    UnknownLoc,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from irtoolkit import xdsl_patches
 from irtoolkit.deepstack import run_with_deep_stack
+from irtoolkit.dense import numbers_to_bytes, splat_dense
+from irtoolkit.diagnostics import Diagnostic, DiagnosticError, Location, printable_name, register_source
 from irtoolkit.gcpause import paused_gc
-from irtoolkit.diagnostics import Diagnostic, DiagnosticError, Location, register_source
+
+xdsl_patches.apply()
+
+#: the largest dimension of a shaped type (MLIR: "invalid dimension" beyond)
+MAX_DIM = (1 << 63) - 1
+
+# `1e5`: an integer and an identifier for MLIR's lexer (floats need a '.')
+_EXPONENT_IDENT = re.compile(r"[eE](?:[0-9]+)?$")
+_NUMBER_BEFORE = re.compile(r"[0-9]+$")
+_EXPONENT_LITERAL = re.compile(r"([0-9]+)([eE][-+]?[0-9]*)")
+# characters of a plain list of decimal numbers in a dense literal; anything else
+# (true, 0x.., a complex pair) takes xDSL's element-by-element path
+_NUMBER_LIST_STOP = re.compile(r"[\[\]]|[^\[\]\s,0-9.eE+\-]")
+#: lists shorter than this (characters) take xDSL's path: it is fast enough for them
+_FAST_LIST_MIN = 2048
 
 
-def _patch_string_literal_regex() -> None:
-    """xDSL's string-literal regex backtracks exponentially on an unterminated
-    string (`(a+)*` shape); the possessive form accepts the same strings."""
-    from xdsl.utils.mlir_lexer import MLIRLexer
-
-    MLIRLexer._unescaped_characters_regex = re.compile(
-        r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
-    )
-
-
-_patch_string_literal_regex()
+def _exception_message(err: BaseException) -> str:
+    message = str(err).removeprefix("Operation does not verify: ")
+    if isinstance(err, MemoryError):
+        return "out of memory" + (f": {message}" if message else "")
+    return message or type(err).__name__
 
 
 class LocatedParser(Parser):
@@ -48,9 +82,22 @@ class LocatedParser(Parser):
         line = bisect.bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
 
+    def _error_from(self, start: int, err: Exception) -> ParseError:
+        end = max(self._current_token.span.start, start + 1)
+        return ParseError(Span(start, end, self.lexer.input), _exception_message(err))
+
+    # -- operations ------------------------------------------------------------
     def parse_operation(self) -> Operation:
-        start = self._current_token.span.start
-        op = super().parse_operation()
+        token = self._current_token
+        start = token.span.start
+        if token.kind == MLIRTokenKind.BARE_IDENT:
+            self._check_exponent_literal(token)
+        try:
+            op = super().parse_operation()
+        except (ParseError, RecursionError, DiagnosticError):
+            raise
+        except Exception as err:  # xDSL builds some ops in ways that raise plain exceptions
+            raise self._error_from(start, err) from None
         if isinstance(op.location, UnknownLoc):
             line, col = self._line_col(start)
             op.location = FileLineColLoc(
@@ -58,6 +105,157 @@ class LocatedParser(Parser):
             )
         return op
 
+    def _check_exponent_literal(self, token) -> None:
+        """``arith.constant 1e5 : f64``: xDSL reads ``1`` and then an op named
+        ``e5``; say that a float literal needs a ``.`` instead."""
+        text = self.lexer.input.content
+        start = token.span.start
+        digits = _NUMBER_BEFORE.search(text, max(0, start - 64), start)
+        if digits is None or not _EXPONENT_IDENT.match(token.text):
+            return
+        m = _EXPONENT_LITERAL.match(text, digits.start())
+        assert m is not None
+        literal = m.group()
+        fixed = f"{m.group(1)}.0{m.group(2)}" + ("0" if m.group(2)[-1:] in "eE+-" else "")
+        raise ParseError(Span(m.start(), m.end(), self.lexer.input),
+                         f"'{literal}' is not a valid number: a float literal needs a '.' "
+                         f"(as in {fixed})")
+
+    # -- attributes and types --------------------------------------------------
+    def parse_optional_attribute(self):
+        start = self._current_token.span.start
+        try:
+            return super().parse_optional_attribute()
+        except (ParseError, RecursionError):
+            raise
+        except Exception as err:  # an attribute's own verifier, a MemoryError ...
+            raise self._error_from(start, err) from None
+
+    def parse_optional_type(self):
+        start = self._current_token.span.start
+        try:
+            return super().parse_optional_type()
+        except (ParseError, RecursionError):
+            raise
+        except Exception as err:
+            raise self._error_from(start, err) from None
+
+    def parse_shape_dimension(self, allow_dynamic: bool = True) -> int:
+        span = self._current_token.span
+        dim = super().parse_shape_dimension(allow_dynamic)
+        if dim > MAX_DIM:
+            raise ParseError(span, f"invalid dimension: {dim} does not fit in a signed "
+                                   "64-bit integer")
+        return dim
+
+    def parse_dense_int_or_fp_elements_attr(self, type):
+        """xDSL's, except that a splat keeps one element, a long list of numbers is
+        read in one pass, and sizes are checked before any data is replicated."""
+        self.parse_punctuation("<", " in dense attribute")
+        empty = self.parse_optional_punctuation(">") is not None
+        hex_text = literal = numbers = None
+        list_start = self._current_token.span.start
+        if not empty:
+            hex_text = self.parse_optional_str_literal()
+            if hex_text is None:
+                numbers = self._parse_number_list()
+                if numbers is None:
+                    literal = self._parse_tensor_literal()
+            self.parse_punctuation(">", " in dense attribute")
+        parsed_type = type
+        if parsed_type is None:
+            self.parse_punctuation(":", " in dense attribute")
+            parsed_type = self._parse_dense_literal_type()
+        shape = list(parsed_type.get_shape())
+        count = math.prod(shape)
+        element = parsed_type.element_type
+        if empty:
+            if count != 0:
+                self.raise_error("Expected at least one element in the dense literal, but got None")
+            return DenseIntOrFPElementsAttr(parsed_type, BytesAttr(b""))
+        if hex_text is not None:
+            return self._dense_from_hex(parsed_type, hex_text, count)
+        if numbers is not None:
+            array, list_shape = numbers
+            data = numbers_to_bytes(array, element) if list_shape == shape else None
+            if data is not None:
+                return DenseIntOrFPElementsAttr(parsed_type, BytesAttr(data))
+            # a mismatch or values the element type cannot hold: xDSL's path says what
+            self._resume_from(list_start)
+            literal = self._parse_tensor_literal()
+            self.parse_punctuation(">", " in dense attribute")
+            if type is None:
+                self.parse_punctuation(":", " in dense attribute")
+                self._parse_dense_literal_type()
+        assert literal is not None
+        elements, literal_shape = literal
+        try:
+            values = [value.to_type(self, element) for value in elements]
+        except AssertionError:  # xDSL asserts when a real number meets a complex type
+            self.raise_error(f"dense literal elements do not match the element type {element}")
+        if not literal_shape:  # a splat: one element, whatever the shape
+            if count == 0:
+                return DenseIntOrFPElementsAttr(parsed_type, BytesAttr(b""))
+            return splat_dense(parsed_type, values[0])
+        if shape != literal_shape:
+            self.raise_error(
+                f"Shape mismatch in dense literal. Expected {shape} "
+                f"shape from the type, but got {literal_shape} shape."
+            )
+        return DenseIntOrFPElementsAttr.from_list(parsed_type, values)
+
+    def _dense_from_hex(self, type, hex_text: str, count: int) -> DenseIntOrFPElementsAttr:
+        try:
+            data = bytes.fromhex(hex_text[2:])
+        except ValueError:
+            self.raise_error("Hex string in denseAttr is invalid")
+        size = type.element_type.compile_time_size
+        if len(data) == size and count != 1:  # a splat given in hex: keep one element
+            return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+        if len(data) != count * size:
+            self.raise_error(
+                f"Shape mismatch in dense literal. Expected {count} "
+                f"elements from the type, but got {len(data) / size:g} elements."
+            )
+        return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+
+    def _parse_number_list(self):
+        """A long ``[..]`` of decimal numbers as a numpy array and its shape, read
+        with the JSON decoder (C) instead of token by token; None (nothing
+        consumed) when the literal is short or not such a list."""
+        if self._current_token.kind != MLIRTokenKind.L_SQUARE:
+            return None
+        text = self.lexer.input.content
+        start = self._current_token.span.start
+        depth = 0
+        end = -1
+        for m in _NUMBER_LIST_STOP.finditer(text, start):
+            c = m.group()
+            if c == "[":
+                depth += 1
+            elif c == "]":
+                depth -= 1
+                if depth == 0:
+                    end = m.end()
+                    break
+            else:
+                return None
+        if end < 0 or end - start < _FAST_LIST_MIN:
+            return None
+        import json
+
+        import numpy as np
+
+        try:
+            array = np.array(json.loads(text[start:end]))
+        except (ValueError, RecursionError):
+            return None
+        if array.dtype.kind not in "if" or array.ndim == 0:
+            return None
+        self._resume_from(end)
+        return array, list(array.shape)
+
+    # -- values ------------------------------------------------------------------
     def resolve_operand(self, operand, type) -> SSAValue:
         name = operand.operand_name
         if name not in self.ssa_values and name not in self._first_use:
@@ -65,8 +263,6 @@ class LocatedParser(Parser):
         return super().resolve_operand(operand, type)
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
-        from xdsl.utils.mlir_lexer import MLIRTokenKind
-
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
             return ModuleOp([])  # an empty input (or chunk) is an empty module, as in MLIR
         try:
@@ -81,7 +277,8 @@ class LocatedParser(Parser):
 
 def parse_error_to_diagnostic(err: ParseError, name: str, line_offset: int = 0) -> DiagnosticError:
     loc = err.span.get_location()
-    return DiagnosticError(Diagnostic(err.msg, Location(name, loc.line + line_offset, loc.col)))
+    return DiagnosticError(Diagnostic(err.msg or "invalid input",
+                                      Location(name, loc.line + line_offset, loc.col)))
 
 
 def parse_module(
@@ -94,23 +291,32 @@ def parse_module(
     """Parse (and by default verify) ``text``; errors raise DiagnosticError.
 
     ``line_offset`` shifts reported lines, for chunks of a split input file.
+    A file name that is not valid UTF-8 is shown with its bad bytes escaped.
     """
     from irtoolkit.context import context as make_context
 
+    filename = printable_name(filename)
     register_source(filename, text if line_offset == 0 else "\n" * line_offset + text)
     ctx = ctx or make_context()
+    parser: LocatedParser | None = None
     try:
         try:
             with paused_gc():
-                module = LocatedParser(ctx, text, filename, line_offset).parse_module()
+                parser = LocatedParser(ctx, text, filename, line_offset)
+                module = parser.parse_module()
         except RecursionError:
-            module = _parse_deeply_nested(ctx, text, filename, line_offset)
+            parser = LocatedParser(ctx, text, filename, line_offset)
+            module = _parse_deeply_nested(parser)
     except ParseError as err:
         raise parse_error_to_diagnostic(err, filename, line_offset) from None
     except DiagnosticError:
         raise
     except Exception as err:  # xDSL raises plain exceptions for some malformed input
-        raise DiagnosticError(Diagnostic(f"parse error: {err}", Location(filename, 1 + line_offset, 1))) from None
+        where = Location(filename, 1 + line_offset, 1)
+        if parser is not None:
+            line, col = parser._line_col(parser._current_token.span.start)
+            where = Location(filename, line + line_offset, col)
+        raise DiagnosticError(Diagnostic(_exception_message(err), where)) from None
     if verify:
         from irtoolkit.verifier import verify_module
 
@@ -120,8 +326,9 @@ def parse_module(
 
 # The parser recurses once per nested region; deep programs get a thread with
 # a large stack rather than a RecursionError.
-def _parse_deeply_nested(ctx: Context, text: str, filename: str, line_offset: int) -> ModuleOp:
+def _parse_deeply_nested(parser: LocatedParser) -> ModuleOp:
     try:
-        return run_with_deep_stack(lambda: LocatedParser(ctx, text, filename, line_offset).parse_module())
+        with paused_gc():
+            return run_with_deep_stack(parser.parse_module)
     except RecursionError:
         raise DiagnosticError(Diagnostic("program nested too deeply to parse")) from None

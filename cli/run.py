@@ -102,6 +102,31 @@ def convert_value(index: int, path: str, value: np.ndarray, spec: ValueSpec) -> 
     return dtype.type(value.item())
 
 
+def _check_npy_size(path: str, index: int) -> None:
+    """Refuse an .npy file whose header claims more data than the file holds
+    (numpy would first allocate what the header says)."""
+    import math
+    import os
+
+    import numpy as np
+
+    with open(path, "rb") as fh:
+        version = np.lib.format.read_magic(fh)
+        read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                       (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if read_header is None:  # np.load reports other versions itself
+            return
+        shape, _, dtype = read_header(fh)
+        available = os.fstat(fh.fileno()).st_size - fh.tell()
+    if dtype.hasobject:
+        return  # np.load refuses it (no pickles)
+    claimed = math.prod(shape) * dtype.itemsize
+    if claimed > available:
+        raise error(f"cannot read input {index} '{path}': not a valid .npy file (its header "
+                    f"claims {math.prod(shape)} elements of {dtype}, {claimed} bytes, but the "
+                    f"file holds {available} bytes of data)")
+
+
 def load_inputs(paths: Sequence[str]) -> list[np.ndarray]:
     import numpy as np
 
@@ -114,7 +139,10 @@ def load_inputs(paths: Sequence[str]) -> list[np.ndarray]:
                 if magic[:2] == b"PK":
                     raise error(f"cannot read input {index} '{path}': expected an .npy array, got an .npz archive")
                 raise error(f"cannot read input {index} '{path}': not an .npy file")
+            _check_npy_size(path, index)
             value = np.load(path, allow_pickle=False)
+        except MemoryError:
+            raise error(f"cannot read input {index} '{path}': out of memory") from None
         except FileNotFoundError:
             raise error(f"cannot read input {index} '{path}': no such file") from None
         except IsADirectoryError:

@@ -18,10 +18,10 @@ Also handled: dim, rank, cast, copy (contiguous: ``llvm.memcpy``), subview
 extract_aligned_pointer_as_index, memref.global.
 
 Sizes are checked: a buffer whose static sizes need 2^63 bytes or more is a
-located error here (no such buffer can exist); with dynamic sizes, the byte
-count is computed with overflow checks before ``malloc`` and a count that
-wrapped around (or is 2^63 or more, as a negative size makes it) fails a
-run-time check at the op (``RuntimeCheckError``) instead of allocating too little.
+located error here (no such buffer can exist); with dynamic sizes, a run-time
+check before ``malloc`` (``RuntimeCheckError`` at the op) fails when the byte
+count would not fit in 63 bits -- it would wrap around, and the buffer be too
+small -- as a negative size makes it.
 """
 
 from __future__ import annotations
@@ -197,9 +197,7 @@ def static_size_in_bytes(op: Operation, t: MemRefType) -> int:
 
 
 def _shape_values(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[SSAValue]):
-    """Sizes of a new row-major buffer, its strides, its element count (i64
-    values) and an i1 that is true when multiplying dynamic sizes overflowed
-    unsigned 64 bits (None when every size is static)."""
+    """Sizes of a new row-major buffer, its strides and its element count (i64 values)."""
     static_size_in_bytes(op, t)
     shape = t.get_shape()
     dyn = iter(dynamic)
@@ -207,7 +205,6 @@ def _shape_values(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[
     strides: list[SSAValue] = [None] * len(shape)  # type: ignore[list-item]
     running: SSAValue = rw.const_int(1)
     static_running: int | None = 1
-    overflow: SSAValue | None = None
     for k in reversed(range(len(shape))):
         strides[k] = running
         if static_running is not None and _static(shape[k]):
@@ -215,20 +212,8 @@ def _shape_values(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[
             running = rw.const_int(static_running)
         else:
             static_running = None
-            running, flag = _checked_mul(rw, running, sizes[k])
-            overflow = flag if overflow is None else _or(rw, overflow, flag)
-    return sizes, strides, running, overflow
-
-
-def _checked_mul(rw: Lowering, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
-    """``a * b`` (i64) and whether it overflowed unsigned 64 bits."""
-    pair = llvm.LLVMStructType.from_type_list([I64, i1])
-    both = rw.intrinsic("llvm.umul.with.overflow.i64", [a, b], pair)
-    return rw.extract(both, [0], I64), rw.extract(both, [1], i1)  # type: ignore[arg-type]
-
-
-def _or(rw: Lowering, a: SSAValue, b: SSAValue) -> SSAValue:
-    return rw.emit(llvm.OrOp(a, b)).results[0]
+            running = rw.emit(llvm.MulOp(running, sizes[k])).results[0]
+    return sizes, strides, running
 
 
 def _icmp(rw: Lowering, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -236,42 +221,33 @@ def _icmp(rw: Lowering, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
     return rw.emit(llvm.ICmpOp(a, b, IntegerAttr(flag.to_int(), 64))).results[0]
 
 
-def _byte_count(rw: Lowering, op: Operation, t: MemRefType, count: SSAValue,
-                overflow: SSAValue | None, dynamic: Sequence[SSAValue], extra: int) -> SSAValue:
-    """``count * element size + extra`` bytes (i64). With dynamic sizes, a run-time
-    check fails (``RuntimeCheckError`` at the op) when that overflowed or is 2^63 or
-    more, which a negative size makes it; a zero size gives 0 bytes whatever the others."""
+def _check_byte_count(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[SSAValue],
+                      padding: int) -> None:
+    """A run-time check (``RuntimeCheckError`` at the op) that the dynamic sizes
+    times the static bytes per slice, plus ``padding``, fit in MAX_BYTES -- so
+    that the byte count passed to ``malloc`` did not wrap around. A negative size
+    reads as a huge unsigned one and fails too; a zero size passes whatever the
+    others (the buffer is empty)."""
     from irtoolkit.passes.lowering.to_llvm.cf import emit_check
 
-    esize = element_size(t.element_type)
-    if overflow is None:  # static: checked when the sizes were built
-        static = constant_int(count)
-        assert static is not None
-        if static * esize + extra > MAX_BYTES:
-            raise op_error(op, f"{t} cannot be allocated: it needs {static * esize + extra} bytes, "
-                               "more than 2^63 - 1")
-        return rw.const_int(static * esize + extra)
-    nbytes = count
-    if esize != 1:
-        nbytes, flag = _checked_mul(rw, count, rw.const_int(esize))
-        overflow = _or(rw, overflow, flag)
-    if extra:
-        pair = llvm.LLVMStructType.from_type_list([I64, i1])
-        both = rw.intrinsic("llvm.uadd.with.overflow.i64", [nbytes, rw.const_int(extra)], pair)
-        nbytes = rw.extract(both, [0], I64)  # type: ignore[arg-type]
-        overflow = _or(rw, overflow, rw.extract(both, [1], i1))  # type: ignore[arg-type]
-    zero = rw.const_int(0)
-    has_zero: SSAValue | None = None
-    for d in dynamic:
-        z = _icmp(rw, "eq", d, zero)
-        has_zero = z if has_zero is None else _or(rw, has_zero, z)
-    assert has_zero is not None
-    wrapped = rw.emit(llvm.AndOp(overflow, rw.emit(llvm.XOrOp(has_zero, rw.const_int(1, i1))).results[0])).results[0]
-    bad = _or(rw, wrapped, _icmp(rw, "slt", nbytes, zero))
-    ok = rw.emit(llvm.XOrOp(bad, rw.const_int(1, i1))).results[0]
+    slice_bytes = static_size_in_bytes(op, t)
+    limit = rw.const_int((MAX_BYTES - padding) // slice_bytes)
+    product = dynamic[0]
+    wrapped: SSAValue | None = None
+    pair = llvm.LLVMStructType.from_type_list([I64, i1])
+    for d in dynamic[1:]:
+        both = rw.intrinsic("llvm.umul.with.overflow.i64", [product, d], pair)
+        product = rw.extract(both, [0], I64)  # type: ignore[arg-type]
+        flag = rw.extract(both, [1], i1)  # type: ignore[arg-type]
+        wrapped = flag if wrapped is None else rw.emit(llvm.OrOp(wrapped, flag)).results[0]
+    ok = _icmp(rw, "ule", product, limit)
+    if wrapped is not None:
+        ok = rw.emit(llvm.AndOp(ok, rw.emit(llvm.XOrOp(wrapped, rw.const_int(1, i1))).results[0])).results[0]
+        zero = rw.const_int(0)
+        for d in dynamic:
+            ok = rw.emit(llvm.OrOp(ok, _icmp(rw, "eq", d, zero))).results[0]
     emit_check(rw, ok, f"'{op.name}' op cannot allocate {t}: its size in bytes is "
                        "2^63 or more (or a size is negative)")
-    return nbytes
 
 
 def lower_alloc(rw: Lowering, op: memref.AllocOp) -> None:
@@ -279,13 +255,18 @@ def lower_alloc(rw: Lowering, op: memref.AllocOp) -> None:
     if layout_of(op, t)[1] != 0 or not isinstance(t.layout, NoneAttr):
         raise op_error(op, "only identity layouts can be allocated")
     dynamic = [rw.value(v) for v in op.dynamic_sizes]
-    sizes, strides, count, overflow = _shape_values(rw, op, t, dynamic)
     align = op.alignment.value.data if op.alignment is not None else 0
     padding = align - 1 if align > 16 else 0
-    nbytes = _byte_count(rw, op, t, count, overflow, dynamic, padding)
+    if dynamic:
+        _check_byte_count(rw, op, t, dynamic, padding)
+    elif static_size_in_bytes(op, t) + padding > MAX_BYTES:
+        raise op_error(op, f"{t} cannot be allocated: it needs more than 2^63 - 1 bytes")
+    sizes, strides, count = _shape_values(rw, op, t, dynamic)
+    nbytes = rw.emit(llvm.MulOp(count, rw.const_int(element_size(t.element_type)))).results[0]
     declare_function(op, "malloc", llvm.LLVMFunctionType([I64], PTR))
     if padding:
-        allocated = rw.call("malloc", [nbytes], PTR)
+        padded = rw.emit(llvm.AddOp(nbytes, rw.const_int(padding))).results[0]
+        allocated = rw.call("malloc", [padded], PTR)
         as_int = rw.emit(llvm.PtrToIntOp(allocated, I64)).results[0]
         bumped = rw.emit(llvm.AddOp(as_int, rw.const_int(align - 1))).results[0]
         masked = rw.emit(llvm.AndOp(bumped, rw.const_int(-align))).results[0]
@@ -303,7 +284,7 @@ def lower_alloca(rw: Lowering, op: memref.AllocaOp) -> None:
     if not isinstance(t.layout, NoneAttr):
         raise op_error(op, "only identity layouts can be allocated")
     dynamic = [rw.value(v) for v in op.dynamic_sizes]
-    sizes, strides, count, _ = _shape_values(rw, op, t, dynamic)
+    sizes, strides, count = _shape_values(rw, op, t, dynamic)
     elem = convert_type(t.element_type)
     align = op.alignment.value.data if op.alignment is not None else element_size(t.element_type)
     ptr = rw.emit(llvm.AllocaOp(count, elem, alignment=align)).results[0]
@@ -573,7 +554,7 @@ def lower_get_global(rw: Lowering, op: memref.GetGlobalOp) -> None:
     t = _memref_type(op, op.memref.type)
     ptr = rw.emit(llvm.AddressOfOp(op.name_.root_reference.data, PTR)).results[0]
     dead = rw.emit(llvm.IntToPtrOp(rw.const_int(DEAD_POINTER))).results[0]
-    sizes, strides, _, _ = _shape_values(rw, op, t, [])
+    sizes, strides, _ = _shape_values(rw, op, t, [])
     rw.replace([Memref(rw).build(t.get_num_dims(), dead, ptr, rw.const_int(0), sizes, strides)])
 
 

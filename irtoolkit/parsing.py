@@ -68,7 +68,7 @@ _set_field = object.__setattr__  # FileLineColLoc is a frozen dataclass
 
 _SSA_NAME = re.compile(r"%(?:[0-9]+|[A-Za-z_$.\-][\w$.\-]*)")
 # lines that are not templates: attribute dicts and regions, strings, successors,
-# result groups and aliases (#), comments, explicit locations
+# result groups and aliases (#), explicit locations
 _OP_NAME = re.compile(r"(?:%(?:\s*,\s*%)*\s*=\s*)?([\w.$]+)")
 _NOT_A_TEMPLATE = re.compile(r'[{}"^#]|//|\bloc\(')
 
@@ -103,8 +103,10 @@ def _exception_message(err: BaseException) -> str:
 
 
 class LocatedParser(Parser):
-    def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0):
+    def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0,
+                 templates: bool = True):
         super().__init__(ctx, text, name)
+        self._use_templates = templates
         self._name = name
         self._line_offset = line_offset
         self._first_use: dict[str, object] = {}
@@ -150,8 +152,11 @@ class LocatedParser(Parser):
         if eol < 0:
             eol = len(text)
         line = text[start:eol]
+        comment = line.find("//")
+        if comment >= 0 and '"' not in line:  # outside a string, `//` starts a comment
+            line = line[:comment]
         key = None
-        if not _NOT_A_TEMPLATE.search(line):
+        if self._use_templates and not _NOT_A_TEMPLATE.search(line):
             key = _SSA_NAME.sub("%", line).rstrip()
             name = _OP_NAME.match(key)
             if name is not None and "." not in name.group(1):
@@ -264,6 +269,9 @@ class LocatedParser(Parser):
     def parse_dense_int_or_fp_elements_attr(self, type):
         """xDSL's, except that a splat keeps one element, a long list of numbers is
         read in one pass, and sizes are checked before any data is replicated."""
+        start = self._current_token.span.start
+        if self.lexer.input.content[max(0, start - 5):start] == "dense":
+            start -= 5  # errors about the elements point at `dense`
         self.parse_punctuation("<", " in dense attribute")
         empty = self.parse_optional_punctuation(">") is not None
         hex_text = literal = numbers = None
@@ -305,7 +313,8 @@ class LocatedParser(Parser):
         try:
             values = [value.to_type(self, element) for value in elements]
         except AssertionError:  # xDSL asserts when a real number meets a complex type
-            self.raise_error(f"dense literal elements do not match the element type {element}")
+            raise ParseError(Span(start, start + 5, self.lexer.input),
+                             f"dense literal elements do not match the element type {element}") from None
         if not literal_shape:  # a splat: one element, whatever the shape
             if count == 0:
                 return DenseIntOrFPElementsAttr(parsed_type, BytesAttr(b""))

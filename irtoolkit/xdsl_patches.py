@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 
 _APPLIED: list[bool] = []
+#: what each patch replaced ("Class.method" -> xDSL's function), for the tests
+ORIGINALS: dict[str, object] = {}
 
 
 def _string_literal_regex() -> None:
@@ -68,6 +70,7 @@ def _isolated_from_above_verify(self, op) -> None:
 def _linear_isolated_from_above() -> None:
     from xdsl.traits import IsolatedFromAbove
 
+    ORIGINALS["IsolatedFromAbove.verify"] = IsolatedFromAbove.verify
     IsolatedFromAbove.verify = _isolated_from_above_verify  # type: ignore[method-assign]
 
 
@@ -84,7 +87,7 @@ def _fast_lexer() -> None:
     whitespace = MLIRLexer._whitespace_regex
     bare = re.compile(r"[a-zA-Z_][a-zA-Z0-9_$.]*")
     percent_suffix = MLIRLexer._suffix_id
-    xdsl_lex = MLIRLexer.lex
+    xdsl_lex = ORIGINALS["MLIRLexer.lex"] = MLIRLexer.lex
 
     def lex(self):
         if type(self) is not MLIRLexer:  # subclasses (the assembly-format lexer) lex their way

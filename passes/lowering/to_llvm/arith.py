@@ -136,7 +136,22 @@ def _icmp(rw: Lowering, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
 
 
 def _select(rw: Lowering, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-    return rw.emit(llvm.SelectOp(c, a, b)).results[0]
+    if not isinstance(c.type, VectorType):
+        return rw.emit(llvm.SelectOp(c, a, b)).results[0]
+    # xDSL's llvm.select takes an i1 condition only: blend with a lane mask
+    t = a.type
+    assert isinstance(t, VectorType)
+    bits = t.element_type.bitwidth if not isinstance(t.element_type, IntegerType) \
+        else t.element_type.width.data  # type: ignore[attr-defined]
+    it = VectorType(IntegerType(bits), t.get_shape())
+    ai = a if it == t else rw.emit(llvm.BitcastOp(a, it)).results[0]
+    bi = b if it == t else rw.emit(llvm.BitcastOp(b, it)).results[0]
+    mask = rw.emit(llvm.SExtOp(c, it)).results[0]
+    keep_a = rw.emit(llvm.AndOp(ai, mask)).results[0]
+    inverse = rw.emit(llvm.XOrOp(mask, _splat_const(rw, -1, it))).results[0]
+    keep_b = rw.emit(llvm.AndOp(bi, inverse)).results[0]
+    r = rw.emit(llvm.OrOp(keep_a, keep_b)).results[0]
+    return r if it == t else rw.emit(llvm.BitcastOp(r, t)).results[0]
 
 
 def lower_int_binary(rw: Lowering, op: Operation) -> None:

@@ -202,12 +202,12 @@ class LocatedParser(Parser):
         self._templates[key] = _OpTemplate(op, n_bound)
 
     def _from_template(self, template: _OpTemplate, start: int, line: str, eol: int) -> Operation | None:
-        matches = list(_SSA_NAME.finditer(line))
+        names = _SSA_NAME.findall(line)
         n_bound = template.n_bound
         operands = []
         ssa_values = self.ssa_values
-        for m, want in zip(matches[n_bound:], template.operand_types):
-            values = ssa_values.get(m.group()[1:])
+        for name, want in zip(names[n_bound:], template.operand_types):
+            values = ssa_values.get(name[1:])
             if not values or values[0].type != want:
                 return None  # a forward reference or another type: xDSL's path
             operands.append(values[0])
@@ -216,10 +216,12 @@ class LocatedParser(Parser):
             properties=dict(template.properties), attributes=dict(template.attributes),
             location=self._location(start),
         )
-        source = self.lexer.input
-        for i, m in enumerate(matches[:n_bound]):
-            span = Span(start + m.start(), start + m.end(), source)
-            self._register_ssa_definition(m.group()[1:], (op.results[i],), span)
+        if n_bound:
+            source = self.lexer.input
+            offsets = [m.start() for m in _SSA_NAME.finditer(line)] if n_bound > 1 else [0]
+            for i in range(n_bound):
+                span = Span(start + offsets[i], start + offsets[i] + len(names[i]), source)
+                self._register_ssa_definition(names[i][1:], (op.results[i],), span)
         self._resume_from(eol)
         return op
 
@@ -240,23 +242,22 @@ class LocatedParser(Parser):
                          f"(as in {fixed})")
 
     # -- attributes and types --------------------------------------------------
-    def parse_optional_attribute(self):
+    def _located(self, parse):
+        """``parse()``, with a plain exception it raises (an attribute's own
+        verifier, a ``MemoryError``) reported at the start of what it parsed."""
         start = self._current_token.span.start
         try:
-            return super().parse_optional_attribute()
-        except (ParseError, RecursionError):
-            raise
-        except Exception as err:  # an attribute's own verifier, a MemoryError ...
-            raise self._error_from(start, err) from None
-
-    def parse_optional_type(self):
-        start = self._current_token.span.start
-        try:
-            return super().parse_optional_type()
+            return parse()
         except (ParseError, RecursionError):
             raise
         except Exception as err:
             raise self._error_from(start, err) from None
+
+    def parse_optional_attribute(self):
+        return self._located(super().parse_optional_attribute)
+
+    def parse_optional_type(self):
+        return self._located(super().parse_optional_type)
 
     def parse_shape_dimension(self, allow_dynamic: bool = True) -> int:
         span = self._current_token.span

@@ -126,6 +126,15 @@ func.func @f(%x: f64) -> f64 {
   return %r : f64
 }
 """),
+    # --- sizes (issue 15) ----------------------------------------------------
+    "alloc-static-zero-and-dynamic-dim": dict(pipeline="ad-llvm", text="""
+func.func @scale(%a: memref<0x?xf32>) -> memref<0x?xf32> {
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c1 : memref<0x?xf32>
+  %out = memref.alloc(%n) : memref<0x?xf32>
+  return %out : memref<0x?xf32>
+}
+"""),
     # --- CLI ----------------------------------------------------------------
     "irt-run-private-entry": dict(pipeline="jit", entry="unused", text="""
 func.func private @unused() {

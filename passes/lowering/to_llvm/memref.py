@@ -257,7 +257,7 @@ def lower_alloc(rw: Lowering, op: memref.AllocOp) -> None:
     dynamic = [rw.value(v) for v in op.dynamic_sizes]
     align = op.alignment.value.data if op.alignment is not None else 0
     padding = align - 1 if align > 16 else 0
-    if dynamic:
+    if dynamic and static_size_in_bytes(op, t) != 0:  # a static 0 size: empty whatever the others
         _check_byte_count(rw, op, t, dynamic, padding)
     elif static_size_in_bytes(op, t) + padding > MAX_BYTES:
         raise op_error(op, f"{t} cannot be allocated: it needs more than 2^63 - 1 bytes")

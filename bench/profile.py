@@ -178,16 +178,17 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     opt_text = "\n".join(g.optimized_ir or "" for g in built)
     objects = [g.obj for g in built]
     t = time.perf_counter()
-    undefined = sorted({s for o in objects for s in (jit.elf_undefined_symbols(o) or [])})
-    jit.register_c_symbols(llvm, undefined)
+    from irtoolkit.runtime import objectfile, symbols
+
+    symbols.resolve(llvm, {s for o in objects for s in objectfile.read_object(o).undefined})
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), jit._target_machine(llvm, opt))
     for o in objects:
         engine.add_object_file(llvm.ObjectFileRef.from_data(o))
     engine.finalize_object()
-    stages.append(("load the objects (add_object_file)", time.perf_counter() - t))
+    stages.append(("check and load the objects (add_object_file)", time.perf_counter() - t))
     obj = b"".join(objects)
     t = time.perf_counter()
-    entry = diskcache.encode_entry(cache_key, {"profile": True}, obj)
+    entry = diskcache.encode_entry(cache_key, {"profile": True}, obj, os.urandom(32))
     stages.append((f"cache entry encode ({len(entry) // 1024} KiB; write not timed)",
                    time.perf_counter() - t))
     out["llvm_lines"] = ir_text.count("\n")

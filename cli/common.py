@@ -71,9 +71,14 @@ def run_guarded(body: Callable[[], int], debug: bool, prog: str) -> int:
     Tracebacks only with ``debug``. KeyboardInterrupt exits with 130 quietly.
     """
     import click
+    import warnings
 
     from irtoolkit.deepstack import run_with_deep_stack
 
+    def one_line_warning(message, category, filename, lineno, file=None, line=None):
+        sys.stderr.write(f"{prog}: warning: {message}\n")  # (the compile cache's refusals)
+
+    warnings.showwarning = one_line_warning
     try:
         # deeply nested programs recurse deeply in xDSL's walkers and printer
         return run_with_deep_stack(body)

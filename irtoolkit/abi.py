@@ -16,3 +16,15 @@ from __future__ import annotations
 # ---------------------------------------------------------------------------
 # The native calling convention: frame layout, thread key, error reporting
 # ---------------------------------------------------------------------------
+
+# words after a function's argument and result slots in the JIT's call frame: a
+# failed check's message pointer, value flag, two values (written by the entry
+# wrapper, read by the Python caller)
+ERROR_WORDS = 4
+# the pthread key of the running call's jmp_buf is the address of this symbol
+# minus one (never null): the JIT defines it in each process, since machine code
+# is cached on disk and the key differs between processes
+TLS_KEY_SYMBOL = "__irt_tls_key"
+
+# the entry point of public function @f that the JIT calls: i64 @_irt_call_f(ptr frame)
+ENTRY_PREFIX = "_irt_call_"

@@ -34,11 +34,14 @@ DIALECTS: dict[str, str] = {
     "tensor": "irtoolkit.dialects.tensor:Tensor",
     "loop": "irtoolkit.dialects.loop:Loop",
     "autodiff": "irtoolkit.dialects.autodiff:Autodiff",
+    "stablehlo": "irtoolkit.dialects.stablehlo:StableHLO",
+    "chlo": "irtoolkit.dialects.stablehlo:CHLO",
+    "sdy": "irtoolkit.dialects.stablehlo:SDY",
 }
 
 # Dialects that are ours (published to xdsl-opt through the universe plugin,
 # except `tensor`, whose name xDSL already owns).
-OWN_DIALECTS = ("loop", "autodiff")
+OWN_DIALECTS = ("loop", "autodiff", "stablehlo", "chlo", "sdy")
 
 # Passes by pipeline name: (factory path, one-line description).
 PASSES: dict[str, tuple[str, str]] = {

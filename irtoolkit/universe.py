@@ -1,4 +1,4 @@
-"""The ``xdsl.universe`` plugin: makes ``loop``, ``autodiff`` and our passes visible to ``xdsl-opt``.
+"""The ``xdsl.universe`` plugin: makes our own dialects (``loop``, ``autodiff``, ``stablehlo`` ...) and our passes visible to ``xdsl-opt``.
 
 Only names that xDSL does not already have are published: a clash (``tensor``,
 ``canonicalize``, ``cse``, ``dce``, ``reconcile-unrealized-casts`` ...) would

@@ -111,7 +111,7 @@ def has_rule(cls: type[Operation]) -> bool:
 
 
 _LOADED = False
-RULE_MODULES = ("builtin_func", "arith", "math", "memref", "cf", "tensor", "loop", "scf", "autodiff")
+RULE_MODULES = ("builtin_func", "arith", "math", "memref", "cf", "tensor", "loop", "scf", "autodiff", "stablehlo")
 
 
 def load_rules() -> None:

@@ -76,9 +76,10 @@ with such checks, ``@__irt_malloc`` also records each buffer in a per-call list
 a failed call (check or allocation) frees every buffer still listed: repeated
 failing calls do not leak. Modules without checks skip that bookkeeping. In the JIT, functions defined in the
 module are renamed ``__irt_fn_<name>`` so that C library calls LLVM emits
-(``pow`` for ``llvm.pow``) never bind to a user function of the same name;
-external symbols of the machine code are checked before loading (an unknown
-one is a diagnostic, not a crash).
+(``pow`` for ``llvm.pow``) never bind to a user function of the same name.
+Before loading, every object is checked (``objectfile.read_object``) and the
+external symbols it needs must be on the allow-list of ``symbols.py`` (libm,
+memory, threads, BLAS ...): anything else is a diagnostic, not a crash.
 
 Ownership: arguments stay owned by the caller (numpy); compiled code must not
 free or keep them. Result buffers are ``malloc``'ed by the callee

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
-from irtoolkit.runtime import codegen
-from irtoolkit.runtime.signature import (ERROR_WORDS, TLS_KEY_SYMBOL, Signature, ValueSpec,
-                                        capture_signatures, spec_words)
+from irtoolkit.abi import ENTRY_PREFIX, ERROR_WORDS
+from irtoolkit.runtime import codegen, symbols
+from irtoolkit.runtime.objectfile import InvalidObject, ObjectSymbols, read_object
+from irtoolkit.runtime.signature import Signature, ValueSpec, capture_signatures, spec_words
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -65,19 +66,6 @@ def check_failure(function: str, text: bytes, has_values: int, a: int, b: int) -
     return RuntimeCheckError(message, location)
 
 
-_KEY: list[int] = []
-
-
-def _pthread_key() -> int:
-    """One pthread TLS key for the jmp_buf of the running entry wrapper."""
-    if not _KEY:
-        key = ctypes.c_uint(0)
-        if _libc.pthread_key_create(ctypes.byref(key), None) != 0:
-            raise DiagnosticError(Diagnostic("cannot create a thread-local key for the JIT"))
-        _KEY.append(key.value)
-    return _KEY[0]
-
-
 class ArgumentError(DiagnosticError, TypeError):
     """A call with arguments that do not match the function's signature.
 
@@ -106,140 +94,6 @@ def _init_llvm():
             # undefined symbols, before it is loaded (see Executable._load)
             _llvm_ready = True
     return llvm
-
-
-# C functions compiled code may call: libm functions LLVM lowers intrinsics to,
-# and what our lowering calls directly. MCJIT does not search the process for
-# them on its own, so they are registered with their addresses.
-_LIBM_BASE = (
-    "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "pow", "sqrt", "cbrt",
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-    "asinh", "acosh", "atanh", "erf", "erfc", "fmod", "floor", "ceil", "trunc", "round",
-    "roundeven", "rint", "nearbyint", "fmin", "fmax", "fabs", "copysign", "ldexp", "frexp",
-    "sincos", "hypot", "lgamma", "tgamma",
-)
-_C_FUNCTIONS = (
-    *_LIBM_BASE, *(f + "f" for f in _LIBM_BASE),
-    "malloc", "free", "calloc", "realloc", "aligned_alloc", "memcpy", "memmove", "memset",
-    "puts", "abort", "printf", "_setjmp", "longjmp", "pthread_getspecific",
-    "pthread_setspecific",
-    # compiler runtime (libgcc_s): integer powers, half-precision conversions
-    "__powidf2", "__powisf2", "__extendhfsf2", "__truncsfhf2", "__truncdfhf2",
-)
-_registered: set[str] = set()
-
-
-def _c_libraries() -> list:
-    libs = [ctypes.CDLL(None)]
-    # the usual sonames first: find_library runs ldconfig (10+ ms)
-    for name, soname in (("m", "libm.so.6"), ("c", "libc.so.6"), ("gcc_s", "libgcc_s.so.1")):
-        try:
-            libs.append(ctypes.CDLL(soname))
-            continue
-        except OSError:
-            pass
-        from ctypes.util import find_library
-
-        path = find_library(name)
-        if path:
-            try:
-                libs.append(ctypes.CDLL(path))
-            except OSError:
-                pass
-    return libs
-
-
-_LIBS: list = []
-
-
-def register_c_symbols(llvm, names) -> list[str]:
-    """Make C functions visible to MCJIT; returns the names that were not found."""
-    if not _LIBS:
-        _LIBS.extend(_c_libraries())
-    missing = []
-    for name in names:
-        if name in _registered:
-            continue
-        if name == TLS_KEY_SYMBOL:  # not a function: this process's key, plus one
-            llvm.add_symbol(name, _pthread_key() + 1)
-            _registered.add(name)
-            continue
-        addr = None
-        for lib in _LIBS:
-            try:
-                addr = ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
-            except AttributeError:
-                continue
-            if addr:
-                break
-        if not addr and not _BLAS_LOADED and _load_numpy_blas():
-            return register_c_symbols(llvm, names)
-        if addr:
-            llvm.add_symbol(name, addr)
-            _registered.add(name)
-        else:
-            missing.append(name)
-    return missing
-
-
-_BLAS_LOADED: list = []
-
-
-def _load_numpy_blas() -> bool:
-    """Add numpy's bundled OpenBLAS (``scipy_cblas_dgemm64_`` ...) to the searched
-    libraries, once; True if something new was loaded."""
-    import glob
-    import os
-
-    if _BLAS_LOADED:
-        return False
-    _BLAS_LOADED.append(True)
-    root = os.path.dirname(os.path.dirname(np.__file__))
-    found = False
-    for pattern in ("numpy.libs/*openblas*.so*", "numpy/.dylibs/*openblas*", "numpy.libs/*blas*.so*"):
-        for path in sorted(glob.glob(os.path.join(root, pattern))):
-            try:
-                _LIBS.append(ctypes.CDLL(path))
-                found = True
-            except OSError:
-                pass
-        if found:
-            break
-    return found
-
-
-def elf_undefined_symbols(obj: bytes) -> list[str] | None:
-    """Names of the undefined symbols of an ELF64 little-endian object (None: not ELF64)."""
-    return _elf_symbols(obj, defined=False)
-
-
-def elf_defined_symbols(obj: bytes) -> list[str] | None:
-    """Names of the global symbols an ELF64 little-endian object defines (None: not ELF64)."""
-    return _elf_symbols(obj, defined=True)
-
-
-def _elf_symbols(obj: bytes, defined: bool) -> list[str] | None:
-    import struct
-
-    if len(obj) < 64 or obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
-        return None
-    shoff, = struct.unpack_from("<Q", obj, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", obj, 0x3A)
-    sections = [struct.unpack_from("<IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
-    names: list[str] = []
-    for sec in sections:
-        if sec[1] != 2:  # SHT_SYMTAB
-            continue
-        offset, size, link, entsize = sec[4], sec[5], sec[6], sec[9] or 24
-        str_off = sections[link][4]
-        for k in range(1, size // entsize):
-            st_name, st_info, _, st_shndx = struct.unpack_from("<IBBH", obj, offset + k * entsize)
-            is_global = st_info >> 4 != 0  # STB_GLOBAL or STB_WEAK
-            wanted = (st_shndx != 0 and is_global) if defined else st_shndx == 0
-            if wanted and st_name:
-                end = obj.index(b"\0", str_off + st_name)
-                names.append(obj[str_off + st_name: end].decode())
-    return names
 
 
 def _target_machine(llvm, opt: int):
@@ -625,14 +479,15 @@ class Executable:
         self._source: tuple[str, str, str | None] | None = None
         self._llvm_ir: str | None = None
         self._optimized_ir: str | None = None
+        contents = None
         if _loaded is not None:
-            objects, entries = _loaded
+            objects, entries, contents = _loaded
         else:
             assert lowered is not None
             objects, entries = self._compile(lowered, signatures, opt)
         self._objects = objects
         self._entries = entries
-        self._load(objects, entries)
+        self._load(objects, entries, contents)
 
     # -- LLVM IR -> machine code ------------------------------------------------
     def _compile(self, lowered: ModuleOp, signatures: dict[str, Signature], opt: int,
@@ -679,7 +534,12 @@ class Executable:
             raise DiagnosticError(Diagnostic(f"invalid LLVM IR produced: {err}")) from None
         externals = [f.name for f in mod.functions
                      if f.is_declaration and not f.name.startswith("llvm.")]
-        missing = register_c_symbols(llvm, externals)
+        try:
+            symbols.refuse_forbidden(externals)
+        except DiagnosticError:
+            codegen.dispose(mod, context)
+            raise
+        missing = symbols.register(llvm, externals)
         if missing:
             codegen.dispose(mod, context)
             raise DiagnosticError(Diagnostic(
@@ -694,17 +554,18 @@ class Executable:
             self._optimized_ir = "\n".join(g.optimized_ir or "" for g in built)
         return [g.obj for g in built], entries
 
-    def _load(self, objects: list[bytes], entries: dict[str, str | None]) -> None:
+    def _load(self, objects: list[bytes], entries: dict[str, str | None],
+              contents: list[ObjectSymbols] | None = None) -> None:
+        """Load checked objects (``contents``: their ``read_object``, if done
+        already); every symbol they need must be allowed and found first:
+        MCJIT aborts the process on an unresolved one."""
         llvm = _init_llvm()
-        undefined = [elf_undefined_symbols(obj) for obj in objects]
-        if any(names is None for names in undefined):  # not ELF: register what compiled code may call
-            register_c_symbols(llvm, _C_FUNCTIONS)
-        else:
-            missing = register_c_symbols(llvm, sorted({s for names in undefined for s in names or ()}))
-            if missing:
-                raise DiagnosticError(Diagnostic(
-                    "compiled code needs symbols that cannot be resolved: "
-                    + ", ".join(missing)))
+        if contents is None:
+            try:
+                contents = [read_object(obj) for obj in objects]
+            except InvalidObject as err:
+                raise DiagnosticError(Diagnostic(f"LLVM produced an object the JIT cannot load: {err}")) from None
+        symbols.resolve(llvm, {name for c in contents for name in c.undefined})
         tm = _target_machine(llvm, self.opt)  # one per engine: MCJIT takes ownership
         self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
         for obj in objects:
@@ -726,11 +587,13 @@ class Executable:
 
     @classmethod
     def from_objects(cls, objects: list[bytes], signatures: dict[str, Signature],
-                    entries: dict[str, str | None], opt: int,
-                    source: tuple[str, str, str | None] | None = None) -> Executable:
+                     entries: dict[str, str | None], opt: int,
+                     source: tuple[str, str, str | None] | None = None,
+                     contents: list[ObjectSymbols] | None = None) -> Executable:
         """Load machine code compiled earlier (the disk cache). ``source``
-        (module text, file name, pipeline) lets ``llvm_ir`` recompile it on demand."""
-        exe = cls(None, signatures, opt, _loaded=(objects, entries))
+        (module text, file name, pipeline) lets ``llvm_ir`` recompile it on demand;
+        ``contents``: the objects' ``read_object``, when checked already."""
+        exe = cls(None, signatures, opt, _loaded=(objects, entries, contents))
         exe._source = source
         exe.from_cache = True
         return exe
@@ -878,16 +741,65 @@ def _encode_signatures(sigs: dict[str, Signature]) -> list:
             for s in sigs.values()]
 
 
-def _decode_signatures(data: list) -> dict[str, Signature]:
-    def spec(x: list) -> ValueSpec:
-        t, dt, shape = x
-        return ValueSpec(str(t), np.dtype(dt), None if shape is None else tuple(shape))
+# the dtypes a cached signature may name (what irtoolkit.types maps element types to)
+_DTYPES = frozenset(np.dtype(t).str for t in (
+    np.float16, np.float32, np.float64, np.bool_, np.int8, np.int16, np.int32, np.int64,
+    np.uint8, np.uint16, np.uint32, np.uint64))
+_MAX_RANK = 64
 
+
+class InvalidEntry(ValueError):
+    """Metadata of a disk-cache entry that does not follow the schema."""
+
+
+def _expect(ok: bool, what: str) -> None:
+    if not ok:
+        raise InvalidEntry(what)
+
+
+def _decode_spec(x: Any) -> ValueSpec:
+    _expect(isinstance(x, list) and len(x) == 3, "a value spec is not [type, dtype, shape]")
+    t, dt, shape = x
+    _expect(isinstance(t, str) and isinstance(dt, str) and dt in _DTYPES, "bad type or dtype")
+    if shape is not None:
+        _expect(isinstance(shape, list) and len(shape) <= _MAX_RANK
+                and all(d is None or (type(d) is int and d >= 0) for d in shape), "bad shape")
+        shape = tuple(shape)
+    return ValueSpec(t, np.dtype(dt), shape)
+
+
+def _decode_signatures(data: Any) -> dict[str, Signature]:
+    _expect(isinstance(data, list), "signatures is not a list")
     out = {}
-    for name, ins, outs, why in data:
-        out[name] = Signature(str(name), tuple(spec(x) for x in ins), tuple(spec(x) for x in outs),
-                              why)
+    for item in data:
+        _expect(isinstance(item, list) and len(item) == 4, "a signature is not [name, ins, outs, why]")
+        name, ins, outs, why = item
+        _expect(isinstance(name, str) and isinstance(ins, list) and isinstance(outs, list)
+                and (why is None or isinstance(why, str)) and name not in out, "bad signature")
+        out[name] = Signature(name, tuple(_decode_spec(x) for x in ins),
+                              tuple(_decode_spec(x) for x in outs), why)
     return out
+
+
+def _decode_meta(meta: dict, blob: bytes, opt: int):
+    """(signatures, entry points, objects) of a cache entry's metadata and
+    object code; ``InvalidEntry`` for anything outside the schema."""
+    _expect(set(meta) == {"key", "signatures", "entries", "opt", "object_sizes"}, "unexpected keys")
+    sigs = _decode_signatures(meta["signatures"])
+    entries = meta["entries"]
+    _expect(isinstance(entries, dict) and set(entries) == set(sigs), "entries do not match signatures")
+    for name, wrapper in entries.items():
+        _expect(wrapper is None or wrapper == ENTRY_PREFIX + name, "bad entry point name")
+    _expect(meta["opt"] == opt, "another optimization level")
+    sizes = meta["object_sizes"]
+    _expect(isinstance(sizes, list) and 0 < len(sizes) <= 1024
+            and all(type(n) is int and n > 0 for n in sizes) and sum(sizes) == len(blob),
+            "object sizes do not add up")
+    objects, start = [], 0
+    for size in sizes:
+        objects.append(blob[start:start + size])
+        start += size
+    return sigs, entries, objects
 
 
 def _verify_each() -> bool:
@@ -904,19 +816,18 @@ def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> 
         return None
     meta, blob = entry
     try:
-        sigs = _decode_signatures(meta["signatures"])
-        entries = {str(k): (None if v is None else str(v)) for k, v in meta["entries"].items()}
-        objects, start = [], 0
-        for size in meta["object_sizes"]:
-            objects.append(blob[start:start + int(size)])
-            start += int(size)
-        if start != len(blob):
-            raise ValueError("object sizes do not add up")
-        return Executable.from_objects(objects, sigs, entries, opt, source)
-    except DiagnosticError:
-        return None  # e.g. a library symbol that is gone: compile afresh (and report)
-    except (KeyError, TypeError, ValueError):
-        diskcache.discard(key)
+        sigs, entries, objects = _decode_meta(meta, blob, opt)
+        contents = [read_object(obj) for obj in objects]
+        bad = symbols.forbidden(name for c in contents for name in c.undefined)
+        if bad:
+            diskcache.warn_once(f"entry {key} refers to {', '.join(bad)}, which compiled code may "
+                                "not call: discarded")
+            raise InvalidEntry("forbidden symbols")
+        defined = {name for c in contents for name in c.defined}
+        _expect(all(w is None or w in defined for w in entries.values()), "entry point missing")
+        return Executable.from_objects(objects, sigs, entries, opt, source, contents)
+    except (ValueError, DiagnosticError):  # InvalidEntry, InvalidObject, a symbol not found ...
+        diskcache.discard(key)  # compile afresh
         return None
 
 

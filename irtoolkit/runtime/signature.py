@@ -17,17 +17,6 @@ if TYPE_CHECKING:  # xDSL is imported where signatures are captured, not to call
     from xdsl.ir import Attribute
 
 
-# The entry wrappers' ABI, shared by the code generator (translate.py) and the
-# caller (jit.py, which loads cached machine code without importing xDSL):
-# words after a function's argument and result slots in the frame: a failed
-# check's message pointer, value flag, two values (see translate.add_interface)
-ERROR_WORDS = 4
-# the pthread key of the running call's jmp_buf is the address of this symbol
-# minus one (never null): the JIT defines it in each process, since machine code
-# is cached on disk and the key differs between processes
-TLS_KEY_SYMBOL = "__irt_tls_key"
-
-
 def spec_words(spec: ValueSpec) -> int:
     """Size of an argument's or result's frame slot in 8-byte words."""
     return 3 + 2 * spec.rank if spec.is_array else 1

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 from xdsl.dialects.builtin import IndexType, ModuleOp
 
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
-from irtoolkit.runtime.signature import ERROR_WORDS, TLS_KEY_SYMBOL, spec_words
+from irtoolkit.abi import ENTRY_PREFIX, ERROR_WORDS, TLS_KEY_SYMBOL
+from irtoolkit.runtime.signature import spec_words
 
 if TYPE_CHECKING:
     import llvmlite.ir as ir
 
     from irtoolkit.runtime.signature import Signature, ValueSpec
 
-INTERFACE_PREFIX = "_irt_call_"
 
 # passes of the default lowering, and what makes each one necessary
 _PASS_NEEDED_BY = {
@@ -272,7 +272,7 @@ def _spec_type(spec: ValueSpec) -> ir.Type:
 
 
 def _tls_key(llmod: ir.Module) -> ir.Value:
-    """The pthread key of the running call's jmp_buf (see signature.TLS_KEY_SYMBOL)."""
+    """The pthread key of the running call's jmp_buf (see abi.TLS_KEY_SYMBOL)."""
     import llvmlite.ir as ir
 
     i32 = ir.IntType(32)
@@ -317,7 +317,7 @@ def add_interface(llmod: ir.Module, sig: Signature, symbol: str | None = None,
 
     i8, i32, i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
     ptr = ir.PointerType()
-    name = INTERFACE_PREFIX + sig.name
+    name = ENTRY_PREFIX + sig.name
     wrapper = ir.Function(llmod, ir.FunctionType(i64, [ptr]), name=name)
     b = ir.IRBuilder(wrapper.append_basic_block("entry"))
     frame = wrapper.args[0]

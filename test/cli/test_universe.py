@@ -55,7 +55,7 @@ def test_published_names_and_factories():
     from irtoolkit.context import PASSES
     from irtoolkit.universe import UNIVERSE
 
-    assert set(UNIVERSE.all_dialects) == {"loop", "autodiff"}
+    assert set(UNIVERSE.all_dialects) == {"loop", "autodiff", "stablehlo", "chlo", "sdy"}
     for name in ("symbol-dce", "inline", "ad", "lower-tensor-to-loop", "convert-loop-to-scf"):
         assert name in UNIVERSE.all_passes
     assert set(UNIVERSE.all_passes) <= set(PASSES)

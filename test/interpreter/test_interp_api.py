@@ -18,7 +18,7 @@ EXCLUDED = {
     "memref.dma_wait": "hardware DMA; nothing in irtoolkit produces it",
 }
 
-COVERED_DIALECTS = ("func", "arith", "math", "tensor", "loop", "memref", "cf", "scf", "autodiff")
+COVERED_DIALECTS = ("func", "arith", "math", "tensor", "loop", "memref", "cf", "scf", "autodiff", "stablehlo", "chlo")
 
 
 @pytest.mark.parametrize("dialect", COVERED_DIALECTS)

@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 
 import irtoolkit as irt
+from irtoolkit.abi import TLS_KEY_SYMBOL
 from irtoolkit.runtime import clear_cache, diskcache, jit, translate
+from irtoolkit.runtime.objectfile import read_object
 
 PROGRAM = """\
 func.func @f(%x: tensor<4xf64>, %s: f64) -> (tensor<4xf64>, f64) {
@@ -141,8 +143,10 @@ def test_a_damaged_entry_is_ignored_and_replaced(damage):
     elif damage == "empty":
         bad = b""
     else:  # a valid entry of another key under this name
-        meta, obj = diskcache.decode_entry(os.path.basename(path)[:-len(diskcache.SUFFIX)], data)
-        bad = diskcache.encode_entry("0" * 64, meta, obj)
+        secret = diskcache.current_secret()
+        meta, obj = diskcache.decode_entry(os.path.basename(path)[:-len(diskcache.SUFFIX)], data,
+                                           secret)
+        bad = diskcache.encode_entry("0" * 64, meta, obj, secret)
     with open(path, "wb") as f:
         f.write(bad)
     clear_cache()
@@ -185,7 +189,7 @@ def test_cached_code_finds_this_process_thread_key():
     before creating its key) still lands in Python as an error."""
     exe = compile_text(CHECKED)
     for obj in exe._objects:
-        assert jit.TLS_KEY_SYMBOL in (jit.elf_undefined_symbols(obj) or [jit.TLS_KEY_SYMBOL])
+        assert TLS_KEY_SYMBOL in read_object(obj).undefined
     results = []
     for _ in range(2):
         proc = subprocess.run([sys.executable, "-c", CHECK_PROCESS], input=CHECKED,
@@ -357,7 +361,6 @@ def test_compile_source_reports_parse_errors():
 def test_frame_layout_constants_match_the_translator():
     from irtoolkit.runtime.signature import ValueSpec
 
-    assert jit.ERROR_WORDS == translate.ERROR_WORDS
     for spec in (ValueSpec("f64", np.dtype(np.float64), None),
                  ValueSpec("tensor<f64>", np.dtype(np.float64), ()),
                  ValueSpec("tensor<2x?xf32>", np.dtype(np.float32), (2, None))):

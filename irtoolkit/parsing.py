@@ -102,29 +102,6 @@ def _exception_message(err: BaseException) -> str:
     return message or type(err).__name__
 
 
-def _patch_hex_float_literals() -> None:
-    """In `dense<0xFF800000> : tensor<f32>` the hex literal is the bit pattern of
-    the float (MLIR's rule, and how xDSL itself prints inf and NaN); xDSL 0.74
-    reads it as the integer 4286578688 converted to float."""
-    from xdsl.dialects.builtin import AnyFloat
-    from xdsl.parser.attribute_parser import AttrParser
-
-    element = AttrParser._TensorLiteralElement
-    to_type = element.to_type
-
-    def hex_aware_to_type(self, parser, type):
-        text = self.span.text
-        if isinstance(type, AnyFloat) and text[:2] in ("0x", "0X") and isinstance(self.value, int):
-            raw = self.value.to_bytes(type.compile_time_size, "little")
-            return next(type.iter_unpack(raw))
-        return to_type(self, parser, type)
-
-    element.to_type = hex_aware_to_type
-
-
-_patch_hex_float_literals()
-
-
 class LocatedParser(Parser):
     def __init__(self, ctx: Context, text: str, name: str = "<stdin>", line_offset: int = 0,
                  templates: bool = True):

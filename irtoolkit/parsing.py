@@ -67,10 +67,11 @@ _new_loc = object.__new__
 _set_field = object.__setattr__  # FileLineColLoc is a frozen dataclass
 
 _SSA_NAME = re.compile(r"%(?:[0-9]+|[A-Za-z_$.\-][\w$.\-]*)")
+_OP_NAME = re.compile(r"(?:%(?:\s*,\s*%)*\s*=\s*)?([\w.$]+)")
 # lines that are not templates: attribute dicts and regions, strings, successors,
 # result groups and aliases (#), explicit locations
-_OP_NAME = re.compile(r"(?:%(?:\s*,\s*%)*\s*=\s*)?([\w.$]+)")
-_NOT_A_TEMPLATE = re.compile(r'[{}"^#]|//|\bloc\(')
+_NOT_A_TEMPLATE = re.compile(r'[{}"^#]|\bloc\(')
+_BLANK = re.compile(r"(?:\s+|//[^\n]*)*")
 
 
 class _OpTemplate:
@@ -184,8 +185,8 @@ class LocatedParser(Parser):
     def _record_template(self, key, op: Operation, line: str, eol: int) -> None:
         """Keep ``op`` (just parsed from ``line``) as a template if the line held
         exactly this op and its SSA names map onto its results and operands in order."""
-        if op.regions or op.successors or self._current_token.span.start < eol:
-            return
+        if op.regions or op.successors or _BLANK.match(self._text, eol).end() != self._current_token.span.start:
+            return  # not exactly one op on this line
         names = _SSA_NAME.findall(line)
         n_bound = 0
         if line.startswith("%"):

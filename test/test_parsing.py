@@ -63,6 +63,22 @@ def test_templates_build_the_ops_xdsl_builds():
     with_templates.verify()
 
 
+def test_ops_spanning_lines_are_not_templates():
+    text = """func.func @f(%a: f64, %b: f64) -> f64 {
+  %x = arith.addf %a, %b
+     fastmath<fast> : f64
+  %y = arith.addf %x, %b
+     : f64
+  %z = arith.addf %y, %b : f64 %w = arith.addf %z, %b : f64
+  return %w : f64
+}
+"""
+    with_templates, _ = _parse(text, templates=True)
+    without, _ = _parse(text, templates=False)
+    assert _printed(with_templates) == _printed(without)
+    assert "%y = arith.addf %x, %b : f64" in str(with_templates)
+
+
 @pytest.mark.parametrize("change", [
     ("%z = arith.addf %x, %a : f64", "%x = arith.addf %x, %a : f64"),  # redefinition
     ("%z = arith.addf %x, %a : f64", "%z = arith.addf %b, %a : f64"),  # another operand type

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 
+from irtoolkit import checks
 from irtoolkit.diagnostics import op_error
 from irtoolkit.interpreter.core import (
     BITS,
@@ -160,21 +161,14 @@ _INT_BINARY = {
     arith.ShRUIOp: lambda a, b, dt: np.right_shift(_u(a, dt), _u(b, dt)).astype(dt),
 }
 
-#: integer divisions: their divisor must not be zero
-DIVISIONS = (arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp,
-             arith.FloorDivSIOp, arith.CeilDivSIOp, arith.CeilDivUIOp)
-#: signed divisions whose quotient overflows for the minimum / -1
-SIGNED_DIVISIONS = (arith.DivSIOp, arith.FloorDivSIOp, arith.CeilDivSIOp)
-
-
-def check_division(op, a, b, minimum: int, signed_overflow: bool) -> None:
-    """The run-time checks of compiled integer division (``to_llvm/arith.py``,
-    same messages): a zero divisor, and ``minimum / -1`` when ``signed_overflow``.
-    ``op`` is the op reported (``tensor.div`` on integers checks the same)."""
+def check_division(op, a, b, minimum: int, width: int, signed_overflow: bool) -> None:
+    """The run-time checks of compiled integer division (``irtoolkit.checks``):
+    a zero divisor, and ``minimum / -1`` when ``signed_overflow``. ``op`` is the
+    op reported (``tensor.div`` on integers checks the same)."""
     if np.any(np.asarray(b) == 0):
-        raise op_error(op, "division by zero")
+        raise op_error(op, checks.division_by_zero(op.name))
     if signed_overflow and np.any((np.asarray(a) == minimum) & (np.asarray(b) == -1)):
-        raise op_error(op, f"signed division overflow: {minimum} / -1")
+        raise op_error(op, checks.division_overflow(op.name, width))
 
 
 def _make_int_binary(cls, fn):
@@ -190,15 +184,16 @@ def _make_int_binary(cls, fn):
         else:
             rule = lambda interp, op, args: (fn(args[0], args[1], dt),)  # noqa: E731
             minimum = int(np.iinfo(dt).min)
-        if cls not in DIVISIONS:
+        if cls.name not in checks.DIVISIONS:
             return rule
-        overflow = cls in SIGNED_DIVISIONS
+        overflow = cls.name in checks.SIGNED_DIVISIONS
+        width = BITS.get(dt, dt.itemsize * 8)
 
         def checked(interp, op, args):
             a, b = args
             if dt == _BOOL:
                 a, b = _signed_i1(a), _signed_i1(b)
-            check_division(op, a, b, minimum, overflow)
+            check_division(op, a, b, minimum, width, overflow)
             with np.errstate(over="ignore"):
                 return rule(interp, op, args)
 

@@ -48,6 +48,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from irtoolkit import checks
 from irtoolkit.diagnostics import op_error
 
 
@@ -113,12 +114,6 @@ def _replace_terminator(term: Operation, new_ops: list[Operation], origin: Opera
     term.erase()
 
 
-def step_check_message(op: Operation) -> str:
-    """What a failing step check says (with the step and 0 appended, as every
-    check comparing two values; the interpreter says the same)."""
-    return f"'{op.name}' op step must be positive (step vs 0)"
-
-
 def lower_for(op: Operation, loop) -> None:
     block, end = _split_after(op)
     region = block.parent
@@ -132,7 +127,7 @@ def lower_for(op: Operation, loop) -> None:
     if step is None or step <= 0:
         zero = arith.ConstantOp(IntegerAttr(0, op.step.type))
         positive = arith.CmpiOp(op.step, zero.result, "sgt")
-        check = cf.AssertOp(positive.result, step_check_message(op))
+        check = cf.AssertOp(positive.result, checks.step_not_positive(op.name))
         _set_loc([zero, positive, check], op)
         for new in (zero, positive, check):
             block.insert_op_before(new, op)

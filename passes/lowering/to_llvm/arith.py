@@ -38,7 +38,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from irtoolkit import dense
+from irtoolkit import checks, dense
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.lowering.to_llvm.common import (
     Lowering,
@@ -217,31 +217,19 @@ def _signed_constant(op: Operation, v: SSAValue) -> int | None:
     return c - (1 << w) if c >> (w - 1) else c
 
 
-_SIGNED_OVERFLOW = (arith.DivSIOp, arith.FloorDivSIOp, arith.CeilDivSIOp)
-
-
 def division_checks(op: Operation) -> tuple[bool, bool]:
     """Which run-time checks an integer division or remainder ``op`` needs:
     (divisor may be zero, signed overflow minimum / -1 may happen). Also read
     by ``lower-loop-to-cf``, which splits no loop that contains a check."""
-    if not isinstance(op, DIVISIONS):
+    if op.name not in checks.DIVISIONS:
         return False, False
     rhs = _signed_constant(op, op.operands[1])
     lhs = _signed_constant(op, op.operands[0])
     w = _width(op.operands[0].type)
     zero = rhs is None or rhs == 0
-    overflow = isinstance(op, _SIGNED_OVERFLOW) and (rhs is None or rhs == -1) \
+    overflow = op.name in checks.SIGNED_DIVISIONS and (rhs is None or rhs == -1) \
         and (lhs is None or lhs == -(1 << (w - 1)))
     return zero, overflow
-
-
-def division_by_zero_message(op: Operation) -> str:
-    return f"'{op.name}' op division by zero"
-
-
-def division_overflow_message(op: Operation) -> str:
-    w = _width(op.operands[0].type)
-    return f"'{op.name}' op signed division overflow: {-(1 << (w - 1))} / -1"
 
 
 def _checked_operands(rw: Lowering, op: Operation) -> tuple[SSAValue, SSAValue]:
@@ -254,14 +242,14 @@ def _checked_operands(rw: Lowering, op: Operation) -> tuple[SSAValue, SSAValue]:
     if zero:
         is_zero = _any_lane(rw, _icmp(rw, "eq", b, _splat_const(rw, 0, t)))
         ok = rw.emit(llvm.XOrOp(is_zero, rw.const_int(1, i1))).results[0]
-        emit_check(rw, ok, division_by_zero_message(op))
+        emit_check(rw, ok, checks.division_by_zero(op.name))
     if overflow:
         w = _width(t)
         a_min = _icmp(rw, "eq", a, _splat_const(rw, -(1 << (w - 1)), t))
         b_m1 = _icmp(rw, "eq", b, _splat_const(rw, -1, t))
         both = _any_lane(rw, rw.emit(llvm.AndOp(a_min, b_m1)).results[0])
         ok = rw.emit(llvm.XOrOp(both, rw.const_int(1, i1))).results[0]
-        emit_check(rw, ok, division_overflow_message(op))
+        emit_check(rw, ok, checks.division_overflow(op.name, w))
     return a, b
 
 
@@ -321,10 +309,6 @@ def lower_ceildivui(rw: Lowering, op: Operation) -> None:
     qp1 = rw.emit(llvm.AddOp(q, one)).results[0]
     is_zero = _icmp(rw, "eq", a, zero)
     rw.replace([_select(rw, is_zero, zero, qp1)])
-
-
-DIVISIONS = (arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp,
-             arith.FloorDivSIOp, arith.CeilDivSIOp, arith.CeilDivUIOp)
 
 
 def lower_shift(rw: Lowering, op: Operation) -> None:

@@ -182,6 +182,8 @@ def _sized(t: Attribute) -> bool:
 
 #: the largest size in bytes of a buffer (sizes and offsets are signed i64)
 MAX_BYTES = (1 << 63) - 1
+#: the largest splat initializer of a global written out element by element
+MAX_EMBEDDED_BYTES = 1 << 28
 
 
 def static_size_in_bytes(op: Operation, t: MemRefType) -> int:
@@ -535,6 +537,9 @@ def lower_global(rw: Lowering, op: memref.GlobalOp) -> None:
     elem = convert_type(t.element_type)
     n = arr.size.data
     if isinstance(value, DenseIntOrFPElementsAttr):
+        if dense.is_splat_form(value) and n * element_size(t.element_type) > MAX_EMBEDDED_BYTES:
+            raise op_error(op, f"its splat initializer would be embedded as {n} elements (more than "
+                               f"{MAX_EMBEDDED_BYTES >> 20} MB): fill the buffer with a loop instead")
         values = list(dense.values(value))
     else:  # uninitialized: zero
         values = [0.0 if not isinstance(elem, IntegerType) else 0] * n

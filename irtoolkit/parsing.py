@@ -335,7 +335,7 @@ class LocatedParser(Parser):
             self.raise_error("Hex string in denseAttr is invalid")
         size = type.element_type.compile_time_size
         if len(data) == size and count != 1:  # a splat given in hex: keep one element
-            return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+            return DenseIntOrFPElementsAttr(type, BytesAttr(data if count else b""))
         if len(data) != count * size:
             self.raise_error(
                 f"Shape mismatch in dense literal. Expected {count} "

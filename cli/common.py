@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
@@ -23,6 +25,36 @@ EXIT_INTERRUPTED = 130
 def error(message: str) -> DiagnosticError:
     """An unlocated diagnostic (``error: message``)."""
     return DiagnosticError(Diagnostic(message))
+
+
+@dataclass
+class Timer:
+    """Wall-clock time per phase (parser, each pass, verifier, output), as --mlir-timing;
+    "Rest" is the time outside them (start-up, reading input), so the rows add up to the total."""
+
+    start: float = field(default_factory=time.perf_counter)
+    phases: dict[str, float] = field(default_factory=dict)
+
+    def add(self, name: str, seconds: float) -> None:
+        self.phases[name] = self.phases.get(name, 0.0) + seconds
+
+    def report(self) -> str:
+        total = time.perf_counter() - self.start
+        bar = "===" + "-" * 73 + "==="
+        lines = [
+            bar,
+            "                         ... Execution time report ...",
+            bar,
+            f"  Total Execution Time: {total:.4f} seconds",
+            "",
+            "  ----Wall Time----  ----Name----",
+        ]
+        rows = [*self.phases.items(), ("Rest", max(total - sum(self.phases.values()), 0.0))]
+        for name, secs in rows:
+            pct = 100.0 * secs / total if total > 0 else 0.0
+            lines.append(f"  {secs:8.4f} ({pct:5.1f}%)  {name}")
+        lines.append(f"  {total:8.4f} (100.0%)  Total")
+        return "\n".join(lines) + "\n"
 
 
 def print_diagnostics(err: DiagnosticError, stream: IO[str] | None = None) -> None:

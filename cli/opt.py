@@ -11,7 +11,7 @@ import re
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -19,6 +19,7 @@ import click
 from irtoolkit.cli.common import (
     EXIT_FAILURE,
     EXIT_OK,
+    Timer,
     atomic_write_text,
     error,
     read_text,
@@ -27,6 +28,7 @@ from irtoolkit.cli.common import (
     run_guarded,
 )
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
+from irtoolkit.pipeline import PassInstrumentation, pass_display_name
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -47,6 +49,13 @@ class Options:
     verify_diagnostics: bool = False
     print_ir_after_all: bool = False
     print_ir_before_all: bool = False
+    print_ir_after: tuple[str, ...] = ()
+    print_ir_before: tuple[str, ...] = ()
+    print_ir_after_change: bool = False
+    print_ir_after_failure: bool = False
+    elide_elementsattrs_if_larger: int | None = None
+    verify_each: bool = True
+    dump_pass_pipeline: bool = False
     print_op_generic: bool = False
     print_debuginfo: bool = False
     allow_unregistered_dialect: bool = False
@@ -58,43 +67,8 @@ class Options:
     pass_flags: tuple[str, ...] = ()
 
 
-@dataclass
-class Timer:
-    """Wall-clock time per phase (parser, each pass, verifier, output), as --mlir-timing."""
-
-    start: float = field(default_factory=time.perf_counter)
-    phases: dict[str, float] = field(default_factory=dict)
-
-    def add(self, name: str, seconds: float) -> None:
-        self.phases[name] = self.phases.get(name, 0.0) + seconds
-
-    def report(self) -> str:
-        total = time.perf_counter() - self.start
-        bar = "===" + "-" * 73 + "==="
-        lines = [
-            bar,
-            "                         ... Execution time report ...",
-            bar,
-            f"  Total Execution Time: {total:.4f} seconds",
-            "",
-            "  ----Wall Time----  ----Name----",
-        ]
-        for name, secs in self.phases.items():
-            pct = 100.0 * secs / total if total > 0 else 0.0
-            lines.append(f"  {secs:8.4f} ({pct:5.1f}%)  {name}")
-        lines.append(f"  {total:8.4f} (100.0%)  Total")
-        return "\n".join(lines) + "\n"
-
-
 # ---------------------------------------------------------------------------
 # argument handling
-
-
-def _pass_display_name(p: ModulePass) -> str:
-    cls = type(p).__name__
-    if cls.endswith("Pass") and len(cls) > 4:
-        cls = cls[:-4]
-    return f"{cls} ({p.name})"
 
 
 def _mlir_pass_flags(argv: list[str], long_options: set[str]) -> tuple[list[str], list[str]]:
@@ -105,7 +79,8 @@ def _mlir_pass_flags(argv: list[str], long_options: set[str]) -> tuple[list[str]
     rest: list[str] = []
     flags: list[str] = []
     after_dashes = False
-    takes_value = {"-p", "--pass-pipeline", "--passes", "-o", "--output", "--emit"}
+    takes_value = {"-p", "--pass-pipeline", "--passes", "-o", "--output", "--emit", "--print-ir-after",
+                   "--mlir-print-ir-after", "--print-ir-before", "--mlir-print-ir-before"}
     expect_value = False
     for arg in argv:
         if after_dashes or expect_value:
@@ -155,17 +130,10 @@ def split_chunks(text: str) -> list[tuple[str, int]]:
 
 
 def print_module(module: Any, opts: Options) -> str:
-    from xdsl.printer import Printer
+    from irtoolkit.printer import module_text
 
-    buf = io.StringIO()
-    printer = Printer(
-        stream=buf,
-        print_generic_format=opts.print_op_generic,
-        print_debuginfo=opts.print_debuginfo,
-    )
-    printer.print_op(module)
-    buf.write("\n")
-    return buf.getvalue()
+    return module_text(module, generic=opts.print_op_generic, debuginfo=opts.print_debuginfo,
+                       elide_elements_larger=opts.elide_elementsattrs_if_larger)
 
 
 def emit_llvm(module: ModuleOp) -> str:
@@ -189,22 +157,95 @@ def _internal(err: BaseException, debug: bool) -> Diagnostic:
     return Diagnostic(f"internal error: {type(err).__name__}" + (f": {detail}" if detail else ""))
 
 
+class IRPrinting(PassInstrumentation):
+    """mlir-opt's IR printing around passes (--mlir-print-ir-before/after...), to stderr."""
+
+    def __init__(self, opts: Options):
+        self.opts = opts
+        self.before = set(opts.print_ir_before)
+        self.after = set(opts.print_ir_after)
+        # --mlir-print-ir-after-change alone: after every pass that changed the IR
+        self.after_all = opts.print_ir_after_all or (opts.print_ir_after_change and not self.after)
+        self.before_text: str | None = None
+
+    def active(self) -> bool:
+        o = self.opts
+        return bool(o.print_ir_before_all or self.before or self.after_all or self.after
+                    or o.print_ir_after_failure)
+
+    def _dump(self, header: str, text: str) -> None:
+        sys.stdout.flush()
+        sys.stderr.write(f"// -----// IR Dump {header} //----- //\n" + text + "\n")
+        sys.stderr.flush()
+
+    def _prints_after(self, p: ModulePass) -> bool:
+        return self.after_all or p.name in self.after
+
+    def before_pass(self, p: ModulePass, module: ModuleOp) -> None:
+        text = None
+        if self.opts.print_ir_before_all or p.name in self.before:
+            text = print_module(module, self.opts)
+            self._dump(f"Before {pass_display_name(p)}", text)
+        if self.opts.print_ir_after_change and self._prints_after(p):
+            self.before_text = text if text is not None else print_module(module, self.opts)
+
+    def after_pass(self, p: ModulePass, module: ModuleOp, seconds: float) -> None:
+        if not self._prints_after(p):
+            return
+        text = print_module(module, self.opts)
+        if self.opts.print_ir_after_change and text == self.before_text:
+            return
+        self._dump(f"After {pass_display_name(p)}", text)
+
+    def after_failure(self, p: ModulePass, module: ModuleOp) -> None:
+        if self._prints_after(p) or self.opts.print_ir_after_failure:
+            cls, _, name = pass_display_name(p).partition(" ")
+            self._dump(f"After {cls} Failed {name}", print_module(module, self.opts))
+
+
 class Driver:
     def __init__(self, opts: Options, pipeline: str):
         self.opts = opts
         self.pipeline = pipeline
         self.timer = Timer() if opts.timing else None
+        self.passes: list[ModulePass] = []
+        self.ir_printing = IRPrinting(opts)
+        self.noted_lowering = False
 
-    def _dump(self, when: str, p: ModulePass, module: ModuleOp) -> None:
-        sys.stdout.flush()
-        header = f"// -----// IR Dump {when} {_pass_display_name(p)} //----- //\n"
-        sys.stderr.write(header + print_module(module, self.opts) + "\n")
-        sys.stderr.flush()
+    def _run_passes(self, passes: list[ModulePass], module: ModuleOp) -> None:
+        from irtoolkit.pipeline import PipelineRunner
+
+        hooks = [self.ir_printing] if self.ir_printing.active() else []
+        runner = PipelineRunner(passes, verify_each=self.opts.verify_each, instrumentations=hooks)
+        try:
+            runner.run(module)
+        finally:
+            if self.timer:
+                for p, (_, secs) in zip(runner.passes, runner.timings):
+                    self.timer.add(pass_display_name(p), secs)
+                if runner.verify_seconds:
+                    self.timer.add("Verifier (after each pass)", runner.verify_seconds)
+
+    def _lower_for_llvm(self, module: ModuleOp) -> None:
+        """--emit llvm on a module not in the llvm dialect: run the default
+        lowering as passes of the pipeline (shown by the IR printing and the
+        timing), after a note that says so."""
+        from irtoolkit.context import DEFAULT_COMPILE_PIPELINE
+        from irtoolkit.pipeline import build_passes
+        from irtoolkit.runtime.translate import is_llvm_module
+
+        if is_llvm_module(module):
+            return
+        if not self.noted_lowering:
+            self.noted_lowering = True
+            sys.stdout.flush()
+            sys.stderr.write(f"note: --emit llvm: the module is not in the llvm dialect; appending "
+                             f"the default lowering '{DEFAULT_COMPILE_PIPELINE}' to the pipeline\n")
+        self._run_passes(build_passes(DEFAULT_COMPILE_PIPELINE), module)
 
     def run_chunk(self, text: str, filename: str, line_offset: int) -> str:
         """Parse, run the pipeline and print one module; errors raise DiagnosticError."""
         from irtoolkit.parsing import parse_module
-        from irtoolkit.pipeline import PipelineRunner, build_passes
 
         opts = self.opts
         t0 = time.perf_counter()
@@ -215,23 +256,12 @@ class Driver:
             ctx = context()
             ctx.allow_unregistered = True
         module = parse_module(text, filename, ctx=ctx, line_offset=line_offset)
-        t1 = time.perf_counter()
         if self.timer:
-            self.timer.add("Parser (and verifier)", t1 - t0)
-        if self.pipeline:
-            runner = PipelineRunner(
-                build_passes(self.pipeline),
-                before_pass=(lambda p, m: self._dump("Before", p, m)) if opts.print_ir_before_all else None,
-                after_pass=(lambda p, m: self._dump("After", p, m)) if opts.print_ir_after_all else None,
-            )
-            runner.run(module)
-            if self.timer:
-                t2 = time.perf_counter()
-                spent = 0.0
-                for p, (_, secs) in zip(runner.passes, runner.timings):
-                    self.timer.add(_pass_display_name(p), secs)
-                    spent += secs
-                self.timer.add("Verifier (after each pass)", max(t2 - t1 - spent, 0.0))
+            self.timer.add("Parser (and verifier)", time.perf_counter() - t0)
+        if self.passes:
+            self._run_passes(self.passes, module)
+        if opts.emit == "llvm":
+            self._lower_for_llvm(module)
         t3 = time.perf_counter()
         out = emit_llvm(module) if opts.emit == "llvm" else print_module(module, opts)
         if self.timer:
@@ -245,7 +275,11 @@ class Driver:
         if self.pipeline:
             from irtoolkit.pipeline import build_passes
 
-            build_passes(self.pipeline)  # unknown passes and bad options fail before reading input
+            self.passes = build_passes(self.pipeline)  # checked before the input is read
+        if opts.dump_pass_pipeline:
+            from irtoolkit.pipeline import pipeline_text
+
+            sys.stderr.write(f"Pass Manager with {len(self.passes)} passes:\n{pipeline_text(self.passes)}\n")
         text, filename = read_text(opts.input_file)
         register_source(filename, text)
         chunks = split_chunks(text) if opts.split_input_file else [(text, 0)]
@@ -315,15 +349,29 @@ class Driver:
 
 
 def list_passes() -> str:
-    from irtoolkit.context import PIPELINES, available_passes
+    """Every pass and named pipeline with its options (name, kind, default, help)."""
+    from irtoolkit.context import PIPELINES, available_passes, pass_class
+    from irtoolkit.pipeline import pass_options, pipeline_options
 
     table = available_passes()
-    width = max(len(n) for n in table) + 2
-    lines = ["Available passes and pipelines (use with -p NAME{option=value},...):"]
+    rows: list[tuple[str, str]] = []
     for name, desc in table.items():
         if name in PIPELINES:
-            desc = f"{desc} [pipeline: {PIPELINES[name][0]}]"
-        lines.append(f"  {name.ljust(width)}{desc}")
+            rows.append((name, f"{desc} [pipeline: {PIPELINES[name][0]}]"))
+            options = pipeline_options(name)
+        else:
+            try:
+                options = pass_options(pass_class(name))
+            except (ImportError, AttributeError) as err:
+                options = []
+                desc = f"{desc} (not available: {err})"
+            rows.append((name, desc))
+        rows.extend((f"  {o.name}={o.metavar()}", f"{o.help} (default: {o.describe_default()})")
+                    for o in options)
+    width = max(len(n) for n, _ in rows) + 2
+    lines = ["Available passes and pipelines, with their options "
+             "(-p 'NAME{option=value option=value},NAME,...'):"]
+    lines.extend(f"  {name.ljust(width)}{desc}" for name, desc in rows)
     return "\n".join(lines) + "\n"
 
 
@@ -356,14 +404,38 @@ def run(opts: Options) -> int:
     pipeline = ",".join(parts)
     if opts.emit not in ("mlir", "llvm"):
         raise error(f"unknown --emit target '{opts.emit}' (mlir or llvm)")
+    opts.print_ir_after = _pass_names("--mlir-print-ir-after", opts.print_ir_after)
+    opts.print_ir_before = _pass_names("--mlir-print-ir-before", opts.print_ir_before)
     return Driver(opts, pipeline).run()
+
+
+def _pass_names(flag: str, values: Sequence[str]) -> tuple[str, ...]:
+    """The pass names of a repeatable, comma-separated flag, each checked."""
+    from irtoolkit.context import PASSES
+    from irtoolkit.pipeline import did_you_mean
+
+    names = tuple(n.strip() for v in values for n in v.split(",") if n.strip())
+    for name in names:
+        if name not in PASSES:
+            raise error(f"{flag}: '{name}' is not a pass{did_you_mean(name, list(PASSES))} (see --list-passes)")
+    return names
 
 
 # ---------------------------------------------------------------------------
 # click command
 
 
+class _Command(click.Command):
+    """``--help`` ends with the passes and their options, as mlir-opt's does
+    (computed only when asked for: it imports every pass)."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_epilog(ctx, formatter)
+        formatter.write("\n" + list_passes())
+
+
 @click.command(
+    cls=_Command,
     name=PROG,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     help="Parse, verify and transform irtoolkit IR.\n\n"
@@ -379,7 +451,8 @@ def run(opts: Options) -> int:
 @click.option("-o", "--output", "output", default="-", metavar="OUT",
               help="Output file (written whole, only on success); '-' is stdout.")
 @click.option("--emit", type=click.Choice(["mlir", "llvm"]), default="mlir", show_default=True,
-              help="Print MLIR, or LLVM IR (the module must be lowered to the llvm dialect).")
+              help="Print MLIR, or LLVM IR (a module not in the llvm dialect after the pipeline gets "
+                   "the default lowering 'ad,lower-to-llvm' appended, with a note).")
 @click.option("--split-input-file", is_flag=True,
               help="Split the input on '// -----' lines and process each chunk on its own.")
 @click.option("--verify-diagnostics", is_flag=True,
@@ -388,6 +461,24 @@ def run(opts: Options) -> int:
               help="Print the IR to stderr after every pass.")
 @click.option("--print-ir-before-all", "--mlir-print-ir-before-all", "print_ir_before_all", is_flag=True,
               help="Print the IR to stderr before every pass.")
+@click.option("--print-ir-after", "--mlir-print-ir-after", "print_ir_after", multiple=True, metavar="PASS",
+              help="Print the IR to stderr after each run of PASS (repeat, or PASS,PASS).")
+@click.option("--print-ir-before", "--mlir-print-ir-before", "print_ir_before", multiple=True, metavar="PASS",
+              help="Print the IR to stderr before each run of PASS (repeat, or PASS,PASS).")
+@click.option("--print-ir-after-change", "--mlir-print-ir-after-change", "print_ir_after_change",
+              is_flag=True, help="Print the IR after a pass only if the pass changed it (alone: after "
+                                 "every pass that changed it).")
+@click.option("--print-ir-after-failure", "--mlir-print-ir-after-failure", "print_ir_after_failure",
+              is_flag=True, help="Print the IR to stderr after a pass that fails (or whose result "
+                                 "does not verify).")
+@click.option("--elide-elementsattrs-if-larger", "--mlir-elide-elementsattrs-if-larger",
+              "elide_elementsattrs_if_larger", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Print dense constants of more than N elements as dense_resource<__elided__>.")
+@click.option("--verify-each", type=click.BOOL, default=True, is_flag=False, flag_value=True,
+              metavar="[=true|false]", show_default="true",
+              help="Verify the module after every pass (--verify-each=false: only the input).")
+@click.option("--dump-pass-pipeline", is_flag=True,
+              help="Print the pipeline (named pipelines expanded, with every option) to stderr.")
 @click.option("--print-op-generic", "--mlir-print-op-generic", "print_op_generic", is_flag=True,
               help="Print ops in the generic form.")
 @click.option("--print-debuginfo", "--mlir-print-debuginfo", "print_debuginfo", is_flag=True,
@@ -404,6 +495,8 @@ def run(opts: Options) -> int:
 def command(**kwargs: Any) -> int:
     kwargs["pipeline"] = tuple(kwargs["pipeline"])
     kwargs["pass_flags"] = tuple(kwargs["pass_flags"])
+    kwargs["print_ir_after"] = tuple(kwargs["print_ir_after"])
+    kwargs["print_ir_before"] = tuple(kwargs["print_ir_before"])
     return run(Options(**kwargs))
 
 

@@ -1,8 +1,9 @@
 // Fit a one-hidden-layer tanh network to sin(x) by gradient descent.
 //
 // `@loss` is the model; `@train` differentiates it with
-// `autodiff.value_and_grad` inside a `loop.for` and records the loss of
-// every step, so the returned history shows training at work.
+// `autodiff.value_and_grad` inside a `loop.for`, prints the loss every 50
+// steps (`printf.print_format`) and records the loss of every step, so the
+// returned history shows training at work.
 //
 //   irt-run examples/train_mlp.mlir -e train
 
@@ -54,6 +55,13 @@ func.func @train() -> (tensor<200xf64>, f64) {
     %lrd = tensor.splat %lr : tensor<1xf64>
     %sd = tensor.mul %gd, %lrd : tensor<1xf64>
     %d2 = tensor.sub %d, %sd : tensor<1xf64>
+    %every = arith.constant 50 : index
+    %phase = arith.remui %i, %every : index
+    %print = arith.cmpi eq, %phase, %c0 : index
+    loop.if %print {
+      printf.print_format "step {} loss {}\n", %i : index, %l : f64
+      loop.yield
+    }
     %hs2 = tensor.insert %l into %hs[%i] : tensor<200xf64>
     loop.yield %hs2, %a2, %b2n, %c2, %d2 : tensor<200xf64>, tensor<1x8xf64>, tensor<8xf64>, tensor<8x1xf64>, tensor<1xf64>
   }

@@ -28,3 +28,14 @@ TLS_KEY_SYMBOL = "__irt_tls_key"
 
 # the entry point of public function @f that the JIT calls: i64 @_irt_call_f(ptr frame)
 ENTRY_PREFIX = "_irt_call_"
+
+# printf.print_format in compiled code (passes/lowering/to_llvm/printf.py) calls
+#   void PRINT_SYMBOL(ptr spec, ptr frame)
+# ``spec``: a NUL-terminated string "<arg>;<arg>...<PRINT_SEPARATOR><format>", each
+# <arg> "<numpy dtype str>/<rank>" (rank -1: a scalar), <format> the op's format
+# string (each "{}" a value, in order). ``frame``: 8-byte words, as the entry
+# frames: a scalar in one word (its value in the first bytes, i1 as one byte), a
+# rank-R memref descriptor in 3 + 2R words. The JIT defines the symbol
+# (irtoolkit/runtime/printf.py: formats as the interpreter does, to sys.stdout).
+PRINT_SYMBOL = "__irt_print"
+PRINT_SEPARATOR = "\x1f"

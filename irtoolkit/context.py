@@ -31,6 +31,7 @@ DIALECTS: dict[str, str] = {
     "cf": "xdsl.dialects.cf:Cf",
     "scf": "xdsl.dialects.scf:Scf",
     "llvm": "xdsl.dialects.llvm:LLVM",
+    "printf": "xdsl.dialects.printf:Printf",
     "tensor": "irtoolkit.dialects.tensor:Tensor",
     "loop": "irtoolkit.dialects.loop:Loop",
     "autodiff": "irtoolkit.dialects.autodiff:Autodiff",
@@ -79,10 +80,12 @@ PASSES: dict[str, tuple[str, str]] = {
                            "cf branches to the llvm dialect"),
     "convert-memref-to-llvm": ("irtoolkit.passes.lowering.to_llvm.memref:ConvertMemrefToLLVMPass",
                                "memrefs to descriptors, malloc/free, GEP, load/store"),
+    "convert-printf-to-llvm": ("irtoolkit.passes.lowering.to_llvm.printf:ConvertPrintfToLLVMPass",
+                               "printf.print_format to calls of the runtime's print"),
     "expand-vector-math": ("irtoolkit.passes.lowering.to_llvm.vector_math:ExpandVectorMathPass",
                            "replace llvm math intrinsics by vectorizable polynomial code (the JIT does this)"),
     "convert-to-llvm": ("irtoolkit.passes.lowering.to_llvm:ConvertToLLVMPass",
-                        "func, arith, math, cf and memref to the llvm dialect"),
+                        "func, arith, math, cf, memref and printf to the llvm dialect"),
     "reconcile-unrealized-casts": ("irtoolkit.passes.lowering.to_llvm:ReconcileCastsPass",
                                    "remove pairs of unrealized conversion casts that cancel"),
 }
@@ -91,6 +94,12 @@ PASSES: dict[str, tuple[str, str]] = {
 PIPELINES: dict[str, tuple[str, str]] = {
     "lower-to-llvm": ("convert-scf-to-loop,canonicalize,cse,tensor-fuse,lower-tensor-to-loop,lower-loop-to-cf,convert-to-llvm",
                       "everything from the tensor level to the llvm dialect"),
+}
+
+# The passes of a named pipeline whose options it takes and forwards to them
+# (`lower-to-llvm{blas=false}` reaches lower-tensor-to-loop); names must not clash.
+PIPELINE_OPTIONS: dict[str, tuple[str, ...]] = {
+    "lower-to-llvm": ("tensor-fuse", "lower-tensor-to-loop", "lower-loop-to-cf"),
 }
 
 DEFAULT_COMPILE_PIPELINE = "ad,lower-to-llvm"

@@ -1,10 +1,15 @@
 """Dense elements attributes without materializing them.
 
-A *splat* (``dense<1.0> : tensor<100000000xf64>``) is kept as a
+A large *splat* (``dense<1.0> : tensor<100000000xf64>``) is kept as a
 ``DenseIntOrFPElementsAttr`` whose data holds one element while its type has
 many: xDSL prints it as the splat it is, and every consumer here (folders,
 interpreter, lowering) reads the one value instead of a copy per element. Code
 that needs every element (a vector constant for LLVM) calls :func:`values`.
+
+Splats of at most EXPAND_LIMIT elements are stored element by element, as
+xDSL's ``from_list`` stores them: attributes compare by their bytes, and the
+constants that passes and folders create (always small) must stay equal to the
+same constants parsed from text, for ``cse`` and the folders to see them equal.
 """
 
 from __future__ import annotations
@@ -23,12 +28,21 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 
+#: splats of more elements than this keep one element (the folders' limit too)
+EXPAND_LIMIT = 1 << 16
+
+
 def splat_dense(type: Attribute, value) -> DenseIntOrFPElementsAttr:
-    """``dense<value> : type``, stored as one element."""
+    """``dense<value> : type``: one stored element if the type has more than
+    EXPAND_LIMIT, else one per element (as ``from_list``)."""
     element = type.get_element_type()  # type: ignore[attr-defined]
     if isinstance(element, IntegerType):
         value = element.get_normalized_value(value)
-    return DenseIntOrFPElementsAttr(type, BytesAttr(element.pack([value])))  # type: ignore[arg-type]
+    data = element.pack([value])  # type: ignore[attr-defined]
+    count = math.prod(type.get_shape())  # type: ignore[attr-defined]
+    if count <= EXPAND_LIMIT:
+        data *= count
+    return DenseIntOrFPElementsAttr(type, BytesAttr(data))  # type: ignore[arg-type]
 
 
 def element_count(attr: DenseIntOrFPElementsAttr) -> int:
@@ -74,4 +88,4 @@ def numbers_to_bytes(array, element: Attribute) -> bytes | None:
     return array.astype(signed).tobytes()
 
 
-__all__ = ["splat_dense", "element_count", "is_splat_form", "values", "numbers_to_bytes"]
+__all__ = ["EXPAND_LIMIT", "splat_dense", "element_count", "is_splat_form", "values", "numbers_to_bytes"]

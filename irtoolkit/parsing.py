@@ -8,9 +8,9 @@ first use of each value that is never defined. It also:
   attribute, a type or an op (an attribute's verifier, a ``MemoryError``) at
   the start of that attribute, type or op, never at 1:1 or without a message;
 * rejects dimensions that do not fit in a signed 64-bit integer, as MLIR does;
-* keeps splat dense literals (``dense<1.0> : tensor<100000000xf64>``) as one
-  element (see :mod:`irtoolkit.dense`) instead of materializing every copy,
-  and reads long lists of numbers in ``dense<[...]>`` in one pass;
+* keeps large splat dense literals (``dense<1.0> : tensor<100000000xf64>``)
+  as one element (see :mod:`irtoolkit.dense`) instead of materializing every
+  copy, and reads long lists of numbers in ``dense<[...]>`` in one pass;
 * says what is wrong with ``1e5`` (MLIR float literals need a ``.``);
 * parses a line that differs from an op parsed before only in its SSA names
   (``%v7 = arith.addf %v6, %x : f64`` after ``%v6 = arith.addf %v5, %x : f64``)
@@ -44,7 +44,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from irtoolkit import xdsl_patches
 from irtoolkit.deepstack import run_with_deep_stack
-from irtoolkit.dense import numbers_to_bytes, splat_dense
+from irtoolkit.dense import EXPAND_LIMIT, numbers_to_bytes, splat_dense
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, Location, printable_name, register_source
 from irtoolkit.gcpause import paused_gc
 
@@ -72,6 +72,10 @@ _OP_NAME = re.compile(r"(?:%(?:\s*,\s*%)*\s*=\s*)?([\w.$]+)")
 # result groups and aliases (#), explicit locations
 _NOT_A_TEMPLATE = re.compile(r'[{}"^#]|\bloc\(')
 _BLANK = re.compile(r"(?:\s+|//[^\n]*)*")
+
+_BINDING = re.compile(r"Operation has ([0-9]+) results, but was given ([0-9]+) to bind")
+# the op name after a result list: `%a, %b:2 = "name"` or `= name`
+_OP_AFTER_RESULTS = re.compile(r'(?:%[^=]*)=\s*"?([A-Za-z_][A-Za-z0-9_$.]*)')
 
 
 class _OpTemplate:
@@ -110,7 +114,8 @@ class LocatedParser(Parser):
         self._use_templates = templates
         self._name = name
         self._line_offset = line_offset
-        self._first_use: dict[str, object] = {}
+        self._first_use: dict[str, Span] = {}
+        self._defined_at: dict[str, Span] = {}
         self._text = text
         self._file_attr = StringAttr(name)
         self._ints: dict[int, IntAttr] = {}
@@ -123,11 +128,15 @@ class LocatedParser(Parser):
         line = bisect.bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
 
+    def _location(self, offset: int) -> Location:
+        line, col = self._line_col(offset)
+        return Location(self._name, line + self._line_offset, col)
+
     def _error_from(self, start: int, err: Exception) -> ParseError:
         end = max(self._current_token.span.start, start + 1)
         return ParseError(Span(start, end, self.lexer.input), _exception_message(err))
 
-    def _location(self, offset: int) -> FileLineColLoc:
+    def _loc_attr(self, offset: int) -> FileLineColLoc:
         """``loc(file:line:col)`` of ``offset``, built without re-verifying its
         parts (a third of the time of parsing a simple op otherwise)."""
         line, col = self._line_col(offset)
@@ -172,12 +181,14 @@ class LocatedParser(Parser):
             self._check_exponent_literal(token)
         try:
             op = super().parse_operation()
-        except (ParseError, RecursionError, DiagnosticError):
+        except ParseError as err:
+            raise self._binding_error(err, start) or err from None
+        except (RecursionError, DiagnosticError):
             raise
         except Exception as err:  # xDSL builds some ops in ways that raise plain exceptions
             raise self._error_from(start, err) from None
         if isinstance(op.location, UnknownLoc):
-            op.location = self._location(start)
+            op.location = self._loc_attr(start)
         if key is not None:
             self._record_template(key, op, line, eol)
         return op
@@ -215,7 +226,7 @@ class LocatedParser(Parser):
         op = template.op_type.create(
             operands=operands, result_types=template.result_types,
             properties=dict(template.properties), attributes=dict(template.attributes),
-            location=self._location(start),
+            location=self._loc_attr(start),
         )
         if n_bound:
             source = self.lexer.input
@@ -317,9 +328,7 @@ class LocatedParser(Parser):
         except AssertionError:  # xDSL asserts when a real number meets a complex type
             raise ParseError(Span(start, start + 5, self.lexer.input),
                              f"dense literal elements do not match the element type {element}") from None
-        if not literal_shape:  # a splat: one element, whatever the shape
-            if count == 0:
-                return DenseIntOrFPElementsAttr(parsed_type, BytesAttr(b""))
+        if not literal_shape:  # a splat: one element if the type has many (irtoolkit.dense)
             return splat_dense(parsed_type, values[0])
         if shape != literal_shape:
             self.raise_error(
@@ -334,8 +343,8 @@ class LocatedParser(Parser):
         except ValueError:
             self.raise_error("Hex string in denseAttr is invalid")
         size = type.element_type.compile_time_size
-        if len(data) == size and count != 1:  # a splat given in hex: keep one element
-            return DenseIntOrFPElementsAttr(type, BytesAttr(data if count else b""))
+        if len(data) == size and count != 1:  # a splat given in hex
+            return DenseIntOrFPElementsAttr(type, BytesAttr(data * count if count <= EXPAND_LIMIT else data))
         if len(data) != count * size:
             self.raise_error(
                 f"Shape mismatch in dense literal. Expected {count} "
@@ -379,12 +388,51 @@ class LocatedParser(Parser):
         self._resume_from(end)
         return array, list(array.shape)
 
+    def _binding_error(self, err: ParseError, start: int) -> DiagnosticError | None:
+        """xDSL's "Operation has N results, but was given M to bind", saying which op."""
+        m = _BINDING.match(err.msg)
+        if m is None:
+            return None
+        found = _OP_AFTER_RESULTS.match(self.lexer.input.content, start)
+        name = f" '{found.group(1)}'" if found else ""
+        defined = int(m.group(1))
+        return DiagnosticError(Diagnostic(
+            f"operation{name} defines {defined} result{'s' if defined != 1 else ''} "
+            f"but was provided {m.group(2)} to bind", self._location(start)))
+
     # -- values ------------------------------------------------------------------
     def resolve_operand(self, operand, type) -> SSAValue:
         name = operand.operand_name
+        prior = self._prior_value(name, operand.index)
+        if prior is not None and prior.type != type:
+            # as mlir-opt: the use, and a note at the definition (or first use)
+            where = self._defined_at.get(name) or self._first_use.get(name)
+            notes = [] if where is None else [Diagnostic("prior use here", self._location(where.start), "note")]
+            raise DiagnosticError(Diagnostic(
+                f"use of value '%{name}' expects different type than prior uses: '{type}' vs "
+                f"'{prior.type}'", self._location(operand.span.start), notes=notes))
         if name not in self.ssa_values and name not in self._first_use:
             self._first_use[name] = operand.span
         return super().resolve_operand(operand, type)
+
+    def _prior_value(self, name: str, index: int) -> SSAValue | None:
+        values = self.ssa_values.get(name)
+        if values is not None:
+            return values[index] if index < len(values) else None
+        return self.forward_ssa_references.get(name, {}).get(index)
+
+    def _register_ssa_definition(self, name: str, values, span) -> None:
+        for index, used in self.forward_ssa_references.get(name, {}).items():
+            if index < len(values) and used.type != values[index].type:
+                shown = f"%{name}" if len(values) == 1 else f"%{name}#{index}"
+                first = self._first_use.get(name)
+                notes = [] if first is None else [Diagnostic(
+                    f"previously used here with type '{used.type}'", self._location(first.start), "note")]
+                raise DiagnosticError(Diagnostic(
+                    f"definition of SSA value '{shown}' has type '{values[index].type}'",
+                    self._location(span.start), notes=notes))
+        super()._register_ssa_definition(name, values, span)
+        self._defined_at[name] = span
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:

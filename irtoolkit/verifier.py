@@ -12,7 +12,7 @@ from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from irtoolkit import xdsl_patches
-from irtoolkit.diagnostics import op_error
+from irtoolkit.diagnostics import Diagnostic, DiagnosticError, location_of, op_error
 from irtoolkit.dominance import DominanceChecker
 
 xdsl_patches.apply()
@@ -144,11 +144,10 @@ def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
         n_blocks = block_counts[id(region)] = len(region.blocks)
     if op.has_trait(IsTerminator):
         return
-    if n_blocks > 1:
-        raise VerifyException("terminates a block of a multi-block region but is not a terminator")
     parent_op = region.parent
-    if parent_op is not None and not parent_op.has_trait(NoTerminator):
-        raise VerifyException("terminates a single-block region but is not a terminator")
+    if n_blocks > 1 or (parent_op is not None and not parent_op.has_trait(NoTerminator)):
+        # mlir-opt's words, at the last op: the block lacks a terminator (the op is fine)
+        raise DiagnosticError(Diagnostic(f"block with no terminator, has '{op.name}'", location_of(op)))
 
 
 def _verify_empty_blocks(op: Operation) -> None:
@@ -158,13 +157,11 @@ def _verify_empty_blocks(op: Operation) -> None:
             continue
         if first.next_block is None:
             if first.first_op is None and not op.has_trait(NoTerminator):
-                raise VerifyException(
-                    "contains an empty block in a single-block region that expects a terminator"
-                )
+                raise VerifyException("empty block: expect at least a terminator")
             continue
         # every block of a multi-block region ends in a terminator
         if any(block.first_op is None for block in region.blocks):
-            raise VerifyException("contains an empty block in a multi-block region (a block needs a terminator)")
+            raise VerifyException("empty block: expect at least a terminator")
 
 
 def _verify_dominance(op: Operation, dominance: DominanceChecker, visible: set | None) -> None:

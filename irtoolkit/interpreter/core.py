@@ -111,7 +111,8 @@ def has_rule(cls: type[Operation]) -> bool:
 
 
 _LOADED = False
-RULE_MODULES = ("builtin_func", "arith", "math", "memref", "cf", "tensor", "loop", "scf", "autodiff", "stablehlo")
+RULE_MODULES = ("builtin_func", "arith", "math", "memref", "cf", "tensor", "loop", "scf", "autodiff", "stablehlo",
+                "printf")
 
 
 def load_rules() -> None:

@@ -7,7 +7,8 @@ functions our lowering and LLVM's code generator emit -- libm, memory
 allocation and copying, compiler-runtime helpers (integer powers, f16 and
 128-bit conversions and divisions), the threads of parallel loops, the
 setjmp/longjmp of the entry wrappers, printing a failed check -- numpy's
-OpenBLAS gemm, and the runtime's own data symbols. Nothing that starts
+OpenBLAS gemm, and the runtime's own symbols (its TLS key, the print of
+``printf.print_format``). Nothing that starts
 processes, opens files or sockets, maps memory or loads code (``system``,
 ``exec*``, ``fork``, ``open``, ``dlopen``, ``mprotect`` ...): an object that
 needs any name outside the list is refused before it is loaded, whether it
@@ -20,7 +21,7 @@ import ctypes
 import threading
 from collections.abc import Iterable
 
-from irtoolkit.abi import TLS_KEY_SYMBOL
+from irtoolkit.abi import PRINT_SYMBOL, TLS_KEY_SYMBOL
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 
 LIBM_DOUBLE = (
@@ -46,10 +47,10 @@ THREADS = ("pthread_create", "pthread_join", "pthread_getspecific", "pthread_set
 CONTROL = ("_setjmp", "setjmp", "longjmp", "abort", "puts", "putchar", "printf")
 # numpy's OpenBLAS (see blas.py)
 BLAS = ("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_")
-# data symbols the runtime defines in each process
-RUNTIME_DATA = (TLS_KEY_SYMBOL,)
+# symbols the runtime defines in each process: data, and Python callbacks
+RUNTIME = (TLS_KEY_SYMBOL, PRINT_SYMBOL)
 
-ALLOWED = frozenset((*LIBM, *MEMORY, *COMPILER_RUNTIME, *THREADS, *CONTROL, *BLAS, *RUNTIME_DATA))
+ALLOWED = frozenset((*LIBM, *MEMORY, *COMPILER_RUNTIME, *THREADS, *CONTROL, *BLAS, *RUNTIME))
 
 
 def forbidden(names: Iterable[str]) -> list[str]:
@@ -136,6 +137,10 @@ def register(llvm, names: Iterable[str]) -> list[str]:
             continue
         if name == TLS_KEY_SYMBOL:  # not a function: this process's key, plus one
             addr = pthread_key() + 1
+        elif name == PRINT_SYMBOL:  # printf.print_format: a Python callback
+            from irtoolkit.runtime.printf import callback_address
+
+            addr = callback_address()
         else:
             addr = _address(name)
         if addr:

@@ -90,14 +90,17 @@ def lower_module(module: ModuleOp, pipeline: str | None = None, clone: bool = Tr
     With ``pipeline`` None: the default ``ad,lower-to-llvm`` (passes that do not
     exist yet are skipped when the module does not need them). With a pipeline:
     it runs first, then whatever of the default lowering (without ``ad``) is
-    still needed to reach the llvm dialect.
+    still needed to reach the llvm dialect -- or, inside
+    ``pipeline.exact_pipelines()`` (irt-run -p), an error that says so.
     """
-    from irtoolkit.pipeline import PipelineRunner, build_passes
+    from irtoolkit.pipeline import PipelineRunner, build_passes, completes_lowering, not_lowered_error
 
     work = module.clone() if clone else module
     if pipeline:
         PipelineRunner(build_passes(pipeline)).run(work)
         if not is_llvm_module(work):
+            if not completes_lowering():
+                raise not_lowered_error(work, pipeline)
             PipelineRunner(default_lowering_passes(work, include_ad=False)).run(work)
     elif not is_llvm_module(work):
         PipelineRunner(default_lowering_passes(work)).run(work)

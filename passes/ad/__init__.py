@@ -27,6 +27,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from irtoolkit.pipeline import option
+
 __all__ = ["AutodiffPass"]
 
 
@@ -40,7 +42,9 @@ class AutodiffPass(ModulePass):
 
     name = "ad"
 
-    checkpoint: str | None = None
+    checkpoint: str | int | None = option(
+        None, "checkpoint every active loop.for: 'sqrt' (segments of about sqrt(n) "
+        "iterations) or a segment length", values=("sqrt",), minimum=1)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.passes.ad.driver import Driver

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, SSAValue
 
 from irtoolkit.passes.ad.activity import body_ops
+from irtoolkit.passes.ad.rules import is_primal_only
 
 
 def _loop():
@@ -28,9 +29,12 @@ def _loop():
     return loop
 
 
-def _clone_ops_into(block: Block, ops, vmap) -> None:
+def _clone_ops_into(block: Block, ops, vmap, primal: bool = True) -> None:
+    """Clones of ``ops``; without ``primal``, side effects that must happen once
+    (prints) are left out."""
     for o in ops:
-        block.add_op(o.clone(value_mapper=vmap))
+        if primal or not is_primal_only(o):
+            block.add_op(o.clone(value_mapper=vmap))
 
 
 def rewrite_whiles(fn: func.FuncOp, varied: set[SSAValue]) -> bool:
@@ -66,13 +70,13 @@ def rewrite_while(w) -> None:
     # 1. counting while
     cb = Block(arg_types=[*(a.type for a in before.args), idx])
     vmap = dict(zip(before.args, cb.args))
-    _clone_ops_into(cb, body_ops(before), vmap)
+    _clone_ops_into(cb, body_ops(before), vmap, primal=False)  # only counts: the for loop prints
     cond = w.condition_op
     cb.add_op(located(loop.ConditionOp(vmap.get(cond.condition, cond.condition),
                                        *(vmap.get(v, v) for v in cond.args), cb.args[-1])))
     ca = Block(arg_types=[*(a.type for a in after.args), idx])
     amap = dict(zip(after.args, ca.args))
-    _clone_ops_into(ca, body_ops(after), amap)
+    _clone_ops_into(ca, body_ops(after), amap, primal=False)
     inc = located(arith.AddiOp(ca.args[-1], c1))
     ca.add_op(inc)
     ca.add_op(located(loop.YieldOp(*(amap.get(v, v) for v in w.yield_op.operands), inc.result)))

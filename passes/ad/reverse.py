@@ -32,7 +32,7 @@ from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity, body_ops
 from irtoolkit.passes.ad.emit import DYN, Emitter, const_int
 from irtoolkit.passes.ad.residuals import OuterProducts, prune_residual_tapes, residual_candidates, tape_residuals
-from irtoolkit.passes.ad.rules import Contribution, is_nondiff, vjp_rule
+from irtoolkit.passes.ad.rules import Contribution, is_nondiff, is_primal_only, vjp_rule
 
 MAX_TRIP_ATTR = "autodiff.max_trip"  # internal hint on strip-mined inner loops
 
@@ -188,13 +188,15 @@ class ReverseGen:
     def loop_active(self, op: Operation) -> bool:
         return any(r in self.act.useful for r in op.results)
 
-    def forward(self, E: Emitter, ops: list[Operation], vmap) -> dict[Operation, TapeInfo]:
+    def forward(self, E: Emitter, ops: list[Operation], vmap, replay: bool = False) -> dict[Operation, TapeInfo]:
+        """The primal ops, taping active loops. ``replay``: a recomputation inside the
+        reverse sweep, which leaves out side effects that must happen once (prints)."""
         loop = _loop()
         tapes: dict[Operation, TapeInfo] = {}
         for op in ops:
             if isinstance(op, loop.ForOp) and self.loop_active(op):
-                tapes[op] = self.forward_for(E.located(op.location), op, vmap)
-            else:
+                tapes[op] = self.forward_for(E.located(op.location), op, vmap, replay)
+            elif not (replay and is_primal_only(op)):
                 E.raw(op.clone(value_mapper=vmap))
         return tapes
 
@@ -212,7 +214,7 @@ class ReverseGen:
         n = E.imax(E.idiv(span, stepv), zero)
         return E.to_index(n), None
 
-    def forward_for(self, E: Emitter, op, vmap) -> TapeInfo:
+    def forward_for(self, E: Emitter, op, vmap, replay: bool = False) -> TapeInfo:
         loop = _loop()
         body = op.body.block
         carried = list(body.args[1:])
@@ -250,7 +252,8 @@ class ReverseGen:
         for j, k in enumerate(stored):
             new_tapes.append(self.store(EB, bmap[carried[k]], block.args[1 + len(carried) + j], idx))
         for o in body_ops(body):
-            EB.raw(o.clone(value_mapper=bmap))
+            if not (replay and is_primal_only(o)):
+                EB.raw(o.clone(value_mapper=bmap))
         first = 1 + len(carried) + len(stored)
         for j, r in enumerate(residuals):
             new_tapes.append(self.store(EB, bmap[r], block.args[first + j], idx))
@@ -345,7 +348,7 @@ class ReverseGen:
         for k in info.stored:
             bmap[carried[k]] = self.load(EB, info.tapes[k], idx, carried[k].type)
         ops = body_ops(body)
-        inner_tapes = self.forward(EB, ops, bmap)
+        inner_tapes = self.forward(EB, ops, bmap, replay=True)
         local = AdjointMap(bmap)
         # Accumulators of the loop invariants, threaded through the reverse
         # loop (and through the loops nested in it), so that contributions add
@@ -419,7 +422,7 @@ class ReverseGen:
             if region.blocks:
                 old = region.block
                 ops = body_ops(old)
-                tapes = self.forward(EB, ops, bmap)
+                tapes = self.forward(EB, ops, bmap, replay=True)
                 for y, a in zip(old.last_op.operands, adjs):
                     if a is not None and y in useful:
                         local.add(EB, y, a)

@@ -33,6 +33,7 @@ from xdsl.ir import Operation, SSAValue
 JVP: dict[type, Callable[..., list]] = {}
 VJP: dict[type, Callable[..., list]] = {}
 NONDIFF: set[type] = set()  # results never carry derivatives
+PRIMAL_ONLY: set[type] = set()  # side effects (prints): run once, in the primal code, never replayed
 STRUCTURAL: set[type] = set()  # handled by the driver (regions, calls, terminators)
 UNSUPPORTED: dict[type, str] = {}  # known, not differentiable: a located error when active
 PARTIALS: dict[type, Callable] = {}  # elementwise description
@@ -86,6 +87,10 @@ def register(cls: type, jvp: Callable, vjp: Callable) -> None:
 
 def nondiff(*classes: type) -> None:
     NONDIFF.update(classes)
+
+
+def primal_only(*classes: type) -> None:
+    PRIMAL_ONLY.update(classes)
 
 
 def unsupported(cls: type, reason: str) -> None:
@@ -180,6 +185,10 @@ def vjp_rule(op: Operation):
 
 def is_nondiff(op: Operation) -> bool:
     return any(cls in NONDIFF for cls in type(op).__mro__)
+
+
+def is_primal_only(op: Operation) -> bool:
+    return any(cls in PRIMAL_ONLY for cls in type(op).__mro__)
 
 
 def is_structural(op: Operation) -> bool:

@@ -1,4 +1,4 @@
-"""Structural ops (func, loop, autodiff) in the rule tables.
+"""Structural ops (func, loop, autodiff) and prints in the rule tables.
 
 Calls and region ops are differentiated by the driver (forward.py,
 reverse.py, control_flow.py); they are listed here so that the completeness
@@ -7,11 +7,15 @@ test knows every op of these dialects is accounted for.
 
 from __future__ import annotations
 
-from xdsl.dialects import func
+from xdsl.dialects import func, printf
 
-from irtoolkit.passes.ad.rules import nondiff, structural, unsupported
+from irtoolkit.passes.ad.rules import nondiff, primal_only, structural, unsupported
 
 structural(func.FuncOp, func.CallOp, func.ReturnOp)
+# a print is a side effect without a derivative: it stays in the primal code, once
+# (the reverse sweep's replays of loop bodies and branches leave it out)
+nondiff(printf.PrintFormatOp, printf.PrintCharOp, printf.PrintIntOp)
+primal_only(printf.PrintFormatOp, printf.PrintCharOp, printf.PrintIntOp)
 
 try:
     from irtoolkit.dialects import loop

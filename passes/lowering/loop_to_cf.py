@@ -50,6 +50,7 @@ from xdsl.rewriter import Rewriter
 
 from irtoolkit import checks
 from irtoolkit.diagnostics import op_error
+from irtoolkit.pipeline import option
 
 
 def _set_loc(ops, origin: Operation) -> None:
@@ -553,7 +554,8 @@ def outline_parallel_loops(module: ModuleOp) -> int:
 class LowerLoopToCfPass(ModulePass):
     name = "lower-loop-to-cf"
 
-    parallel: bool = True
+    parallel: bool = option(True, "outline large parallel-safe loops into @__irt_par_* "
+                                  "functions that the JIT runs on several threads")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.gcpause import paused_gc

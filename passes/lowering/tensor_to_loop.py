@@ -88,6 +88,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
 from irtoolkit.diagnostics import op_error
+from irtoolkit.pipeline import option
 
 # ---------------------------------------------------------------------------
 # types
@@ -637,15 +638,14 @@ class LowerTensorToLoopPass(ModulePass):
 
     name = "lower-tensor-to-loop"
 
-    # non-splat dense constants with more elements than this go to a
-    # memref.global (-1: never; always alloc + stores)
-    global_threshold: int = 16
-
-    # f32/f64 matmuls call BLAS gemm (numpy's OpenBLAS, see runtime/blas.py):
-    # true / false / unset = when the library is found. Static matmuls with
-    # M*N*K below blas_threshold stay loop nests.
-    blas: bool | None = None
-    blas_threshold: int = 4096
+    global_threshold: int = option(
+        16, "dense constants with more elements than this become a memref.global "
+        "(-1: never, always alloc and stores)", minimum=-1)
+    # numpy's OpenBLAS, see runtime/blas.py
+    blas: bool | None = option(
+        None, "f32/f64 matmuls call BLAS gemm (unset: when the library is found)")
+    blas_threshold: int = option(
+        4096, "static matmuls with M*N*K below this stay loop nests", minimum=0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.gcpause import paused_gc

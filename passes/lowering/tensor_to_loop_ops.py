@@ -1439,9 +1439,9 @@ def lower_pad(L: TensorLowering, op: Operation) -> None:
     L.for_each(sd, lambda ivs: L.store(L.load(b, ivs), out, [L.index_add(i, lo) for i, lo in zip(ivs, low)]))
 
 
-@rule("func.call")
+@rule("func.call", "printf.print_format")
 def lower_call(L: TensorLowering, op: Operation) -> None:
-    # arguments are borrowed by the callee; tensor results are fresh buffers we own
+    # arguments are borrowed by the callee (or the print); tensor results are fresh buffers we own
     new = type(op).create(
         operands=[L.val(v) for v in op.operands],
         result_types=[L_convert(r.type) for r in op.results],

@@ -90,6 +90,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from irtoolkit.diagnostics import DiagnosticError, inherit_location
+from irtoolkit.pipeline import option
 from irtoolkit.dialects import tensor as T
 from irtoolkit.dialects.loop import ForOp, YieldOp
 from irtoolkit.passes.lowering import tensor_to_loop_ops as S
@@ -921,8 +922,8 @@ class TensorFusePass(ModulePass):
 
     name = "tensor-fuse"
 
-    simplify: bool = True
-    fuse: bool = True
+    simplify: bool = option(True, "first apply the simplifications derivative code invites (x*1, sums of broadcasts ...)")
+    fuse: bool = option(True, "fuse elementwise chains and reductions into loop nests")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.simplify:

@@ -20,6 +20,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from irtoolkit.pipeline import option
+
 _NO_INLINE_ATTRS = ("autodiff.custom_vjp", "autodiff.custom_jvp", "noinline")
 
 
@@ -151,8 +153,8 @@ class InlinePass(ModulePass):
 
     name = "inline"
 
-    max_iterations: int = 64
-    """Rounds of inlining (calls exposed by inlining are inlined in the next round)."""
+    max_iterations: int = option(
+        64, "rounds of inlining (calls exposed by inlining are inlined in the next round)", minimum=0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_iterations < 0:

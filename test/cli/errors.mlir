@@ -18,11 +18,13 @@ func.func @wrong_return(%x: f64) -> f32 {
 // DIR: error: cannot open input file '{{.*}}Inputs': is a directory
 
 // RUN: not irt-opt -p no-such-pass %S/Inputs/small.mlir 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: error: unknown pass 'no-such-pass' (see --list-passes)
+// UNKNOWN: <pass-pipeline>:1:1: error: 'no-such-pass' does not refer to a registered pass or pipeline (see --list-passes)
 // RUN: not irt-opt -p 'symbol-dce{bogus=1}' %S/Inputs/small.mlir 2>&1 | FileCheck %s --check-prefix=OPTION
-// OPTION: error: invalid options for pass 'symbol-dce'
+// OPTION: <pass-pipeline>:1:12: error: pass 'symbol-dce' has no option 'bogus' (it takes no options)
 // RUN: not irt-opt -p 'cse,,(' %S/Inputs/small.mlir 2>&1 | FileCheck %s --check-prefix=MALFORMED
-// MALFORMED: error: malformed pass pipeline
+// MALFORMED: <pass-pipeline>:1:5: error: expected a pass name, found ','
+// MALFORMED-NEXT: {{^}}cse,,(
+// MALFORMED-NEXT: {{^}}    ^
 // RUN: not irt-opt --no-such-flag %S/Inputs/small.mlir 2>&1 | FileCheck %s --check-prefix=FLAG
 // FLAG: error: No such option '--no-such-flag'
 // RUN: not irt-opt --emit wasm %S/Inputs/small.mlir 2>&1 | FileCheck %s --check-prefix=EMIT

@@ -26,8 +26,8 @@
 
 // NOINLINE: func.call @helper
 
-// BADOPT: error: invalid options for pass 'inline'
-// UNBALANCED: error: malformed pass pipeline 'builtin.module(cse'
+// BADOPT: <pass-pipeline>:1:23: error: pass 'inline': invalid value 'many' for option 'max-iterations': expected an integer >= 0
+// UNBALANCED: <pass-pipeline>:1:19: error: expected ')' to close 'builtin.module('
 
 func.func @twice(%x: f64) -> f64 {
   %a = arith.addf %x, %x : f64

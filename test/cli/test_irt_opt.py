@@ -167,12 +167,13 @@ def test_broken_pipe_is_quiet(tmp_path):
 
 
 def test_fast_start_imports_lazily():
-    """--version and --list-passes import no xDSL; a small file runs quickly."""
+    """--version and --show-dialects import no xDSL (--list-passes and --help do:
+    the options they list are the passes' dataclass fields)."""
     code = textwrap.dedent(
         """
         import sys
         from irtoolkit.cli.opt import main
-        for args in (["--version"], ["--list-passes"], ["--show-dialects"]):
+        for args in (["--version"], ["--show-dialects"]):
             try:
                 main(args)
             except SystemExit as e:
@@ -294,4 +295,4 @@ def test_emit_llvm_missing_runtime_is_a_diagnostic(monkeypatch, capsys, small):
     monkeypatch.delattr(runtime, "llvm_ir")
     code, out, err = run_opt(monkeypatch, capsys, "--emit", "llvm", str(small))
     assert code == 1
-    assert err.startswith("error: LLVM emission unavailable")
+    assert "error: LLVM emission unavailable" in err

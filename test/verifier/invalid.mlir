@@ -81,7 +81,7 @@ func.func @memref_expand(%m: memref<24xf64>) {
 
 // -----
 
-// expected-error @+1 {{'func.func' op contains an empty block in a multi-block region}}
+// expected-error @+1 {{'func.func' op empty block: expect at least a terminator}}
 func.func @empty_block(%c: i1) {
   cf.cond_br %c, ^a, ^b
 ^a:

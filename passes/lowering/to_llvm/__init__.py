@@ -1,7 +1,7 @@
-"""Lowering of func, arith, math, cf and memref to the llvm dialect, in pure Python.
+"""Lowering of func, arith, math, cf, memref and printf to the llvm dialect, in pure Python.
 
 ``convert-to-llvm`` runs every part (each one also a pass of its own:
-``convert-{memref,arith,math,cf,func}-to-llvm``), then
+``convert-{memref,arith,math,cf,printf,func}-to-llvm``), then
 ``reconcile-unrealized-casts``, and checks that only ``llvm`` ops remain: any
 other op is reported at its location ("failed to legalize operation").
 """
@@ -35,7 +35,7 @@ def check_legal(module: ModuleOp) -> None:
 
 @dataclass(frozen=True)
 class ConvertToLLVMPass(ModulePass):
-    """func, arith, math, cf and memref to the llvm dialect."""
+    """func, arith, math, cf, memref and printf to the llvm dialect."""
 
     name = "convert-to-llvm"
 
@@ -47,10 +47,11 @@ class ConvertToLLVMPass(ModulePass):
         from irtoolkit.passes.lowering.to_llvm.func import ConvertFuncToLLVMPass
         from irtoolkit.passes.lowering.to_llvm.math import ConvertMathToLLVMPass
         from irtoolkit.passes.lowering.to_llvm.memref import ConvertMemrefToLLVMPass
+        from irtoolkit.passes.lowering.to_llvm.printf import ConvertPrintfToLLVMPass
 
         with paused_gc():
-            for part in (ConvertMemrefToLLVMPass(), ConvertArithToLLVMPass(),
-                         ConvertMathToLLVMPass(), ConvertCfToLLVMPass(), ConvertFuncToLLVMPass()):
+            for part in (ConvertMemrefToLLVMPass(), ConvertArithToLLVMPass(), ConvertMathToLLVMPass(),
+                         ConvertCfToLLVMPass(), ConvertPrintfToLLVMPass(), ConvertFuncToLLVMPass()):
                 part.apply(ctx, op)
             reconcile_casts(op)  # = reconcile-unrealized-casts, linear
             check_legal(op)

@@ -9,12 +9,11 @@ JIT a failed assertion raises ``irtoolkit.runtime.RuntimeCheckError``.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, StringAttr, i8
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
@@ -23,6 +22,7 @@ from irtoolkit.passes.lowering.to_llvm.common import (
     I64,
     PTR,
     Lowering,
+    add_string_global,
     convert_block_args,
     to_llvm,
 )
@@ -130,7 +130,7 @@ def emit_check(rw: Lowering, cond: SSAValue, message: str,
     br.location = op.location
     block.add_op(br)
     rw.block = cont
-    name = _message_global(op, check_message_text(op, message))
+    name = add_string_global(op, "__irt_assert_msg_", check_message_text(op, message))
     declare_function(op, CHECK_FAILED, llvm.LLVMFunctionType([PTR, I64, I64, I64]))
     addr = llvm.AddressOfOp(name, PTR)
     new_ops: list[Operation] = [addr]
@@ -156,43 +156,6 @@ def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
     emit_check(rw, cond, op.msg.data, _compared_values(rw, cond))
     op.detach()
     op.erase()
-
-
-# module -> (names of its symbols, message text -> global): one scan of the
-# module per pass instead of one per check; equal messages share a global
-_MESSAGE_GLOBALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _message_global(op: Operation, text: str) -> str:
-    """The name of an internal constant global holding ``text`` (NUL-terminated)."""
-    module = op
-    while not isinstance(module, ModuleOp):
-        module = module.parent_op()  # type: ignore[assignment]
-    entry = _MESSAGE_GLOBALS.get(module)
-    if entry is None:
-        names = {o.properties["sym_name"].data: o  # type: ignore[union-attr]
-                 for o in module.ops if "sym_name" in o.properties}
-        entry = _MESSAGE_GLOBALS[module] = (names, {})
-    names, by_text = entry
-    name = by_text.get(text)
-    if name is not None and names.get(name) is not None and names[name].parent is not None:
-        return name
-    k = len(by_text)
-    while f"__irt_assert_msg_{k}" in names:
-        k += 1
-    name = f"__irt_assert_msg_{k}"
-    raw = (text + "\0").encode()
-    gtype = llvm.LLVMArrayType(len(raw), i8)
-    glob = llvm.GlobalOp(gtype, name, "internal", constant=True, value=StringAttr(text + "\0"))
-    glob.location = op.location
-    body = module.body.block
-    if body.first_op is not None:
-        body.insert_op_before(glob, body.first_op)
-    else:
-        body.add_op(glob)
-    names[name] = glob
-    by_text[text] = name
-    return name
 
 
 HANDLERS: dict = {

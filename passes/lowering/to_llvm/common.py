@@ -19,6 +19,7 @@ and ``!llvm.struct<(ptr, ptr, i64)>`` for rank 0.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
@@ -38,8 +39,10 @@ from xdsl.dialects.builtin import (
     NoneAttr,
     Signedness,
     SignednessAttr,
+    StringAttr,
     UnrealizedConversionCastOp,
     VectorType,
+    i8,
     i32,
     i64,
 )
@@ -206,6 +209,46 @@ def insert_value_op(container: SSAValue, value: SSAValue, position: Sequence[int
 def cast_op(v: SSAValue, t: Attribute) -> UnrealizedConversionCastOp:
     """``builtin.unrealized_conversion_cast`` of one value, built directly."""
     return UnrealizedConversionCastOp.create(operands=[v], result_types=[t])
+
+
+# module -> (its symbols by name, (prefix, text) -> global name): one scan of a
+# module's symbols instead of one per string (a module may hold thousands of checks)
+_STRING_GLOBALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def add_string_global(op: Operation, prefix: str, text: str) -> str:
+    """A constant NUL-terminated string global at the top of ``op``'s module,
+    named ``prefix`` + the first free number; returns its name. Equal strings
+    with the same prefix share one global."""
+    module = op
+    while not isinstance(module, ModuleOp):
+        module = module.parent_op()  # type: ignore[assignment]
+    entry = _STRING_GLOBALS.get(module)
+    if entry is None:
+        symbols = {o.properties["sym_name"].data: o  # type: ignore[union-attr]
+                   for o in module.ops if "sym_name" in o.properties}
+        entry = _STRING_GLOBALS[module] = (symbols, {}, {})
+    symbols, by_text, next_free = entry
+    name = by_text.get((prefix, text))
+    if name is not None and symbols[name].parent is module.body.block:
+        return name
+    k = next_free.get(prefix, 0)
+    while f"{prefix}{k}" in symbols:
+        k += 1
+    next_free[prefix] = k + 1
+    name = f"{prefix}{k}"
+    data = text + "\0"
+    glob = llvm.GlobalOp(llvm.LLVMArrayType(len(data.encode()), i8), name, "internal",
+                         constant=True, value=StringAttr(data))
+    glob.location = op.location
+    block = module.body.block
+    if block.first_op is not None:
+        block.insert_op_before(glob, block.first_op)
+    else:
+        block.add_op(glob)
+    symbols[name] = glob
+    by_text[(prefix, text)] = name
+    return name
 
 
 def reconcile_casts(module: ModuleOp) -> None:

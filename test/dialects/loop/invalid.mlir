@@ -157,8 +157,9 @@ func.func @if_cond_type(%c: i32) {
 
 // -----
 
+// expected-note @+1 {{prior use here}}
 func.func @if_cond_type_custom(%c: i32) {
-  // expected-error @+1 {{operand is used with type i1, but has been previously used or defined with type i32}}
+  // expected-error @+1 {{use of value '%c' expects different type than prior uses: 'i1' vs 'i32'}}
   loop.if %c {
   }
   return

@@ -337,7 +337,7 @@ def find_entry(module: ModuleOp, entry: str, filename: str) -> FuncOp:
 
 def argument_names(f: FuncOp) -> list[str | None]:
     """The SSA names of the entry's arguments (``%lr`` -> ``lr``), as written."""
-    return [arg.name_hint for arg in f.body.block.args]
+    return [arg.name_hint for arg in f.body.blocks.first.args]  # the entry block (of a CFG too)
 
 
 # ---------------------------------------------------------------------------

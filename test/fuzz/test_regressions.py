@@ -136,6 +136,14 @@ func.func @scale(%a: memref<0x?xf32>) -> memref<0x?xf32> {
 }
 """),
     # --- CLI ----------------------------------------------------------------
+    "irt-run-entry-with-several-blocks": dict(pipeline="interp", entry="countdown", text="""
+func.func @countdown(%n: i64) -> (i64, f16) {
+  %acc0 = arith.constant 1.0 : f16
+  cf.br ^head(%n, %acc0 : i64, f16)
+^head(%i: i64, %acc: f16):
+  return %i, %acc : i64, f16
+}
+"""),
     "irt-run-private-entry": dict(pipeline="jit", entry="unused", text="""
 func.func private @unused() {
   func.return

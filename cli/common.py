@@ -146,6 +146,12 @@ def run_guarded(body: Callable[[], int], debug: bool, prog: str) -> int:
             traceback.print_exception(err, file=sys.stderr)
         sys.stderr.write("error: program nested too deeply (recursion limit)\n")
         return EXIT_FAILURE
+    except MemoryError as err:  # the program's data does not fit: not a bug of the tool
+        if debug:
+            traceback.print_exception(err, file=sys.stderr)
+        detail = str(err)
+        sys.stderr.write("error: out of memory" + (f" ({detail})" if detail else "") + "\n")
+        return EXIT_FAILURE
     except Exception as err:  # a bug: still no traceback unless --debug
         if debug:
             traceback.print_exception(err, file=sys.stderr)

@@ -14,6 +14,8 @@ minimum by -1 is 0); shifts by the width or more give 0 (the sign for
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -50,7 +52,7 @@ def dense_to_array(attr: DenseIntOrFPElementsAttr, t=None) -> np.ndarray:
     shape = tuple(static_shape(t))
     if any(s is None for s in shape):
         raise ValueError(f"dense constant of dynamic shape {t}")
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     arr = None
     raw = getattr(attr.data, "data", None)
     if isinstance(raw, (bytes, bytearray)):
@@ -73,7 +75,7 @@ def dense_to_array(attr: DenseIntOrFPElementsAttr, t=None) -> np.ndarray:
             arr = np.full(shape, values[0], dtype=dt)
         else:
             arr = np.array(values, dtype=dt).reshape(shape)
-    arr = np.array(arr, order="C", copy=True)
+    arr = np.ascontiguousarray(arr)  # every path above made a new array: no second copy
     arr.flags.writeable = False
     return arr
 

@@ -135,6 +135,18 @@ func.func @scale(%a: memref<0x?xf32>) -> memref<0x?xf32> {
   return %out : memref<0x?xf32>
 }
 """),
+    "interp-constant-of-rank-150": dict(pipeline="interp", entry="nest", want="diag", text="""
+func.func @nest() -> tensor<""" + "1x" * 150 + """f64> {
+  %0 = arith.constant dense<""" + "[" * 150 + "1.0" + "]" * 150 + """> : tensor<""" + "1x" * 150 + """f64>
+  func.return %0 : tensor<""" + "1x" * 150 + """f64>
+}
+"""),
+    "interp-splat-result-of-800-mb": dict(pipeline="interp", entry="f", text="""
+func.func @f() -> tensor<100000000xf64> {
+  %c = arith.constant dense<1.5> : tensor<100000000xf64>
+  return %c : tensor<100000000xf64>
+}
+"""),
     # --- CLI ----------------------------------------------------------------
     "irt-run-entry-with-several-blocks": dict(pipeline="interp", entry="countdown", text="""
 func.func @countdown(%n: i64) -> (i64, f16) {

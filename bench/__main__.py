@@ -1,16 +1,21 @@
 """irtoolkit benchmark runner: ``python -m bench [--quick] [--only W1,W3] [--repeat N]``.
 
-For every workload (see ``bench/contenders.py``) and every available contender
-(irtoolkit, numpy with a hand-written gradient, JAX jit, PyTorch CPU) it
-prints one table: median forward and gradient times in ms (the median of the
-least disturbed of 3 timing rounds, and the minimum), the ratio to the
-fastest contender, grad/fwd, the first gradient call in a fresh process
-(irtoolkit: parse + ad + lowering + LLVM + load + call), and whether the
-contender's gradient agrees with irtoolkit's (relative max-abs error, 1e-6 for
-f32, 1e-12 for f64; disagreements are printed loudly). Then the compile-time
-scaling series: generated programs of 1k, 10k, 50k ops through
-``irt-opt -p ad,lower-to-llvm``, and parsing alone: 10k and 100k-op chains,
-1k and 10k nested regions.
+It first names the machine: CPU model, vector width (cpuinfo flags and LLVM's
+host features), cores, load. For every workload (see ``bench/contenders.py``)
+and every available contender (irtoolkit, numpy with a hand-written gradient,
+JAX jit, PyTorch eager and ``torch.compile``; JAX and PyTorch may live in
+another virtualenv: ``--peer-python``) it prints one table: median forward
+and gradient times in ms (the median of the least disturbed of 3 timing
+rounds, and the minimum), the ratio to the fastest contender, grad/fwd, the
+first gradient call in a fresh process (irtoolkit: parse + ad + lowering +
+LLVM + load + call), the gradient's peak memory where the workload asks for
+it (W6; ``--memory`` for all), and whether the contender's gradient agrees
+with irtoolkit's (relative max-abs error, 1e-6 for f32, 1e-12 for f64;
+disagreements are printed loudly). ``--background-load`` times every
+contender again while another process keeps one core busy and prints the
+slowdowns. Then the compile-time scaling series: generated programs of 1k,
+10k, 100k ops through ``irt-opt -p ad,lower-to-llvm``, and parsing alone:
+10k and 100k-op chains, 1k and 10k nested regions.
 
 It is not part of the test suite. Exit status: 0, or 1 when a gradient
 disagrees (``--strict``).
@@ -19,11 +24,21 @@ disagrees (``--strict``).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
 
-from bench.contenders import CONTENDERS, WORKLOADS, available, first_call, isolated
+from bench.contenders import (
+    CONTENDERS,
+    PEER_PYTHON_ENV,
+    WORKLOADS,
+    available,
+    contenders_for,
+    first_call,
+    isolated,
+    skipped_for,
+)
 
 
 def _err(exc: BaseException) -> str:
@@ -56,11 +71,10 @@ def fmt_ms(s: float | None) -> str:
 def run_workload(w, contenders, args) -> dict:
     print(f"\n=== {w.key}: {w.title}  (wrt {list(w.wrt)}, {np.dtype(w.dtype).name}) ===", flush=True)
     rows: dict[str, dict] = {}
-    inputs = w.inputs()
-    for name in contenders:
+    for name in contenders_for(w, contenders):
         row: dict = {}
         rows[name] = row
-        why = available(name)
+        why = available(name) or skipped_for(name, w)
         if why is not None:
             row["skip"] = why
             continue
@@ -85,6 +99,17 @@ def run_workload(w, contenders, args) -> dict:
             row["gradient"] = tuple(arrays[k] for k in gs)
         if not args.no_first_call:
             row["first"] = first_call(name, w.key)
+        if w.memory or args.memory:
+            mem, _ = isolated(name, w.key, "memory", args.budget)
+            row["peak"] = mem.get("peak_bytes", "error: " + mem.get("error", "?")[:200])
+        if args.background_load:
+            from bench.machine import background_load
+
+            with background_load():
+                loaded, _ = isolated(name, w.key, args.repeat, args.budget)
+            for what in ("fwd", "grad"):
+                if what in loaded:
+                    row[what + "_loaded"] = loaded[what]
 
     # gradient check against irtoolkit (numpy's hand-written one when irtoolkit failed)
     ref_name = "irtoolkit" if "gradient" in rows.get("irtoolkit", {}) else "numpy"
@@ -107,7 +132,10 @@ def run_workload(w, contenders, args) -> dict:
 
     fast_g = min((r["grad"] for r in rows.values() if "grad" in r), default=None)
     fast_f = min((r["fwd"] for r in rows.values() if "fwd" in r), default=None)
+    show_peak = w.memory or args.memory
     header = ["contender", "fwd ms (min)", "x fastest", "grad ms (min)", "x fastest", "grad/fwd",
+              *(["grad peak MB"] if show_peak else []),
+              *(["busy core: fwd, grad ms (x quiet)"] if args.background_load else []),
               "first call s (cold cache) [imports s]",
               f"grad vs {ref_name}"]
     table = []
@@ -160,6 +188,8 @@ def run_workload(w, contenders, args) -> dict:
              else row.get("grad_error", "-")),
             f"{grad / fast_g:.2f}" if grad is not None and fast_g else "-",
             f"{grad / fwd:.2f}" if fwd and grad else "-",
+            *([_fmt_peak(row.get("peak"))] if show_peak else []),
+            *([_fmt_loaded(row)] if args.background_load else []),
             first_s,
             check,
         ])
@@ -169,6 +199,20 @@ def run_workload(w, contenders, args) -> dict:
     for a in warnings:
         print(f"  note ({w.key}): {a}", flush=True)
     return {"rows": rows, "alarms": alarms}
+
+
+def _fmt_peak(peak) -> str:
+    if peak is None:
+        return "-"
+    return peak if isinstance(peak, str) else f"{peak / 2**20:.2f}"
+
+
+def _fmt_loaded(row) -> str:
+    cells = []
+    for what in ("fwd", "grad"):
+        quiet, loaded = row.get(what), row.get(what + "_loaded")
+        cells.append("-" if quiet is None or loaded is None else f"{fmt_ms(loaded)} ({loaded / quiet:.2f}x)")
+    return ", ".join(cells)
 
 
 def print_table(header, table) -> None:
@@ -198,7 +242,14 @@ def main(argv=None) -> int:
     ap.add_argument("--contenders", default=",".join(CONTENDERS))
     ap.add_argument("--no-first-call", action="store_true", help="skip the fresh-process timings")
     ap.add_argument("--no-scaling", action="store_true", help="skip the compile-time series")
-    ap.add_argument("--scaling-sizes", default=None, help="e.g. 1000,10000,50000")
+    ap.add_argument("--scaling-sizes", default=None, help="e.g. 1000,10000,100000 (the default)")
+    ap.add_argument("--peer-python", default=os.environ.get(PEER_PYTHON_ENV),
+                    help=f"interpreter for the JAX and PyTorch contenders (a virtualenv of their own; "
+                         f"default ${PEER_PYTHON_ENV}, else this one)")
+    ap.add_argument("--background-load", action="store_true",
+                    help="time every contender again while another process keeps one core busy")
+    ap.add_argument("--memory", action="store_true",
+                    help="report every workload's gradient peak memory (W6 always does)")
     ap.add_argument("--strict", action="store_true", help="exit 1 on a gradient mismatch")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args(argv)
@@ -211,8 +262,11 @@ def main(argv=None) -> int:
     if unknown:
         ap.error(f"unknown workload(s): {', '.join(unknown)} (known: {', '.join(WORKLOADS)})")
     contenders = [c.strip() for c in args.contenders.split(",") if c.strip()]
+    if args.peer_python:
+        os.environ[PEER_PYTHON_ENV] = args.peer_python  # the worker processes read it
 
-    import os
+    from bench.machine import describe
+
     print("irtoolkit benchmark  (ms: median of the least disturbed of 3 rounds (min); first call\n"
           "  in a fresh process, imports timed apart in [brackets]:\n  for irtoolkit `import irtoolkit; irtoolkit.preload()`, which loads its\n"
           "  compiler as `import jax` loads XLA; irtoolkit's first call with an empty compile cache,\n"
@@ -220,8 +274,10 @@ def main(argv=None) -> int:
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, cpus {os.cpu_count()}; "
           + ", ".join(f"{k}={os.environ[k]}" for k in sorted(os.environ)
                       if k.startswith(("OPENBLAS", "OMP_", "MKL_"))))
-    print(f"load average {os.getloadavg()[0]:.2f} (other work on the machine makes timings noisy); "
-          "each contender is timed in its own process")
+    for line in describe():
+        print(line)
+    print("each contender is timed in its own process"
+          + (f"; JAX and PyTorch run by {args.peer_python}" if args.peer_python else ""))
     for c in contenders:
         why = available(c)
         print(f"  {c}: {'available' if why is None else why}")
@@ -235,8 +291,8 @@ def main(argv=None) -> int:
         from bench.scaling import run_parse_scaling, run_scaling
 
         sizes = ([int(s) for s in args.scaling_sizes.split(",")] if args.scaling_sizes
-                 else [100, 200] if args.quick else [1000, 10000, 50000])
-        run_scaling(sizes, timeout=120.0 if args.quick else 600.0)
+                 else [100, 200] if args.quick else [1000, 10000, 100000])
+        run_scaling(sizes, timeout=120.0 if args.quick else 1800.0)
         if args.quick:
             run_parse_scaling([1000, 10000], [100, 1000])
         else:

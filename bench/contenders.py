@@ -9,6 +9,14 @@ implementation per contender:
 * ``numpy``: a hand-written forward and reverse pass (always available)
 * ``jax``: ``jax.jit(loss)`` / ``jax.jit(jax.grad(loss, argnums))`` (when importable)
 * ``torch``: eager PyTorch + ``torch.autograd.grad`` on CPU, 2 threads (when importable)
+* ``torch-compile``: the same loss through ``torch.compile`` (when it works on the
+  machine: it needs a C++ compiler; workloads whose Python loop it would unroll
+  hundreds of times or break at every step say so and are skipped)
+
+A workload may add irtoolkit variants (``irtoolkit[8MB]``: the program under a
+checkpoint memory budget). Each contender runs in its own process; JAX and
+PyTorch in the interpreter named by ``IRT_BENCH_PEER_PYTHON`` (``--peer-python``)
+when set -- a virtualenv of their own, so that the project's never needs them.
 
 A contender is a pair of zero-argument callables ``(forward, gradient)`` built
 by ``make(contender, workload)``; the gradient callable returns a tuple of
@@ -41,6 +49,12 @@ class Workload:
     jax_loss: Callable[[Any], Callable] | None = None  # (jnp, lax) -> loss
     torch_loss: Callable[[Any], Callable] | None = None  # torch -> loss
     notes: str = ""
+    #: why torch.compile is not run on it (None: it is)
+    no_torch_compile: str | None = None
+    #: extra irtoolkit contenders: name -> rewrite of the program text
+    irt_variants: dict[str, Callable[[str], str]] = field(default_factory=dict)
+    #: report the gradient's peak memory (bench/memory.py)
+    memory: bool = False
 
     def inputs(self) -> tuple:
         return self.make_inputs(np.random.default_rng(SEED))
@@ -279,6 +293,95 @@ def _w5_torch(torch):
     return loss
 
 
+# ----------------------------------------------------------------------------- W6
+
+N6, SEG6, H6 = 400, 20, 128  # steps, JAX/PyTorch checkpoint segment (sqrt), grid
+W6_BUDGET = "8MB"
+
+
+def _w6_inputs(rng):
+    return rng.standard_normal((H6, H6)), rng.uniform(0.2, 1.0, (H6 - 2, H6 - 2))
+
+
+def _w6_step(u, ka, xp):
+    c = u[1:-1, 1:-1]
+    lap = u[:-2, 1:-1] + u[2:, 1:-1] + (u[1:-1, :-2] + u[1:-1, 2:]) - c * 4.0
+    return c + ka * lap - xp.tanh(c) * 0.05
+
+
+def _w6_loss(u, k):
+    ka = k * 0.2
+    u = u.copy()
+    for _ in range(N6):
+        u[1:-1, 1:-1] = _w6_step(u, ka, np)
+    return (u * u).sum()
+
+
+def _w6_grad(u, k):
+    # by hand, every state stored
+    ka = k * 0.2
+    us = [u]
+    for _ in range(N6):
+        u = u.copy()
+        u[1:-1, 1:-1] = _w6_step(u, ka, np)
+        us.append(u)
+    du, dka = 2.0 * us[-1], np.zeros_like(k)
+    for t in range(N6 - 1, -1, -1):
+        u = us[t]
+        c = u[1:-1, 1:-1]
+        lap = u[:-2, 1:-1] + u[2:, 1:-1] + (u[1:-1, :-2] + u[1:-1, 2:]) - c * 4.0
+        g = du[1:-1, 1:-1].copy()
+        dka += g * lap
+        gl = g * ka
+        th = np.tanh(c)
+        du[1:-1, 1:-1] = g * (1.0 - 0.05 * (1.0 - th * th)) - 4.0 * gl
+        du[:-2, 1:-1] += gl
+        du[2:, 1:-1] += gl
+        du[1:-1, :-2] += gl
+        du[1:-1, 2:] += gl
+    return du, 0.2 * dka
+
+
+def _w6_jax(jnp, lax):
+    import jax
+
+    def loss(u, k):
+        ka = k * 0.2
+
+        def step(u, _):
+            return u.at[1:-1, 1:-1].set(_w6_step(u, ka, jnp)), None
+
+        @jax.checkpoint
+        def segment(u):  # recomputed in the reverse sweep: only segment starts are kept
+            return lax.scan(step, u, None, length=SEG6)[0]
+
+        u, _ = lax.scan(lambda u, _: (segment(u), None), u, None, length=N6 // SEG6)
+        return jnp.sum(u * u)
+    return loss
+
+
+def _w6_torch(torch):
+    from torch.utils.checkpoint import checkpoint
+
+    def loss(u, k):
+        ka = k * 0.2
+
+        def segment(u):
+            for _ in range(SEG6):
+                u = u.clone()
+                u[1:-1, 1:-1] = _w6_step(u, ka, torch)
+            return u
+
+        for _ in range(N6 // SEG6):
+            u = checkpoint(segment, u, use_reentrant=False) if u.requires_grad else segment(u)
+        return (u * u).sum()
+    return loss
+
+
+def _w6_budget(text: str) -> str:
+    return text.replace('{autodiff.checkpoint = "sqrt"}', f'{{autodiff.checkpoint_memory = "{W6_BUDGET}"}}')
+
+
 WORKLOADS: dict[str, Workload] = {
     w.key: w
     for w in [
@@ -289,31 +392,84 @@ WORKLOADS: dict[str, Workload] = {
         Workload("W3", "RNN hidden 128, input 32, 100 steps, f64", "w3.mlir", np.float64,
                  (0, 1, 2), _w3_inputs, _w3_loss, _w3_grad, _w3_jax, _w3_torch),
         Workload("W4", "200x data-dependent if (sin/cos), x: 1000 f64", "w4.mlir", np.float64,
-                 (0,), _w4_inputs, _w4_loss, _w4_grad, _w4_jax, _w4_torch),
+                 (0,), _w4_inputs, _w4_loss, _w4_grad, _w4_jax, _w4_torch,
+                 no_torch_compile="a graph break at every step (a branch on a value)"),
         Workload("W5", "sum(A @ B), 512x512 f32", "w5.mlir", np.float32, (0, 1),
                  _w5_inputs, _w5_loss, _w5_grad, _w5_jax, _w5_torch),
+        Workload("W6", f"long loop: {N6}-step 2-D stencil {H6}x{H6} f64, checkpointed "
+                       f"(irtoolkit: sqrt as written, and a {W6_BUDGET} budget; JAX: nested scan + "
+                       f"jax.checkpoint, segments of {SEG6}; PyTorch: torch.utils.checkpoint per segment; "
+                       "numpy: every state stored)", "w6.mlir", np.float64, (0, 1),
+                 _w6_inputs, _w6_loss, _w6_grad, _w6_jax, _w6_torch,
+                 no_torch_compile=f"it would unroll the {N6}-step loop", memory=True,
+                 irt_variants={f"irtoolkit[{W6_BUDGET}]": _w6_budget}),
     ]
 }
 
-CONTENDERS = ("irtoolkit", "numpy", "jax", "torch")
+CONTENDERS = ("irtoolkit", "numpy", "jax", "torch", "torch-compile")
+#: contenders run by the interpreter IRT_BENCH_PEER_PYTHON names, when set
+PEERS = ("jax", "torch", "torch-compile")
+PEER_PYTHON_ENV = "IRT_BENCH_PEER_PYTHON"
+
+
+def contenders_for(w: Workload, names) -> list[str]:
+    """``names`` with the workload's irtoolkit variants after irtoolkit."""
+    out = []
+    for name in names:
+        out.append(name)
+        if name == "irtoolkit":
+            out += list(w.irt_variants)
+    return out
+
+
+def python_for(name: str) -> str:
+    import sys
+
+    if name in PEERS:
+        return os.environ.get(PEER_PYTHON_ENV) or sys.executable
+    return sys.executable
 
 
 # ----------------------------------------------------------------------------- availability
 
 
+AVAILABILITY_PROBES = {
+    "jax": "import jax",
+    "torch": "import torch",
+    # inductor compiles C++: a forward and a backward graph of a tiny function
+    "torch-compile": ("import torch\n"
+                      "f = torch.compile(lambda x: (torch.sin(x) * 2.0).sum())\n"
+                      "x = torch.ones(3, requires_grad=True)\n"
+                      "torch.autograd.grad(f(x), x)\n"),
+}
+_AVAILABLE: dict[str, str | None] = {}
+
+
 def available(name: str) -> str | None:
-    """None when the contender can run, else the reason it cannot."""
-    if name in ("irtoolkit", "numpy"):
+    """None when the contender can run (in its interpreter), else the reason it cannot."""
+    import subprocess
+
+    if name.startswith("irtoolkit") or name == "numpy":
         return None
-    try:
-        if name == "jax":
-            import jax  # noqa: F401
-        elif name == "torch":
-            import torch  # noqa: F401
-        else:
-            return f"unknown contender {name}"
-    except Exception as err:  # noqa: BLE001
-        return f"not importable ({type(err).__name__}: {err})"
+    if name not in AVAILABILITY_PROBES:
+        return f"unknown contender {name}"
+    if name not in _AVAILABLE:
+        py = python_for(name)
+        try:
+            proc = subprocess.run([py, "-c", AVAILABILITY_PROBES[name]], capture_output=True, text=True,
+                                  timeout=600)
+            ok = proc.returncode == 0
+            why = (proc.stderr.strip().splitlines() or ["?"])[-1][:200]
+        except (OSError, subprocess.TimeoutExpired) as err:
+            ok, why = False, f"{type(err).__name__}: {err}"
+        _AVAILABLE[name] = None if ok else f"does not work with {py} ({why})"
+    return _AVAILABLE[name]
+
+
+def skipped_for(name: str, w: Workload) -> str | None:
+    """Why contender ``name`` does not run workload ``w`` (None: it does)."""
+    if name == "torch-compile" and w.no_torch_compile:
+        return f"not run: {w.no_torch_compile}"
     return None
 
 
@@ -345,16 +501,17 @@ class Built:
     extra: dict = field(default_factory=dict)
 
 
-_IRT_CACHE: dict[str, Any] = {}
+_IRT_CACHE: dict[tuple[str, str], Any] = {}
 
 
-def irtoolkit_executable(w: Workload):
-    exe = _IRT_CACHE.get(w.key)
+def irtoolkit_executable(w: Workload, variant: str = "irtoolkit"):
+    exe = _IRT_CACHE.get((w.key, variant))
     if exe is None:
         import irtoolkit
 
-        exe = irtoolkit.compile(irtoolkit.parse(w.text(), str(w.path)))
-        _IRT_CACHE[w.key] = exe
+        text = w.text() if variant == "irtoolkit" else w.irt_variants[variant](w.text())
+        exe = irtoolkit.compile(irtoolkit.parse(text, str(w.path)))
+        _IRT_CACHE[(w.key, variant)] = exe
     return exe
 
 
@@ -364,8 +521,8 @@ def _as_tuple(r) -> tuple:
 
 def make(name: str, w: Workload, inputs: tuple | None = None) -> Built:
     args = w.inputs() if inputs is None else inputs
-    if name == "irtoolkit":
-        exe = irtoolkit_executable(w)
+    if name.startswith("irtoolkit"):
+        exe = irtoolkit_executable(w, name)
         f, g = exe["loss"], exe["grad"]
         return Built(lambda: f(*args), lambda: _as_tuple(g(*args)), {"exe": exe})
     if name == "numpy":
@@ -383,9 +540,11 @@ def make(name: str, w: Workload, inputs: tuple | None = None) -> Built:
         def grad():
             return tuple(np.asarray(x) for x in jax.block_until_ready(jg(*jargs)))
         return Built(fwd, grad)
-    if name == "torch":
+    if name in ("torch", "torch-compile"):
         torch = _torch()
         loss = w.torch_loss(torch)
+        if name == "torch-compile":
+            loss = torch.compile(loss)
         targs = [torch.from_numpy(np.array(a)) for a in args]
         for i in w.wrt:
             targs[i].requires_grad_(True)
@@ -414,12 +573,12 @@ from bench.contenders import WORKLOADS, _jax, _torch
 w = WORKLOADS[key]
 args = w.inputs()
 out = {}
-if contender == "irtoolkit":
+if contender.startswith("irtoolkit"):
     import irtoolkit
     if preload:  # load the compiler, as `import jax` loads XLA
         irtoolkit.preload()
     out["import_s"] = time.perf_counter() - t_import
-    text = w.text()
+    text = w.text() if contender == "irtoolkit" else w.irt_variants[contender](w.text())
     t0 = time.perf_counter()
     m = irtoolkit.parse(text, str(w.path))
     t1 = time.perf_counter()
@@ -438,11 +597,13 @@ elif contender == "jax":
     jg = jax.jit(jax.grad(loss, argnums=w.wrt))
     jax.block_until_ready(jg(*jargs))
     out["first_s"] = time.perf_counter() - t0
-elif contender == "torch":
+elif contender in ("torch", "torch-compile"):
     torch = _torch()
     out["import_s"] = time.perf_counter() - t_import
     t0 = time.perf_counter()
     loss = w.torch_loss(torch)
+    if contender == "torch-compile":
+        loss = torch.compile(loss)
     targs = [torch.from_numpy(np.array(a)) for a in args]
     for i in w.wrt:
         targs[i].requires_grad_(True)
@@ -469,7 +630,7 @@ def first_call(name: str, key: str, timeout: float = 600.0) -> dict:
     compiler loads during the first call (``lazy_*``)."""
     import tempfile
 
-    if name != "irtoolkit":
+    if not name.startswith("irtoolkit"):
         return _first_call_process(name, key, timeout, None)
     with tempfile.TemporaryDirectory(prefix="irt-bench-cache-") as d:
         cold = _first_call_process(name, key, timeout, d)
@@ -499,7 +660,7 @@ def _first_call_process(name: str, key: str, timeout: float, cache_dir: str | No
         env["IRT_CACHE_DIR"] = cache_dir
         env.pop("IRT_NO_CACHE", None)
     try:
-        proc = subprocess.run([sys.executable, "-c", FIRST_CALL_SCRIPT, name, key,
+        proc = subprocess.run([python_for(name), "-c", FIRST_CALL_SCRIPT, name, key,
                                "preload" if preload else "lazy"],
                               capture_output=True, text=True, timeout=timeout, cwd=root, env=env)
     except subprocess.TimeoutExpired:
@@ -581,18 +742,34 @@ def timed_run(name: str, key: str, repeat: int | None, budget: float, out_npz: s
     return res
 
 
+def memory_run(name: str, key: str) -> dict:
+    """Peak memory of contender ``name``'s gradient of workload ``key`` (bench/memory.py):
+    the largest of three measured calls after two warm-up calls."""
+    from bench.memory import peak_bytes
+
+    built = make(name, WORKLOADS[key])
+    built.gradient()
+    built.gradient()
+    return {"peak_bytes": max(peak_bytes(built.gradient) for _ in range(3))}
+
+
 WORKER_SCRIPT = r"""
 import json, sys
-from bench.contenders import timed_run
+from bench.contenders import memory_run, timed_run
 name, key, repeat, budget, out = sys.argv[1:6]
-res = timed_run(name, key, None if repeat == "none" else int(repeat), float(budget), out)
+if repeat == "memory":
+    res = memory_run(name, key)
+else:
+    res = timed_run(name, key, None if repeat == "none" else int(repeat), float(budget), out)
 print("@@RESULT@@" + json.dumps(res))
 """
 
 
-def isolated(name: str, key: str, repeat: int | None, budget: float,
+def isolated(name: str, key: str, repeat: int | str | None, budget: float,
              timeout: float = 900.0) -> tuple[dict, dict]:
-    """``timed_run`` in a fresh interpreter; returns (result, saved arrays)."""
+    """``timed_run`` in a fresh interpreter; returns (result, saved arrays).
+    ``repeat="memory"``: ``memory_run`` instead, with the allocator settings of
+    bench/memory.py."""
     import json
     import subprocess
     import sys
@@ -601,11 +778,15 @@ def isolated(name: str, key: str, repeat: int | None, budget: float,
     root = Path(__file__).resolve().parent.parent
     env = dict(os.environ)
     env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
+    if repeat == "memory":
+        from bench.memory import MALLOC_ENV
+
+        env.update(MALLOC_ENV)
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "grad.npz")
         try:
             proc = subprocess.run(
-                [sys.executable, "-c", WORKER_SCRIPT, name, key,
+                [python_for(name), "-c", WORKER_SCRIPT, name, key,
                  "none" if repeat is None else str(repeat), str(budget), out],
                 capture_output=True, text=True, timeout=timeout, cwd=root, env=env)
         except subprocess.TimeoutExpired:

@@ -132,8 +132,8 @@ def run_scaling(sizes: list[int], timeout: float = 600.0) -> list[dict]:
             continue
         parts = r["parts"]
         split = ", ".join(f"{_short(k)} {v:.2f}" for k, v in parts.items() if not k.startswith("Total"))
-        print(f"  {n:>7} ops: {r['wall']:8.2f} s wall  {r['wall'] / n * 1e6:8.1f} us/op   [{split}]",
-              flush=True)
+        print(f"  {n:>7} ops: {r['wall']:8.2f} s wall  {r['wall'] / n * 1e3:7.3f} ms/op (target <= 0.3)   "
+              f"[{split}]", flush=True)
     ok = [r for r in results if "error" not in r]
     if len(ok) >= 2:
         a, b = ok[0], ok[-1]

@@ -460,6 +460,26 @@ class ForOp(IRDLOperation):
 # ---------------------------------------------------------------------------
 
 
+def parse_optional_result_types(parser: Parser) -> list[Attribute]:
+    """``-> (t1, t2)``, or ``-> t`` for one type (upstream's scf.if syntax), or nothing."""
+    if not parser.parse_optional_punctuation("->"):
+        return []
+    if parser.parse_optional_punctuation("(") is None:
+        return [parser.parse_type()]
+    if parser.parse_optional_punctuation(")"):
+        return []
+    types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    return types
+
+
+def check_no_region_arguments(op: Operation) -> None:
+    """The regions of an if (loop.if, scf.if) take no arguments (upstream's check)."""
+    for i, region in enumerate(op.regions):
+        if region.blocks and region.blocks.first.args:
+            raise VerifyException(f"region #{i} should have no arguments")
+
+
 @irdl_op_definition
 class IfOp(IRDLOperation):
     """``loop.if %c -> (t) { ... loop.yield %a : t } else { ... }``
@@ -535,6 +555,7 @@ class IfOp(IRDLOperation):
             raise VerifyException("the 'else' region must have at most one block")
         if self.output and not self.false_region.blocks:
             raise VerifyException("must have an else block if defining values")
+        check_no_region_arguments(self)
 
     def print(self, printer: Printer) -> None:
         if len(self.true_region.blocks) != 1:
@@ -557,10 +578,10 @@ class IfOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         cond = parser.parse_operand(i1)
-        types: list[Attribute] = []
-        if parser.parse_optional_punctuation("->"):
-            types = parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_type)
+        types = parse_optional_result_types(parser)
         then_r = parser.parse_region()
+        if not then_r.blocks:  # `loop.if %c {}`: an empty then block
+            then_r.add_block(Block())
         else_r = Region()
         if parser.parse_optional_keyword("else"):
             else_r = parser.parse_region()
@@ -955,24 +976,29 @@ class ParallelOp(IRDLOperation):
             return parser.parse_comma_separated_list(Parser.Delimiter.PAREN, parser.parse_unresolved_operand)
 
         idx = IndexType()
-        lbs = [parser.resolve_operand(o, idx) for o in operands()]
+
+        def bounds() -> list[SSAValue]:
+            pos = parser.pos
+            values = operands()
+            if len(values) != len(ivs):
+                parser.raise_error(f"expected {len(ivs)} operands", pos, parser.pos)
+            return [parser.resolve_operand(o, idx) for o in values]
+
+        lbs = bounds()
         parser.parse_keyword("to")
-        ubs = [parser.resolve_operand(o, idx) for o in operands()]
+        ubs = bounds()
         parser.parse_keyword("step")
-        steps = [parser.resolve_operand(o, idx) for o in operands()]
+        steps = bounds()
         inits: list[UnresolvedOperand] = []
         if parser.parse_optional_keyword("init"):
             inits = operands()
-        types: list[Attribute] = []
         pos = parser.pos
-        if parser.parse_optional_punctuation("->"):
-            if parser.parse_optional_punctuation("("):
-                types = parser.parse_comma_separated_list(Parser.Delimiter.NONE, parser.parse_type)
-                parser.parse_punctuation(")")
-            else:
-                types = [parser.parse_type()]
+        types = parse_optional_result_types(parser)
         if len(types) != len(inits):
-            parser.raise_error(f"expected {len(inits)} result types, got {len(types)}", pos, parser.pos)
+            parser.raise_error(
+                f"number of operands and types do not match: got {len(inits)} operands and {len(types)} types",
+                pos, parser.pos,
+            )
         init_vals = [parser.resolve_operand(o, t) for o, t in zip(inits, types)]
         body = parser.parse_region([iv.resolve(idx) for iv in ivs])
         attrs = parser.parse_optional_attr_dict()

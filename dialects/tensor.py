@@ -55,8 +55,40 @@ DYN = DYNAMIC_INDEX
 # --------------------------------------------------------------------------
 CastOp = _xt.CastOp
 ConcatOp = _xt.ConcatOp
-PadOp = _xt.PadOp
 YieldOp = _xt.YieldOp
+
+
+class PadOp(_xt.PadOp):
+    """`tensor.pad` with upstream's verifier.
+
+    A result dim may be static where the inferred one is dynamic (a dynamic
+    `high` into a static result is checked at run time); xDSL 0.74 requires
+    them to match, and does not check the block arguments or the yield type.
+    """
+
+    def verify_(self) -> None:
+        source = cast(TensorType, self.source.type)
+        low, high = self.static_low.get_values(), self.static_high.get_values()
+        rank = source.get_num_dims()
+        if len(low) != rank or len(high) != rank:
+            raise VerifyException(f"expected {rank} low and high padding sizes (one per source dim)")
+        args = self.region.block.args
+        if len(args) != rank:
+            raise VerifyException(f"expected the block to have {rank} arguments")
+        for i, arg in enumerate(args):
+            if not isinstance(arg.type, IndexType):
+                raise VerifyException(f"expected block argument {i + 1} to be an index")
+        element = source.get_element_type()
+        inferred = [DYN if DYN in (s, lo, hi) else s + lo + hi for s, lo, hi in zip(source.get_shape(), low, high)]
+        result = cast(TensorType, self.result.type)
+        if result.get_element_type() != element or any(
+            i != DYN and i != r for i, r in zip(inferred, result.get_shape())
+        ) or result.get_num_dims() != rank:
+            inferred_type = TensorType(element, inferred)
+            raise VerifyException(f"specified type '{result}' does not match the inferred type '{inferred_type}'")
+        term = self.region.block.last_op
+        if term is not None and term.operands and term.operands[0].type != element:
+            raise VerifyException("expected yield type to match shape element type")
 
 # --------------------------------------------------------------------------
 # Helpers

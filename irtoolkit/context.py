@@ -21,15 +21,16 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`.
+# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`, `arith`, `math`,
+# `cf` and `scf` (subclasses of xDSL's ops, with upstream's syntax and checks).
 DIALECTS: dict[str, str] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
     "func": "xdsl.dialects.func:Func",
-    "arith": "xdsl.dialects.arith:Arith",
-    "math": "xdsl.dialects.math:Math",
+    "arith": "irtoolkit.dialects.arith:Arith",
+    "math": "irtoolkit.dialects.math:Math",
     "memref": "xdsl.dialects.memref:MemRef",
-    "cf": "xdsl.dialects.cf:Cf",
-    "scf": "xdsl.dialects.scf:Scf",
+    "cf": "irtoolkit.dialects.cf:Cf",
+    "scf": "irtoolkit.dialects.scf:Scf",
     "llvm": "xdsl.dialects.llvm:LLVM",
     "printf": "xdsl.dialects.printf:Printf",
     "tensor": "irtoolkit.dialects.tensor:Tensor",

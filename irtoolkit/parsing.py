@@ -186,6 +186,7 @@ class LocatedParser(Parser):
         except (RecursionError, DiagnosticError):
             raise
         except Exception as err:  # xDSL builds some ops in ways that raise plain exceptions
+            # (a VerifyException when a type breaks the op's constraints): at the op
             raise self._error_from(start, err) from None
         if isinstance(op.location, UnknownLoc):
             op.location = self._loc_attr(start)
@@ -449,8 +450,14 @@ class LocatedParser(Parser):
 
 def parse_error_to_diagnostic(err: ParseError, name: str, line_offset: int = 0) -> DiagnosticError:
     loc = err.span.get_location()
-    return DiagnosticError(Diagnostic(err.msg or "invalid input",
+    return DiagnosticError(Diagnostic(_mlir_wording(err.msg) or "invalid input",
                                       Location(name, loc.line + line_offset, loc.col)))
+
+
+def _mlir_wording(msg: str) -> str:
+    """xDSL's parser says "Expected ':'", MLIR's "expected ':'" (which
+    `// expected-error {{expected ':'}}` in upstream's tests matches)."""
+    return "e" + msg[1:] if msg.startswith("Expected ") else msg
 
 
 def parse_module(

@@ -18,6 +18,8 @@ installs them once (the parser and the verifier call it). Tested in
 * In ``dense<0xFF800000> : tensor<f32>`` a hex literal is the bit pattern of the
   float (MLIR's rule, and how xDSL itself prints inf and NaN); xDSL reads it as
   the integer 4286578688 converted to float.
+* ``tensor<42 x i32>`` is MLIR (spaces around ``x``); xDSL gives a trailing ``x``
+  back by stepping one character back, which loses an ``x`` followed by a space.
 """
 
 from __future__ import annotations
@@ -98,6 +100,33 @@ def _hex_float_literals() -> None:
     element.to_type = hex_aware_to_type
 
 
+def _spaced_dimension_lists() -> None:
+    """`tensor<42 x i32>` is MLIR (spaces around `x`); xDSL 0.74 gives a trailing
+    `x` back by stepping one character back, which loses an `x` followed by a
+    space. The same loop, giving the `x` back from where it started."""
+    from xdsl.parser.attribute_parser import AttrParser
+    from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+    dims_kinds = (MLIRTokenKind.INTEGER_LIT, MLIRTokenKind.QUESTION)
+
+    def parse_dimension_list(self) -> list[int]:
+        if self._current_token.kind not in dims_kinds:
+            return []
+        dims = [self.parse_shape_dimension()]
+        while True:
+            x_start = self._current_token.span.start
+            if self._parse_optional_shape_delimiter() is None:
+                break
+            if self._current_token.kind not in dims_kinds:
+                self._resume_from(x_start)
+                break
+            dims.append(self.parse_shape_dimension())
+        return dims
+
+    ORIGINALS["AttrParser.parse_dimension_list"] = AttrParser.parse_dimension_list
+    AttrParser.parse_dimension_list = parse_dimension_list
+
+
 def _fast_lexer() -> None:
     from xdsl.utils.lexer import Span, Token
     from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
@@ -157,3 +186,4 @@ def apply() -> None:
     _linear_isolated_from_above()
     _fast_lexer()
     _hex_float_literals()
+    _spaced_dimension_lists()

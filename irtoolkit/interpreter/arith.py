@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
 
 from irtoolkit import checks
 from irtoolkit.diagnostics import op_error
+from irtoolkit.dialects.arith import IndexCastUIOp, RemFOp
 from irtoolkit.interpreter.core import (
     BITS,
     UNSIGNED,
@@ -297,9 +298,7 @@ _FLOAT_BINARY = {
     arith.MaxnumfOp: np.fmax,
     arith.MinnumfOp: np.fmin,
 }
-# arith.remf exists in MLIR but not in xDSL 0.74; add it here when it appears.
-if hasattr(arith, "RemFOp"):
-    _FLOAT_BINARY[arith.RemFOp] = np.fmod
+_FLOAT_BINARY[RemFOp] = np.fmod
 
 
 def _make_float_binary(fn):
@@ -503,7 +502,6 @@ register_specialized(arith.ExtUIOp)(_cast_rule(_int_to_int_zeroext))
 register_specialized(arith.TruncIOp)(_cast_rule(_int_to_int_signext))
 register_specialized(arith.IndexCastOp)(_cast_rule(_int_to_int_signext))
 register_specialized(arith.BitcastOp)(_cast_rule(_bitcast))
-if hasattr(arith, "IndexCastUIOp"):
-    register_specialized(arith.IndexCastUIOp)(_cast_rule(_int_to_int_zeroext))
+register_specialized(IndexCastUIOp)(_cast_rule(_int_to_int_zeroext))
 
 __all__ = ["dense_to_array", "CMPF_FUNCTIONS", "check_division", "float_to_int"]

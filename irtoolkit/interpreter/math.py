@@ -13,6 +13,7 @@ from fractions import Fraction
 import numpy as np
 from xdsl.dialects import math
 
+from irtoolkit.dialects.math import ClampFOp, IsFiniteOp, IsInfOp, IsNaNOp, IsNormalOp, SinCosOp
 from irtoolkit.interpreter.core import BITS, dtype_of, register, register_specialized, wrap_int
 
 _F64 = np.dtype(np.float64)
@@ -223,3 +224,25 @@ def _ipowi(op):
         return (f(b, e),)
 
     return rule
+
+
+# ops of upstream's math dialect that xDSL 0.74 lacks (irtoolkit.dialects.math)
+
+
+@register(SinCosOp)
+def _sincos(interp, op, args):
+    return (np.sin(args[0]), np.cos(args[0]))
+
+
+@register(ClampFOp)
+def _clampf(interp, op, args):
+    x, lo, hi = args
+    return (np.minimum(np.maximum(x, lo), hi),)
+
+
+def _isnormal(x):
+    return np.isfinite(x) & (np.abs(x) >= np.finfo(np.asarray(x).dtype).tiny)
+
+
+for _cls, _fn in ((IsFiniteOp, np.isfinite), (IsInfOp, np.isinf), (IsNaNOp, np.isnan), (IsNormalOp, _isnormal)):
+    register(_cls)(_unary(_fn))

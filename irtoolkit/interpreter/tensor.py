@@ -14,7 +14,7 @@ No rule writes into an operand: ``insert``/``insert_slice`` copy.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 
 from irtoolkit.diagnostics import op_error
 from irtoolkit.interpreter.core import (
@@ -337,6 +337,10 @@ def _pad(interp, op, args):
     low, _ = mixed_values(op.static_low.get_values(), args, 1)
     high, _ = mixed_values(op.static_high.get_values(), args, 1 + n_low)
     shape = tuple(s + lo + hi for s, lo, hi in zip(src.shape, low, high))
+    for i, (got, want) in enumerate(zip(shape, op.result.type.get_shape())):
+        if want != DYNAMIC_INDEX and got != want:  # a dynamic pad into a static result dim
+            raise op_error(op, f"result dim {i} does not match the operands at run time "
+                               f"(operand size vs result type): {got} vs {want}")
     out = np.zeros(shape, dtype=dtype_of(op.result.type))
     interior = tuple(slice(lo, lo + s) for lo, s in zip(low, src.shape))
     mask = np.ones(shape, dtype=bool)

@@ -38,6 +38,9 @@ class AutodiffPass(ModulePass):
 
     ``checkpoint``: "sqrt" (or a segment length) checkpoints every active
     ``loop.for``, as the ``autodiff.checkpoint`` attribute does for one loop.
+    ``checkpoint-memory``: a memory budget ("64MB"; units B, KB, MB, GB) for the
+    values each active loop stores for its reverse sweep, as the
+    ``autodiff.checkpoint_memory`` attribute gives one loop (checkpoint.py).
     """
 
     name = "ad"
@@ -45,10 +48,18 @@ class AutodiffPass(ModulePass):
     checkpoint: str | int | None = option(
         None, "checkpoint every active loop.for: 'sqrt' (segments of about sqrt(n) "
         "iterations) or a segment length", values=("sqrt",), minimum=1)
+    checkpoint_memory: str | int | None = option(
+        None, "memory budget of every active loop's stored values, e.g. 64MB (units B, KB, MB, "
+        "GB, powers of 1024) or a byte count: the pass chooses what to store and what to recompute")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.passes.ad.driver import Driver
         from irtoolkit.gcpause import paused_gc
 
+        if self.checkpoint is not None and self.checkpoint_memory is not None:
+            from irtoolkit.diagnostics import Diagnostic, DiagnosticError
+
+            raise DiagnosticError(Diagnostic("pass 'ad': give checkpoint or checkpoint-memory, not both"))
+        memory = None if self.checkpoint_memory is None else str(self.checkpoint_memory)
         with paused_gc():  # the cyclic GC rescans the whole module: superlinear
-            Driver(op, None if self.checkpoint is None else str(self.checkpoint)).run()
+            Driver(op, None if self.checkpoint is None else str(self.checkpoint), memory).run()

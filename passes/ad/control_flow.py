@@ -10,7 +10,8 @@ cannot allocate tapes up front. An active while is rewritten into
    are the results of the loop.
 
 The ``loop.for`` is then differentiated as any other: its tapes are
-``tensor<?x...>`` of length ``n`` (``tensor.empty(%n)``), replayed backwards.
+``tensor<?x...>`` of length ``n`` (``tensor.empty(%n)``), replayed backwards;
+a checkpointing attribute of the while goes to it.
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ def rewrite_while(w) -> None:
     _clone_ops_into(fb, body_ops(after), fmap)
     fb.add_op(located(loop.YieldOp(*(fmap.get(v, v) for v in w.yield_op.operands))))
     for_op = located(loop.ForOp(c0.result, n, c1.result, list(w.inits), fb))
+    for name, attr in w.attributes.items():  # checkpointing asked of the while (checkpoint.py)
+        if name.startswith("autodiff.checkpoint"):
+            for_op.attributes[name] = attr
     parent.insert_op_before(for_op, w)
 
     # 3. the final test, whose forwarded values are the results

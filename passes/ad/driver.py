@@ -51,10 +51,12 @@ def _is_scalar_loss(t) -> bool:
 
 
 class Driver:
-    def __init__(self, module: ModuleOp, checkpoint: str | None = None):
+    def __init__(self, module: ModuleOp, checkpoint: str | None = None,
+                 checkpoint_memory: str | None = None):
         load_rules()
         self.module = module
         self.checkpoint = checkpoint
+        self.checkpoint_memory = checkpoint_memory
         self.funcs: dict[str, func.FuncOp] = {}
         self.symbols: set[str] = set()
         for op in module.body.block.ops:
@@ -200,7 +202,7 @@ class Driver:
             raise op_error(at, f"@{f.sym_name.data} has '{CUSTOM_JVP}' but no '{CUSTOM_VJP}': "
                                "reverse mode needs a custom VJP rule")
         self._check_single_block(f)
-        from irtoolkit.passes.ad.checkpoint import strip_mine_loops
+        from irtoolkit.passes.ad.checkpoint import checkpoint_loops
         from irtoolkit.passes.ad.control_flow import rewrite_whiles
         from irtoolkit.passes.ad.reverse import ReverseGen
 
@@ -208,8 +210,9 @@ class Driver:
         block = work.body.block
         seeds = [block.args[i] for i in wrt]
         act = Activity(block, seeds, "reverse")
-        rewrite_whiles(work, act.varied)
-        strip_mine_loops(work, self.checkpoint, act.varied)
+        if rewrite_whiles(work, act.varied):
+            act = Activity(block, seeds, "reverse")  # of the loops that replace them
+        checkpoint_loops(work, self.checkpoint, self.checkpoint_memory, act.varied, self)
         act = Activity(block, seeds, "reverse")
         act.backward(block, block.last_op.operands)
         try:

@@ -11,9 +11,10 @@ value is stored by the forward loop in a tape ``tensor<N x T>`` (one
 reverse loop. Ops are taken from the last to the first, so that storing
 ``tanh(W h + U x + b)`` makes the matmuls feeding it dead instead of storing
 them too. Cheap ops (slices, elementwise arithmetic) are still recomputed from
-what is stored. Loop-invariant ops are never stored (they are hoisted), and
-checkpointed loops (strip-mined, see checkpoint.py) keep recomputing, so that
-their stored size stays O(sqrt n). Memory is bounded: a residual larger than
+what is stored. Loop-invariant ops are never stored (they are hoisted). The
+segments of a checkpointed loop (strip-mined, see checkpoint.py) store theirs
+while they are recomputed, so that the reverse sweep does not evaluate them a
+third time; a loop reversed by Revolve stores none. Memory is bounded: a residual larger than
 both the largest carried value and ``MAX_RESIDUAL_ELEMENTS``, or whose tape
 would exceed ``MAX_TAPE_ELEMENTS``, is recomputed. (The forward loop first
 stores every candidate; the tapes that no reverse sweep reads are dropped once
@@ -126,15 +127,15 @@ def residual_candidates(gen, loop_op) -> list[SSAValue]:
     expensive, not loop-invariant, statically shaped floats. The reverse sweep reads
     those it needs (:func:`tape_residuals`); :func:`prune_residual_tapes` drops the rest."""
     from irtoolkit.passes.ad.activity import body_ops
-    from irtoolkit.passes.ad.reverse import MAX_TRIP_ATTR
+    from irtoolkit.passes.ad.reverse import REVOLVE_ATTR
 
-    if MAX_TRIP_ATTR in loop_op.attributes:
-        return []  # checkpointed: recompute
+    if REVOLVE_ATTR in loop_op.attributes:
+        return []  # reversed by Revolve: an iteration is recomputed right before its reversal
     ops = body_ops(loop_op.body.block)
     inv = _invariant_ops(loop_op, ops)
     # memory bound: per iteration, no more than the largest carried value or
     # MAX_RESIDUAL_ELEMENTS; in all, MAX_TAPE_ELEMENTS when the trip count is known
-    carried = [_elements(a.type) for a in loop_op.body.block.args[1:]]
+    carried = [elements(a.type) for a in loop_op.body.block.args[1:]]
     per_iter = max([MAX_RESIDUAL_ELEMENTS, *(c for c in carried if c is not None)])
     lb, ub, step = const_int(loop_op.lb), const_int(loop_op.ub), const_int(loop_op.step)
     trips = None
@@ -145,13 +146,13 @@ def residual_candidates(gen, loop_op) -> list[SSAValue]:
         if (o not in inv and not o.regions and o.results and _is_expensive(gen, o)
                 and all(_static_float(r.type) for r in o.results)):
             for r in o.results:
-                size = _elements(r.type)
+                size = elements(r.type)
                 if size <= per_iter and (trips is None or trips * size <= MAX_TAPE_ELEMENTS):
                     out.append(r)
     return out
 
 
-def _elements(t) -> int | None:
+def elements(t) -> int | None:
     if isinstance(t, TensorType):
         if DYN in t.get_shape():
             return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from xdsl.dialects import arith
 
+from irtoolkit.dialects.arith import IndexCastUIOp, RemFOp
 from irtoolkit.passes.ad.rules import NEG_ONE, ONE, elementwise, linear_unary, nondiff, register
 
 
@@ -66,6 +67,13 @@ def p_pow(E, ins, outs, need):
     return [pa, pb]
 
 
+def p_rem(E, ins, outs, need):
+    """d fmod(a, b) = da - trunc(a / b) db, where trunc(a / b) = (a - fmod(a, b)) / b."""
+    a, b = ins
+    (y,) = outs
+    return [ONE, E.neg(E.div(E.sub(a, y), b)) if need[1] else None]
+
+
 def p_neg(E, ins, outs, need):
     return [NEG_ONE]
 
@@ -110,6 +118,7 @@ elementwise(arith.AddfOp, p_add)
 elementwise(arith.SubfOp, p_sub)
 elementwise(arith.MulfOp, p_mul)
 elementwise(arith.DivfOp, p_div)
+elementwise(RemFOp, p_rem)
 elementwise(arith.NegfOp, p_neg)
 elementwise(arith.MaximumfOp, p_max)
 elementwise(arith.MaxnumfOp, p_max)
@@ -167,6 +176,4 @@ nondiff(
     arith.FPToSIOp, arith.FPToUIOp, arith.SIToFPOp, arith.UIToFPOp,
     arith.TruncIOp, arith.ExtSIOp, arith.ExtUIOp,
 )
-for _name in ("IndexCastUIOp",):
-    if hasattr(arith, _name):
-        nondiff(getattr(arith, _name))
+nondiff(IndexCastUIOp)

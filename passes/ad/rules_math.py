@@ -6,7 +6,8 @@ import math as pymath
 
 from xdsl.dialects import arith, math
 
-from irtoolkit.passes.ad.rules import ONE, elementwise, nondiff
+from irtoolkit.dialects.math import FP_CLASS_OPS, ClampFOp, SinCosOp
+from irtoolkit.passes.ad.rules import ONE, elementwise, nondiff, register
 from irtoolkit.passes.ad.rules_arith import (
     p_abs,
     p_cos,
@@ -102,3 +103,38 @@ nondiff(
     math.CeilOp, math.FloorOp, math.RoundOp, math.RoundEvenOp, math.TruncOp,
     math.AbsIOp, math.CountLeadingZerosOp, math.CountTrailingZerosOp, math.CtPopOp, math.IPowIOp,
 )
+
+
+def p_clampf(E, ins, outs, need):
+    """clampf(x, lo, hi): the cotangent goes to x inside [lo, hi] (bounds included), else to the bound."""
+    x, lo, hi = ins
+    one, zero = E.const(1.0, x), E.zeros(x)
+    below, above = E.cmp("lt", x, lo), E.cmp("gt", x, hi)
+    px = E.select(below, zero, E.select(above, zero, one)) if need[0] else None
+    plo = E.select(below, one, zero) if need[1] else None
+    phi = E.select(above, one, zero) if need[2] else None
+    return [px, plo, phi]
+
+
+elementwise(ClampFOp, p_clampf)
+
+
+def _sincos_jvp(E, op, ins, outs, tangents):
+    (t,) = tangents
+    if t is None:
+        return [None, None]
+    s, c = outs
+    return [E.mul(c, t), E.neg(E.mul(s, t))]
+
+
+def _sincos_vjp(E, op, ins, outs, adjoints, need):
+    s, c = outs
+    a_sin, a_cos = adjoints
+    total = E.mul(a_sin, c) if a_sin is not None else None
+    if a_cos is not None:
+        total = E.accumulate(total, E.neg(E.mul(a_cos, s)))
+    return [total]
+
+
+register(SinCosOp, _sincos_jvp, _sincos_vjp)
+nondiff(*FP_CLASS_OPS)

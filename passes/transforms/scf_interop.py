@@ -59,9 +59,12 @@ def _rebuild(op: Operation, new_cls: type[Operation]) -> Operation:
 
 def _translate(module: ModuleOp, table: dict[type[Operation], type[Operation]], keep=None) -> None:
     # Collect first: rebuilding moves regions, so nested ops stay the same objects.
-    todo = [op for op in module.walk() if type(op) in table and (keep is None or keep(op))]
-    for op in todo:
-        new = _rebuild(op, table[type(op)])
+    # through base classes: irtoolkit.dialects.scf's ops are subclasses of xDSL's
+    todo = [(op, target) for op in module.walk()
+            if (target := next((table[c] for c in type(op).__mro__ if c in table), None)) is not None
+            and (keep is None or keep(op))]
+    for op, target in todo:
+        new = _rebuild(op, target)
         Rewriter.replace_op(op, new)
 
 

@@ -24,7 +24,7 @@
 // VALUE-NEXT: {{^}}ad{checkpoint=sqrtt}
 // VALUE-NEXT: {{^}}              ^
 
-// OPTION:      <pass-pipeline>:1:4: error: pass 'ad' has no option 'chekpoint'; did you mean 'checkpoint'? (options: checkpoint)
+// OPTION:      <pass-pipeline>:1:4: error: pass 'ad' has no option 'chekpoint'; did you mean 'checkpoint'? (options: checkpoint, checkpoint-memory)
 // OPTION-NEXT: {{^}}ad{chekpoint=sqrt}
 // OPTION-NEXT: {{^}}   ^
 

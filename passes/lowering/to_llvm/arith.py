@@ -40,6 +40,7 @@ from xdsl.passes import ModulePass
 
 from irtoolkit import checks, dense
 from irtoolkit.diagnostics import op_error
+from irtoolkit.dialects.arith import IndexCastUIOp, RemFOp
 from irtoolkit.passes.lowering.to_llvm.common import (
     Lowering,
     apply_handlers,
@@ -375,9 +376,7 @@ def _int_resize(rw: Lowering, v: SSAValue, to: Attribute, signed: bool) -> SSAVa
     return rw.emit(cls(v, to)).results[0]
 
 
-_UNSIGNED_CASTS = tuple(
-    c for c in (arith.ExtUIOp, getattr(arith, "IndexCastUIOp", None)) if c is not None
-)
+_UNSIGNED_CASTS = (arith.ExtUIOp, IndexCastUIOp)
 
 
 def lower_int_cast(rw: Lowering, op: Operation) -> None:
@@ -471,10 +470,8 @@ HANDLERS: dict = {
     arith.TruncFOp: lower_truncf,
     arith.BitcastOp: lower_bitcast,
 }
-if hasattr(arith, "IndexCastUIOp"):
-    HANDLERS[arith.IndexCastUIOp] = lower_int_cast
-if hasattr(arith, "RemFOp"):
-    HANDLERS[arith.RemFOp] = lower_remf
+HANDLERS[IndexCastUIOp] = lower_int_cast
+HANDLERS[RemFOp] = lower_remf
 
 _ = convert_type  # re-exported helper used by sibling modules
 

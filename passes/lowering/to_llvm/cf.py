@@ -24,6 +24,7 @@ from irtoolkit.passes.lowering.to_llvm.common import (
     Lowering,
     add_string_global,
     convert_block_args,
+    handler_for,
     to_llvm,
 )
 from irtoolkit.passes.lowering.to_llvm.math import declare_function
@@ -182,7 +183,7 @@ def convert_cf(module: ModuleOp) -> None:
                 convert_block_args(block)
     for op in branches:
         if op.parent is not None:
-            HANDLERS[type(op)](Lowering(op), op)
+            handler_for(HANDLERS, type(op))(Lowering(op), op)
     _ = to_llvm
 
 

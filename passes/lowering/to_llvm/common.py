@@ -419,10 +419,24 @@ def convert_block_args(block: Block, types: Sequence[Attribute] | None = None) -
 Handler = Callable[[Lowering, Operation], None]
 
 
+def handler_for(handlers: dict[type[Operation], Handler], cls: type[Operation]) -> Handler | None:
+    """The handler of ``cls`` or of its nearest base class that has one."""
+    return next((handlers[c] for c in cls.__mro__ if c in handlers), None)
+
+
 def apply_handlers(module: ModuleOp, handlers: dict[type[Operation], Handler]) -> None:
-    """Rewrite every op whose class has a handler (preorder; nested ops included)."""
+    """Rewrite every op whose class has a handler (preorder; nested ops included).
+
+    An op whose class has none takes the handler of its nearest base class, so
+    the subclasses that replace xDSL's ops (irtoolkit.dialects.arith) lower as
+    xDSL's do.
+    """
+    resolved: dict[type[Operation], Handler | None] = {}
     for op in list(module.walk()):
-        handler = handlers.get(type(op))
+        cls = type(op)
+        if cls not in resolved:
+            resolved[cls] = handler_for(handlers, cls)
+        handler = resolved[cls]
         if handler is None or op.parent is None:
             continue
         handler(Lowering(op), op)

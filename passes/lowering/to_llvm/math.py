@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from xdsl.context import Context
 from xdsl.dialects import llvm, math
-from xdsl.dialects.builtin import Float32Type, Float64Type, ModuleOp, i1
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerAttr, ModuleOp, i1
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from irtoolkit.diagnostics import op_error
+from irtoolkit.dialects.math import ClampFOp, IsFiniteOp, IsInfOp, IsNaNOp, IsNormalOp, SinCosOp
 from irtoolkit.passes.lowering.to_llvm.common import Lowering, apply_handlers, intrinsic_suffix
 
 # op class -> LLVM intrinsic base name (floating point, same types in and out)
@@ -134,12 +137,54 @@ def lower_libm(rw: Lowering, op: Operation) -> None:
     rw.replace([rw.call(name, [x], t)])  # type: ignore[list-item]
 
 
+def lower_sincos(rw: Lowering, op: Operation) -> None:
+    (x,) = rw.operands()
+    t, suffix = x.type, intrinsic_suffix(x.type)
+    rw.replace([rw.intrinsic(f"llvm.sin.{suffix}", [x], t), rw.intrinsic(f"llvm.cos.{suffix}", [x], t)])  # type: ignore[list-item]
+
+
+def lower_clampf(rw: Lowering, op: Operation) -> None:
+    x, lo, hi = rw.operands()
+    t, suffix = x.type, intrinsic_suffix(x.type)
+    above = rw.intrinsic(f"llvm.maximum.{suffix}", [x, lo], t)
+    rw.replace([rw.intrinsic(f"llvm.minimum.{suffix}", [above, hi], t)])  # type: ignore[list-item]
+
+
+def _fcmp(rw: Lowering, pred: str, a, b):
+    flag = llvm.FCmpPredicateFlag(pred)
+    return rw.emit(llvm.FCmpOp(a, b, IntegerAttr(flag.to_int(), 64))).results[0]
+
+
+def lower_fp_class(rw: Lowering, op: Operation) -> None:
+    """isnan: unordered with itself; the others compare |x| with +inf (and the smallest normal)."""
+    (x,) = rw.operands()
+    t = x.type
+    if isinstance(op, IsNaNOp):
+        rw.replace([_fcmp(rw, "uno", x, x)])
+        return
+    mag = rw.intrinsic(f"llvm.fabs.{intrinsic_suffix(t)}", [x], t)
+    inf = rw.const_float(float("inf"), t)
+    if isinstance(op, IsInfOp):
+        rw.replace([_fcmp(rw, "oeq", mag, inf)])
+        return
+    finite = _fcmp(rw, "one", mag, inf)
+    if isinstance(op, IsFiniteOp):
+        rw.replace([finite])
+        return
+    tiny = rw.const_float(float(np.finfo(np.float32 if isinstance(t, Float32Type) else np.float64).tiny), t)
+    normal = rw.emit(llvm.AndOp(finite, _fcmp(rw, "oge", mag, tiny))).results[0]
+    rw.replace([normal])
+
+
 HANDLERS: dict = {
     **{cls: lower_float_intrinsic for cls in _FLOAT_INTRINSICS},
     **{cls: lower_int_intrinsic for cls in _INT_INTRINSICS},
     **{cls: lower_libm for cls in _LIBM},
     math.FPowIOp: lower_fpowi,
     math.RsqrtOp: lower_rsqrt,
+    SinCosOp: lower_sincos,
+    ClampFOp: lower_clampf,
+    **{cls: lower_fp_class for cls in (IsFiniteOp, IsInfOp, IsNaNOp, IsNormalOp)},
 }
 
 

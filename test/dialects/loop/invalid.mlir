@@ -349,3 +349,14 @@ func.func @parallel_ivs(%lb: index) {
   }) : (index, index, index) -> ()
   return
 }
+
+// -----
+
+func.func @if_block_argument(%c: i1) {
+  // expected-error @+1 {{'loop.if' op region #0 should have no arguments}}
+  loop.if %c {
+  ^bb0(%a: index):
+    loop.yield
+  }
+  func.return
+}

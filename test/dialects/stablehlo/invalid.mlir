@@ -49,7 +49,7 @@ func.func @compare_type(%a: tensor<4xf32>) {
 // -----
 
 func.func @compare_direction(%a: tensor<4xf32>) {
-  // expected-error @+1 {{Expected `EQ`, `NE`, `GE`, `GT`, `LE`, or `LT`}}
+  // expected-error @+1 {{expected `EQ`, `NE`, `GE`, `GT`, `LE`, or `LT`}}
   %0 = stablehlo.compare  BIGGER, %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   return
 }

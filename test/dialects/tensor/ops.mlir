@@ -196,3 +196,16 @@ func.func @rank0_reshapes(%x: tensor<1x1xf32>) -> tensor<1x1xf32> {
   %e = tensor.expand_shape %c [] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
   func.return %e : tensor<1x1xf32>
 }
+
+// A dynamic high padding into a static result (upstream's rule; checked at run time).
+// CHECK-LABEL: func.func @pad_to_static_size
+// CHECK: tensor.pad %{{.*}} low[0, 0] high[%{{.*}}, %{{.*}}]
+// CHECK: } : tensor<?x?xf32> to tensor<2x3xf32>
+func.func @pad_to_static_size(%arg0: tensor<?x?xf32>, %ub0: index, %ub1: index,
+                              %pad_value: f32) -> tensor<2x3xf32> {
+  %0 = tensor.pad %arg0 low[0, 0] high[%ub0, %ub1] {
+  ^bb0(%arg1: index, %arg2: index):
+    tensor.yield %pad_value : f32
+  } : tensor<?x?xf32> to tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}

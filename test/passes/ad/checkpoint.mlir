@@ -3,7 +3,7 @@
 
 // sqrt checkpointing of 16 iterations: segments of 4. The forward sweep
 // stores the 4 segment starts; the reverse sweep recomputes each segment,
-// storing its 4 iterates, and runs it backwards.
+// storing its 4 iterates and their sines, and runs it backwards.
 
 func.func @p(%x: f64) -> f64 {
   %c0 = arith.constant 0 : index
@@ -42,10 +42,14 @@ func.func @main(%x: f64) -> (f64, f64) {
 // CHECK-NOT:         tensor.insert
 // CHECK:         loop.for
 // CHECK:           tensor.extract
-// CHECK:           loop.for {{.*}} -> (f64, tensor<4xf64>)
+// CHECK:           loop.for {{.*}} -> (f64, tensor<4xf64>, tensor<4xf64>)
+// CHECK:             tensor.insert
+// CHECK:             math.sin
 // CHECK:             tensor.insert
 // CHECK:           loop.for
 // CHECK:             tensor.extract
+// CHECK-NOT:         math.sin
+// CHECK:             math.cos
 // CHECK-NOT:       autodiff.max_trip
 // CHECK-LABEL: func.func private @q_grad_0(%x: f64) -> f64
 // CHECK:         tensor.empty() : tensor<9xf64>

@@ -1,4 +1,5 @@
 // RUN: irt-opt %s -p ad,canonicalize | FileCheck %s
+// RUN: irt-opt %s -p 'ad{checkpoint-memory=40},canonicalize' | FileCheck %s --check-prefix=BUDGET
 
 // A print is a side effect without a derivative: the derivative function
 // prints in its primal code, once per iteration, and the reverse sweep (which
@@ -8,6 +9,12 @@
 // CHECK-COUNT-1: printf.print_format "i = {} a = {}\0A"
 // CHECK-NOT:     printf.print_format
 // CHECK:         func.return
+// Under a memory budget (Revolve, 3 slots) the restores replay iterations: silently.
+// BUDGET-LABEL: func.func private @f_grad_0
+// BUDGET:         loop.while
+// BUDGET-COUNT-1: printf.print_format "i = {} a = {}\0A"
+// BUDGET-NOT:     printf.print_format
+// BUDGET:         func.return
 func.func @f(%x: f64) -> f64 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -224,13 +224,20 @@ def test_checkpointed_loop_recomputes(stack_small, backend):
     m = irt.parse(add_grad(src, "rnn", RNN_TYPES(6), [0, 1, 2]))
     irt.run_pipeline(m, "ad,canonicalize,cse")
     f = generated(m, "rnn_grad_0_1_2")
-    # segments are recomputed forward (tanh inside the reverse sweep), only
-    # carried values are stored: 2 segment starts + 3 iterates of a segment
+    # segments are recomputed forward, storing their iterates and tanh outputs
+    # (so the reverse sweep of a segment has no tanh): 2 segment starts, then
+    # 3 iterates and 3 tanh outputs of one segment; 6 = 2 segments of exactly 3
+    # iterations, so a segment's reverse stacks its outer products too (3 rows of
+    # dz and of x_t, the h_t are the iterates' tape): one matmul per segment
     fwd, rev = loops(f)
-    assert "tensor.tanh" in [op.name for op in rev.walk()]
+    inner = [op for op in rev.walk() if op.name == "loop.for" and op is not rev]
+    seg_forward, seg_reverse = inner
+    assert "tensor.tanh" in [op.name for op in seg_forward.walk()]
+    assert "tensor.tanh" not in [op.name for op in seg_reverse.walk()]
+    assert [op.name for op in seg_reverse.walk()].count("tensor.matmul") == 1  # W^T dz only
     stored = sum(int(np.prod(op.results[0].type.get_shape())) * len(list(op.results[0].uses))
                  for op in f.walk() if op.name == "tensor.empty")
-    assert stored == 2 * 3 + 3 * 3
+    assert stored == 2 * 3 + 3 * 3 + 3 * 3 + 3 * 3 + 3 * 2
 
 
 def test_rnn_32_stacked_matches_numpy():

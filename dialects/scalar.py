@@ -109,6 +109,29 @@ def p_div(D, ins, outs, need):
     return [D.recip(b) if need[0] else None, D.neg(D.div(y, b)) if need[1] else None]
 
 
+def float_to_int(x, dst: np.dtype, signed: bool = True):
+    """Float to integer as compiled code converts (``llvm.fptosi.sat`` /
+    ``fptoui.sat``, as XLA): truncate toward zero, saturate at the bounds of
+    the (signed or unsigned) type, NaN gives 0. ``dst`` is the storage dtype
+    (``bool`` for i1, whose signed range is {-1, 0}: true only for x <= -1)."""
+    if dst == np.bool_:
+        return (x <= -1.0) if signed else (x >= 1.0)
+    bits = dst.itemsize * 8
+    lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if signed else (0, 2**bits)  # [lo, hi)
+    scalar = not isinstance(x, np.ndarray)
+    arr = np.asarray(x)
+    nan = np.isnan(arr)
+    above = arr >= float(hi)
+    below = arr <= float(lo) - 1.0 if signed else arr <= -1.0
+    inside = np.where(nan | above | below, 0, arr)
+    work = np.dtype(f"{'i' if signed else 'u'}{dst.itemsize}")
+    out = inside.astype(work)
+    if above.any() or below.any():
+        out = np.where(above, work.type(hi - 1), np.where(below, work.type(lo), out))
+    out = out.astype(work).view(dst) if work != dst else out
+    return dst.type(out) if scalar else out
+
+
 def _p_extremum(predicate: str, nan_loses: bool = False):
     """d max(a, b) (predicate "gt") / d min(a, b) ("lt"): 1 to the winner, 1/2 each
     at a tie (SPEC §6, irtoolkit.ties); with ``nan_loses`` (maxnum, minnum) a NaN

@@ -36,6 +36,12 @@ DIALECT_PAGES: tuple[tuple[str, str, str | None], ...] = (
      "`lower-loop-to-cf`"),
     ("autodiff", "differentiation as IR, replaced by the `ad` pass", "replaced by `ad`"),
     ("printf", "printing from programs (xDSL's `printf` dialect)", None),
+    ("func", "functions, calls and function values, as upstream MLIR's `func`", None),
+    ("arith", "scalar arithmetic, as upstream MLIR's `arith` (on tensors, `canonicalize` makes them `tensor` ops)",
+     None),
+    ("math", "scalar math functions, as upstream MLIR's `math`", None),
+    ("cf", "branches between blocks, as upstream MLIR's `cf`", None),
+    ("scf", "upstream MLIR's structured control flow", "`convert-scf-to-loop`, then as `loop`"),
     ("stablehlo", "StableHLO as JAX exports it: parsed, verified, printed, interpreted", None),
     ("chlo", "the `chlo` ops JAX emits", None),
 )
@@ -154,19 +160,26 @@ def _interpreter(cls: type) -> str:
     return "yes" if has_rule(cls) else "no"
 
 
+# the modules of convert-to-llvm, each a pass `convert-<module>-to-llvm` with a HANDLERS table
+_TO_LLVM = ("func", "arith", "math", "cf", "memref", "printf")
+
+
 def _lowering(cls: type, dialect_default: str | None) -> str:
+    import importlib
+
     from irtoolkit.dialects.elementwise import meaning_of
     from irtoolkit.passes.lowering.tensor_to_loop_rules import RULES
-    from irtoolkit.passes.lowering.to_llvm.printf import HANDLERS
 
+    for module in _TO_LLVM:
+        handlers = importlib.import_module(f"irtoolkit.passes.lowering.to_llvm.{module}").HANDLERS
+        if any(c in handlers for c in cls.__mro__):
+            return f"`convert-{module}-to-llvm`"
     if meaning_of(cls) is not None and cls.name.startswith("tensor."):
         return "`tensor-fuse` / `lower-tensor-to-loop`: a loop nest of its declared scalar code"
     if hasattr(cls, "COMBINER"):
         return "`tensor-fuse` / `lower-tensor-to-loop`: a reduction loop nest"
     if any(c in RULES for c in cls.__mro__):
         return "`lower-tensor-to-loop` (its bufferization rule)"
-    if any(c in HANDLERS for c in cls.__mro__):
-        return "`convert-printf-to-llvm`"
     if dialect_default:
         return dialect_default
     return "none (the interpreter runs it)" if _interpreter(cls) == "yes" else "none"
@@ -222,27 +235,36 @@ def _test_files(dialect: str) -> list[Path]:
     return [p for p in own + rest if "invalid" not in p.name]
 
 
-_READ: dict[Path, list[str]] = {}
+_OP_USE = re.compile(r'(?<![\w.%@^#!$])("?)([a-z_][a-z0-9_]*(?:\.[a-z0-9_]+)+)(?![\w.])')
+_USES: dict[Path, tuple[list[str], dict[str, int]]] = {}
 
 
-def _lines(path: Path) -> list[str]:
-    if path not in _READ:
-        _READ[path] = path.read_text(encoding="utf-8").splitlines()
-    return _READ[path]
+def _uses(path: Path) -> tuple[list[str], dict[str, int]]:
+    """The lines of a test file and the first line using each op name (in pretty form
+    if there is one, else in generic form)."""
+    if path not in _USES:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        first: dict[str, int] = {}
+        generic: dict[str, int] = {}
+        for i, line in enumerate(lines):
+            stripped = line.strip()
+            if stripped.startswith("//") or "{{" in stripped:
+                continue
+            for quote, name in _OP_USE.findall(stripped.split("//")[0]):
+                (generic if quote else first).setdefault(name, i)
+        _USES[path] = (lines, generic | first)
+    return _USES[path]
 
 
 class _Examples:
     def __init__(self, dialect: str):
-        self.files = [(p, _lines(p)) for p in _test_files(dialect)]
+        self.files = _test_files(dialect)
 
     def find(self, op_name: str) -> tuple[str, str] | None:
-        use = re.compile(rf'(?<![\w."]){re.escape(op_name)}(?![\w.])')
-        for path, lines in self.files:
-            for i, line in enumerate(lines):
-                stripped = line.strip()
-                if stripped.startswith("//") or not use.search(stripped) or "{{" in stripped:
-                    continue
-                return str(path.relative_to(ROOT)), _with_region(lines, i)
+        for path in self.files:
+            lines, first = _uses(path)
+            if op_name in first:
+                return str(path.relative_to(ROOT)), _with_region(lines, first[op_name])
         return None
 
 

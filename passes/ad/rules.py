@@ -203,6 +203,12 @@ def vjp_rule(op: Operation | type):
     return rule
 
 
+def no_rule_message(op: Operation | type) -> str:
+    """Why an active op has no derivative: its registered reason, or the generic words."""
+    reason = _lookup(UNSUPPORTED, op)
+    return f"cannot be differentiated: {reason}" if reason else "cannot be differentiated (no derivative rule for this op)"
+
+
 def is_nondiff(op: Operation | type) -> bool:
     load_rules()
     cls = op if isinstance(op, type) else type(op)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import func as _xfunc
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FlatSymbolRefAttrConstr, FunctionType, SymbolRefAttr
-from xdsl.ir import Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -31,12 +31,93 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import Pure, SymbolTable, SymbolUserOpInterface
+from xdsl.traits import HasParent, IsTerminator, Pure, ReturnLike, SymbolTable, SymbolUserOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 FuncOp = _xfunc.FuncOp
-CallOp = _xfunc.CallOp
-ReturnOp = _xfunc.ReturnOp
+
+
+def _quoted(types: Sequence[Attribute]) -> str:
+    return ", ".join(f"'{t}'" for t in types)
+
+
+class _CallSymbolUse(SymbolUserOpInterface):
+    """The callee exists and takes the call's types (upstream's wording and notes)."""
+
+    def verify(self, op: Operation) -> None:
+        assert isinstance(op, CallOp)
+        name = op.callee.root_reference.data
+        callee = SymbolTable.lookup_symbol(op, op.callee)
+        if not isinstance(callee, FuncOp):
+            raise VerifyException(f"'{name}' does not reference a valid function")
+        inputs, outputs = callee.function_type.inputs.data, callee.function_type.outputs.data
+        if len(inputs) != len(op.arguments):
+            raise VerifyException("incorrect number of operands for callee")
+        for i, (expected, given) in enumerate(zip(inputs, op.arguments.types)):
+            if expected != given:
+                raise VerifyException(f"operand type mismatch: expected operand type '{expected}', "
+                                      f"but provided '{given}' for operand number {i}")
+        if len(outputs) != len(op.results):
+            raise VerifyException("incorrect number of results for callee")
+        for i, (expected, given) in enumerate(zip(outputs, op.result_types)):
+            if expected != given:
+                err = VerifyException(f"result type mismatch at index {i}")
+                err.notes = [f"op result types: {_quoted(op.result_types)}",  # type: ignore[attr-defined]
+                             f"function result types: {_quoted(outputs)}"]
+                raise err
+
+
+@irdl_op_definition
+class CallOp(_xfunc.CallOp):
+    """`%r = func.call @f(%a) : (f32) -> f32`: xDSL's, verified with upstream's words."""
+
+    arguments = var_operand_def()
+    callee = prop_def(FlatSymbolRefAttrConstr)
+    res = var_result_def()
+
+    traits = traits_def(_CallSymbolUse())
+
+    # xDSL's assembly format, derived again for this class
+    assembly_format = "$callee `(` $arguments `)` attr-dict `:` functional-type($arguments, $res)"
+    print = Operation.print
+    parse = classmethod(Operation.parse.__func__)
+
+
+@irdl_op_definition
+class ReturnOp(_xfunc.ReturnOp):
+    """`func.return %a : f32`: xDSL's, verified with upstream's words."""
+
+    arguments = var_operand_def()
+
+    traits = traits_def(HasParent(FuncOp), IsTerminator(), ReturnLike())
+
+    # xDSL's assembly format, derived again for this class
+    assembly_format = "attr-dict ($arguments^ `:` type($arguments))?"
+    print = Operation.print
+    parse = classmethod(Operation.parse.__func__)
+
+    def verify_(self) -> None:
+        func_op = self.parent_op()
+        assert isinstance(func_op, FuncOp)
+        name = func_op.sym_name.data
+        outputs = func_op.function_type.outputs.data
+        if len(outputs) != len(self.arguments):
+            raise VerifyException(f"has {len(self.arguments)} operands, but enclosing function (@{name}) "
+                                  f"returns {len(outputs)}")
+        for i, (given, expected) in enumerate(zip(self.arguments.types, outputs)):
+            if given != expected:
+                raise VerifyException(f"type of return operand {i} ('{given}') doesn't match function result "
+                                      f"type ('{expected}') in function @{name}")
+
+
+def verify_function(op: Operation) -> None:
+    """What upstream checks of a `func.func` beyond xDSL: argument and result
+    attributes are dialect attributes (their names have a dialect prefix)."""
+    assert isinstance(op, FuncOp)
+    for what, attrs in (("arguments", op.arg_attrs), ("results", op.res_attrs)):
+        for entry in attrs.data if attrs is not None else ():
+            if any("." not in key for key in entry.data):
+                raise VerifyException(f"{what} may only have dialect attributes")
 
 
 class _ConstantSymbolUse(SymbolUserOpInterface):
@@ -73,7 +154,10 @@ class ConstantOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> ConstantOp:
         attrs = parser.parse_optional_attr_dict()
-        callee = parser.parse_symbol_name()
+        pos = parser.pos
+        callee = parser.parse_optional_symbol_name()
+        if callee is None:
+            parser.raise_error("invalid kind of attribute specified", pos)
         parser.parse_punctuation(":")
         function_type = _parse_function_type(parser)
         op = cls(SymbolRefAttr(callee), function_type)
@@ -150,4 +234,4 @@ class CallIndirectOp(IRDLOperation):
             raise VerifyException("failed to verify that callee result types match result types")
 
 
-Func = Dialect("func", [*_xfunc.Func.operations, ConstantOp, CallIndirectOp], [*_xfunc.Func.attributes])
+Func = Dialect("func", [FuncOp, CallOp, ReturnOp, ConstantOp, CallIndirectOp], [*_xfunc.Func.attributes])

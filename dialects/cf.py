@@ -156,10 +156,10 @@ class SwitchOp(_xcf.SwitchOp):
     def parse(cls, parser: Parser):
         flag = parser.parse_unresolved_operand()
         parser.parse_punctuation(":")
-        pos = parser.pos
+        type_pos = parser.pos
         flag_type = parser.parse_type()
         if not isinstance(flag_type, IntegerType | IndexType):
-            parser.raise_error(f"expected a signless integer or index flag type, got {flag_type}", pos, parser.pos)
+            parser.raise_error(f"expected a signless integer or index flag type, got {flag_type}", type_pos, parser.pos)
         parser.parse_punctuation(",")
         parser.parse_punctuation("[")
         parser.parse_keyword("default")
@@ -182,7 +182,11 @@ class SwitchOp(_xcf.SwitchOp):
         (flag,) = parser.resolve_operands([flag], [flag_type], parser.pos)
         values = None
         if cases:
-            values = DenseIntElementsAttr.from_list(VectorType(flag_type, (len(cases),)), [c[0] for c in cases])
+            try:
+                values = DenseIntElementsAttr.from_list(VectorType(flag_type, (len(cases),)), [c[0] for c in cases])
+            except NotImplementedError:  # xDSL 0.74 stores dense integers of 1, 8, 16, 32 and 64 bits only
+                parser.raise_error(f"case values of type '{flag_type}' are not supported "
+                                   "(integers of 1, 8, 16, 32 or 64 bits, or index)", type_pos)
         return cls(flag, default[0], parser.resolve_operands(default[1], default[2], parser.pos), values,
                    [c[1] for c in cases], [parser.resolve_operands(c[2], c[3], parser.pos) for c in cases],
                    attrs or None)

@@ -76,3 +76,12 @@ func.func @flag_not_an_integer(%x: f32) {
 ^bb1:
   return
 }
+
+// -----
+
+func.func @flag_i65(%x: i65) {
+  // expected-error @+1 {{case values of type 'i65' are not supported}}
+  cf.switch %x : i65, [default: ^bb1, 1: ^bb1]
+^bb1:
+  return
+}

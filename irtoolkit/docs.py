@@ -73,15 +73,25 @@ def _constraint(c: Any) -> str:
         return f"`{c.attr}`"
     if isinstance(c, AnyOf):
         return " or ".join(sorted({_constraint(a) for a in c.attr_constrs}))
+    if (elements := getattr(c, "elem_range_constraint", None)) is not None:
+        return f"array of {_constraint(elements)}"
     for field in ("constr", "base_constr", "constraint"):  # wrappers (type variables, ...)
         if hasattr(c, field):
             return _constraint(getattr(c, field))
-    return _ADDRESS.sub("", type(c).__name__)
+    words = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", type(c).__name__.removesuffix("Constraint")).lower()
+    return words or type(c).__name__
+
+
+# xDSL's internal names of builtin types and attributes that MLIR spells otherwise
+_MLIR_WORDS = {"integer_type": "integer", "fun": "function type", "unranked_tensor": "unranked tensor",
+               "unranked_memref": "unranked memref", "float_data": "float", "int": "integer"}
 
 
 def _attr_class_name(cls: type) -> str:
     name = getattr(cls, "name", None)
-    return f"`{name}`" if isinstance(name, str) else cls.__name__
+    if not isinstance(name, str):
+        return cls.__name__
+    return _MLIR_WORDS.get(name, f"`{name}`")
 
 
 def _arity(definition: Any) -> str:

@@ -21,9 +21,8 @@ unsupported(func_values.CallIndirectOp, "its callee is known only at run time; c
 # (the reverse sweep's replays of loop bodies and branches leave it out)
 nondiff(printf.PrintFormatOp, printf.PrintCharOp, printf.PrintIntOp)
 primal_only(printf.PrintFormatOp, printf.PrintCharOp, printf.PrintIntOp)
-structural(loop.ForOp, loop.IfOp, loop.WhileOp, loop.YieldOp, loop.ConditionOp)
-for _cls in (loop.ParallelOp, loop.ReduceOp, loop.ReduceReturnOp):
-    unsupported(_cls, "loop.parallel works on memrefs after lowering; differentiate the tensor form")
+structural(loop.ForOp, loop.IfOp, loop.WhileOp, loop.YieldOp, loop.ConditionOp,
+           loop.ParallelOp, loop.ReduceOp, loop.ReduceReturnOp)
 # stop_gradient is the identity whose derivative is zero.
 nondiff(autodiff.StopGradientOp)
 # grad/value_and_grad/vjp/jvp are lowered (callee first) before a function

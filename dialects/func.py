@@ -41,15 +41,20 @@ def _quoted(types: Sequence[Attribute]) -> str:
     return ", ".join(f"'{t}'" for t in types)
 
 
+def _function(op: Operation, ref: SymbolRefAttr, missing: str) -> FuncOp:
+    """The `func.func` that ``ref`` names from ``op``; ``missing`` (with the name) if none."""
+    callee = SymbolTable.lookup_symbol(op, ref)
+    if not isinstance(callee, FuncOp):
+        raise VerifyException(missing.format(ref.root_reference.data))
+    return callee
+
+
 class _CallSymbolUse(SymbolUserOpInterface):
     """The callee exists and takes the call's types (upstream's wording and notes)."""
 
     def verify(self, op: Operation) -> None:
         assert isinstance(op, CallOp)
-        name = op.callee.root_reference.data
-        callee = SymbolTable.lookup_symbol(op, op.callee)
-        if not isinstance(callee, FuncOp):
-            raise VerifyException(f"'{name}' does not reference a valid function")
+        callee = _function(op, op.callee, "'{}' does not reference a valid function")
         inputs, outputs = callee.function_type.inputs.data, callee.function_type.outputs.data
         if len(inputs) != len(op.arguments):
             raise VerifyException("incorrect number of operands for callee")
@@ -126,9 +131,7 @@ class _ConstantSymbolUse(SymbolUserOpInterface):
     def verify(self, op: Operation) -> None:
         assert isinstance(op, ConstantOp)
         name = op.value.root_reference.data
-        callee = SymbolTable.lookup_symbol(op, op.value)
-        if not isinstance(callee, FuncOp):
-            raise VerifyException(f"reference to undefined function '{name}'")
+        callee = _function(op, op.value, "reference to undefined function '{}'")
         if callee.function_type != op.result.type:
             raise VerifyException(f"reference to function with mismatched type: '@{name}' is "
                                   f"{callee.function_type}, the value {op.result.type}")

@@ -52,6 +52,8 @@ from xdsl.interfaces import HasFolderInterface
 from xdsl.utils.exceptions import VerifyException
 
 from irtoolkit.dialects.arith import RemFOp
+from irtoolkit.dialects.scalar import float_to_int
+from irtoolkit.ties import clamp_weights
 from irtoolkit.dialects.elementwise import (
     Cost,
     ElementKind,
@@ -260,6 +262,8 @@ def _splat_value(value: SSAValue) -> float | int | None:
     attr = _constant_value(value)
     if attr is None:
         return None
+    if len(attr) == 1:  # a splat kept as one element (irtoolkit.dense): read just that
+        attr = DenseIntOrFPElementsAttr(TensorType(attr.get_element_type(), [1]), attr.data)
     a = _to_numpy(attr)
     if a is None or a.size == 0:
         return None
@@ -776,15 +780,10 @@ def _clamp_numpy(lo, x, hi):
 
 
 def _clamp_partials(D, ins, outs, need):
-    """clamp(lo, x, hi) = min(max(x, lo), hi): the cotangent goes to x where
-    lo <= x <= hi (at a bound too: SPEC §6), else to the bound the result equals
-    (hi where lo > hi). NaN in x: to x."""
-    lo, x, hi = ins
-    one, zero = D.const(1.0, x), D.zeros(x)
-    to_hi = D.select(D.cmp("gt", x, hi), one, D.select(D.cmp("gt", lo, hi), one, zero))
-    to_lo = D.select(D.cmp("lt", x, lo), D.sub(one, to_hi), zero)
-    to_x = D.sub(D.sub(one, to_hi), to_lo)
-    return [to_lo if need[0] else None, to_x if need[1] else None, to_hi if need[2] else None]
+    """The cotangent goes to x where lo <= x <= hi (at a bound too), else to the bound
+    the result equals (SPEC §6, ``irtoolkit.ties``)."""
+    weights = clamp_weights(D, *ins)
+    return [w if n else None for w, n in zip(weights, need)]
 
 
 @elementwise(float=_clamp_float, integer=_clamp_integer, numpy=_clamp_numpy,
@@ -1613,8 +1612,11 @@ class _Conversion(Elementwise):
         to_i1 = dst is np.bool_
 
         def convert(x):
-            # float -> integer truncates toward zero (numpy's astype); NaN/out of range is poison
-            return x != 0 if to_i1 and x.dtype != dst else x.astype(dst)
+            if to_i1 and x.dtype != dst:
+                return x != 0
+            if x.dtype.kind == "f" and np.dtype(dst).kind in "iu":  # as compiled code: saturating
+                return float_to_int(x, np.dtype(dst))
+            return x.astype(dst)
 
         return convert
 

@@ -7,6 +7,8 @@ op's location can still show the offending line.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -15,6 +17,20 @@ if TYPE_CHECKING:
 
 # filename -> text of every source parsed in this process (for carets).
 _SOURCES: dict[str, str] = {}
+
+
+def printable_name(name: str) -> str:
+    """``name`` as valid UTF-8 text: the bytes of a file name that is not UTF-8
+    (which Python decodes to lone surrogates) are shown escaped, ``bad\\xff.mlir``."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        try:
+            raw = name.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
+        return raw.decode("utf-8", "backslashreplace")
 
 
 def register_source(filename: str, text: str) -> None:
@@ -93,9 +109,12 @@ def location_of(op: Operation | None) -> Location | None:
     return None
 
 
+_OP_PREFIXED = re.compile(r"'[\w.$-]+' op ")
+
+
 def op_error(op: Operation, message: str, severity: str = "error") -> DiagnosticError:
     """A diagnostic located at ``op``, MLIR-style: ``'tensor.add' op <message>``."""
-    if not message.startswith("'"):
+    if not _OP_PREFIXED.match(message):
         message = f"'{op.name}' op {message}"
     return DiagnosticError(Diagnostic(message, location_of(op), severity))
 

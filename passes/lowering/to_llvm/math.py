@@ -4,7 +4,7 @@ Most ops become ``llvm.call_intrinsic "llvm.<fn>.<type>"`` (exp, log, tanh, sin,
 cos, sqrt, pow, fabs, ...; LLVM expands them or calls libm). Functions LLVM has
 no intrinsic for (erf, expm1, log1p, cbrt, acosh, asinh, atanh) call libm
 through a bodyless ``llvm.func @erf(f64) -> f64`` declaration (``erff`` for f32),
-resolved by the JIT from the process. ``rsqrt`` is ``1 / sqrt``. The JIT then
+resolved by the JIT from the process. ``rsqrt`` is ``1 / sqrt``. ``expand-vector-math`` then
 replaces exp, log, tanh, sin, cos, tan, atan, atan2, pow, erf, expm1 and log1p
 by vectorizable kernels (``vector_math.py``).
 """

@@ -73,18 +73,18 @@ def test_special_values(module, compiled, way):
 
 
 CLAMP_AT_BOUNDS = """
-func.func @loss(%lo: tensor<5xf64>, %x: tensor<5xf64>, %hi: tensor<5xf64>) -> f64 {
-  %y = tensor.clamp %lo, %x, %hi : tensor<5xf64>
-  %r = tensor.reduce_sum %y [0] : tensor<5xf64> -> tensor<f64>
+func.func @loss(%lo: tensor<6xf64>, %x: tensor<6xf64>, %hi: tensor<6xf64>) -> f64 {
+  %y = tensor.clamp %lo, %x, %hi : tensor<6xf64>
+  %r = tensor.reduce_sum %y [0] : tensor<6xf64> -> tensor<f64>
   %e = tensor.extract %r[] : tensor<f64>
   return %e : f64
 }
-func.func @grad(%lo: tensor<5xf64>, %x: tensor<5xf64>, %hi: tensor<5xf64>) -> (tensor<5xf64>, tensor<5xf64>, tensor<5xf64>) {
-  %g:3 = autodiff.grad @loss(%lo, %x, %hi) wrt [0, 1, 2] : (tensor<5xf64>, tensor<5xf64>, tensor<5xf64>) -> (tensor<5xf64>, tensor<5xf64>, tensor<5xf64>)
-  return %g#0, %g#1, %g#2 : tensor<5xf64>, tensor<5xf64>, tensor<5xf64>
+func.func @grad(%lo: tensor<6xf64>, %x: tensor<6xf64>, %hi: tensor<6xf64>) -> (tensor<6xf64>, tensor<6xf64>, tensor<6xf64>) {
+  %g:3 = autodiff.grad @loss(%lo, %x, %hi) wrt [0, 1, 2] : (tensor<6xf64>, tensor<6xf64>, tensor<6xf64>) -> (tensor<6xf64>, tensor<6xf64>, tensor<6xf64>)
+  return %g#0, %g#1, %g#2 : tensor<6xf64>, tensor<6xf64>, tensor<6xf64>
 }
-func.func @jvp(%lo: tensor<5xf64>, %x: tensor<5xf64>, %hi: tensor<5xf64>, %tl: tensor<5xf64>, %tx: tensor<5xf64>, %th: tensor<5xf64>) -> f64 {
-  %y, %dy = autodiff.jvp @loss(%lo, %x, %hi) tangents(%tl, %tx, %th) : (tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>, tensor<5xf64>) -> (f64, f64)
+func.func @jvp(%lo: tensor<6xf64>, %x: tensor<6xf64>, %hi: tensor<6xf64>, %tl: tensor<6xf64>, %tx: tensor<6xf64>, %th: tensor<6xf64>) -> f64 {
+  %y, %dy = autodiff.jvp @loss(%lo, %x, %hi) tangents(%tl, %tx, %th) : (tensor<6xf64>, tensor<6xf64>, tensor<6xf64>, tensor<6xf64>, tensor<6xf64>, tensor<6xf64>) -> (f64, f64)
   return %dy : f64
 }
 """
@@ -94,18 +94,18 @@ def test_clamp_derivative_at_bounds():
     """SPEC §6: at a bound the cotangent goes to x; outside, to the bound the result
     equals (hi when lo > hi, as the value min(max(x, lo), hi) is hi)."""
     m = irt.parse(CLAMP_AT_BOUNDS)
-    lo = np.array([0.0, 0.0, 0.0, 0.0, 2.0])
-    x = np.array([0.0, 1.0, -1.0, 3.0, 1.5])  # at lo, at hi, below, above, lo > hi
-    hi = np.array([1.0, 1.0, 1.0, 1.0, 1.0])
-    want = ([0, 0, 1, 0, 0], [1, 1, 0, 0, 0], [0, 0, 0, 1, 1])
+    lo = np.array([0.0, 0.0, 0.0, 0.0, 2.0, 2.0])
+    x = np.array([0.0, 1.0, -1.0, 3.0, 1.5, 0.5])  # at lo, at hi, below, above, lo > hi (twice)
+    hi = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 1.0])
+    want = ([0, 0, 1, 0, 0, 0], [1, 1, 0, 0, 0, 0], [0, 0, 0, 1, 1, 1])
     exe = irt.compile(m)
     for got in (irt.interpret(m, "grad", lo, x, hi), exe["grad"](lo, x, hi)):
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
-    e = np.eye(5)
-    for i in range(5):
+    e = np.eye(6)
+    for i in range(6):
         for k in range(3):
-            ts = [e[i] if j == k else np.zeros(5) for j in range(3)]
+            ts = [e[i] if j == k else np.zeros(6) for j in range(3)]
             assert exe["jvp"](lo, x, hi, *ts) == want[k][i]
 
 

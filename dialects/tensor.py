@@ -744,6 +744,8 @@ class RoundOp(UnaryElementwiseOp):
 @elementwise(float=math.AtanOp)
 @irdl_op_definition
 class AtanOp(UnaryElementwiseOp):
+    """The arctangent, in [-pi/2, pi/2] (numpy.arctan)."""
+
     name = "tensor.atan"
 
 

@@ -91,8 +91,8 @@ def _registry():
     return ops, unary, binary, differentiable
 
 
-#: ops with a kink in their declared domain: not in gradient programs
-NOT_SMOOTH = {"abs", "max", "min"}
+#: ops with a kink or a jump in their declared domain: not in gradient programs
+NOT_SMOOTH = {"abs", "max", "min", "rem"}
 DECLARED, UNARY, BINARY, _DIFFERENTIABLE = _registry()
 SMOOTH_UNARY = tuple(n for n in UNARY if n in _DIFFERENTIABLE and n not in NOT_SMOOTH)
 SMOOTH_BINARY = tuple(n for n in BINARY if n in _DIFFERENTIABLE and n not in NOT_SMOOTH)

@@ -980,6 +980,11 @@ class MatmulOp(IRDLOperation, HasFolderInterface):
                 f"{_shape_str((m, n))}"
             )
 
+    @property
+    def dims(self) -> DotDims:
+        """A matmul is the dot `contract [1] x [0]` (lowerings treat it as one)."""
+        return DotDims(2, 2, (), (), (1,), (0,))
+
     def fold(self):
         lhs = _constant_value(self.lhs)
         rhs = _constant_value(self.rhs)
@@ -1295,6 +1300,449 @@ class ReduceMaxOp(_ReduceOp):
     def numpy(self, a, axes: tuple[int, ...]):
         et = cast(TensorType, self.input.type).get_element_type()
         return np.maximum.reduce(a, axis=axes, initial=a.dtype.type(self.initial(et)))
+
+
+# --------------------------------------------------------------------------
+# Ops for real models (SPEC §3.1): dot, reduce_min, reduce_prod, argmax,
+# argmin, iota, reverse
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ReduceMinOp(_ReduceOp):
+    """`%s = tensor.reduce_min %a [1] : tensor<2x3xf32> -> tensor<2xf32>` (empty min is +inf,
+    the largest integer for integers, true for i1; NaN propagates, as numpy.min)."""
+
+    name = "tensor.reduce_min"
+    COMBINER: ClassVar[type[IRDLOperation]] = MinOp
+
+    @staticmethod
+    def initial(et: Attribute) -> int | float:
+        kind = element_kind(et)
+        if kind is ElementKind.FLOAT:
+            return float("inf")
+        if kind is ElementKind.I1:
+            return 1
+        width = 64 if isinstance(et, IndexType) else cast(IntegerType, et).width.data
+        return 2 ** (width - 1) - 1
+
+    def numpy(self, a, axes: tuple[int, ...]):
+        et = cast(TensorType, self.input.type).get_element_type()
+        return np.minimum.reduce(a, axis=axes, initial=a.dtype.type(self.initial(et)))
+
+
+@irdl_op_definition
+class ReduceProdOp(_ReduceOp):
+    """`%p = tensor.reduce_prod %a [0] : tensor<2x3xf32> -> tensor<3xf32>` (empty product is 1;
+    on i1 the conjunction, as one-bit multiplication; integers wrap)."""
+
+    name = "tensor.reduce_prod"
+    COMBINER: ClassVar[type[IRDLOperation]] = MulOp
+
+    @staticmethod
+    def initial(et: Attribute) -> int | float:
+        return 1
+
+    def numpy(self, a, axes: tuple[int, ...]):
+        if a.dtype == np.bool_:
+            return np.logical_and.reduce(a, axis=axes)
+        return np.prod(a, axis=axes, dtype=a.dtype)
+
+
+class _ArgExtremeOp(_DimsOp, HasFolderInterface):
+    """`%k = tensor.argmax %x [1] : tensor<4x5xf32> -> tensor<4xi64>`: the index along one
+    dim of the first extreme element (a NaN counts as the extreme, as numpy.argmax);
+    i1 compares unsigned (true > false), integers signed. An empty dim gives index 0
+    (numpy raises; StableHLO's reduce-based argmax gives its initial index)."""
+
+    dimensions = prop_def(DenseArrayBase.constr(i64))
+
+    #: numpy.argmax or numpy.argmin
+    NUMPY: ClassVar = staticmethod(np.argmax)
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        dimensions: Sequence[int] | DenseArrayBase,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        dimensions = _int_list(dimensions)
+        if result_type is None:
+            it = _tensor_type(input)
+            dims = set(dimensions.get_values())
+            result_type = TensorType(i64, [s for i, s in enumerate(it.get_shape()) if i not in dims])
+        super().__init__(operands=(input,), result_types=(result_type,),
+                         properties={"dimensions": dimensions}, attributes=attributes)
+
+    @property
+    def dim(self) -> int:
+        return self.dimensions.get_values()[0]
+
+    def verify_(self) -> None:
+        it = cast(TensorType, self.input.type)
+        ot = cast(TensorType, self.result.type)
+        et = it.get_element_type()
+        if not (is_float_type(et) or is_integer_type(et)):
+            raise VerifyException(f"requires float or integer element type, got {et}")
+        if ot.get_element_type() != i64:
+            raise VerifyException(f"result element type must be i64, got {ot.get_element_type()}")
+        dims = self.dimensions.get_values()
+        if len(dims) != 1:
+            raise VerifyException(f"expects exactly one dimension, got {len(dims)}")
+        _verify_dims_list(dims, it.get_num_dims(), "the operand")
+        kept = [s for i, s in enumerate(it.get_shape()) if i != dims[0]]
+        if not _shapes_compatible(kept, ot.get_shape()):
+            raise VerifyException(
+                f"result type {ot} does not match the operand with dimension {dims[0]} "
+                f"removed, expected shape {_shape_str(kept)}"
+            )
+
+    def numpy(self, a):
+        axis = self.dim
+        if a.shape[axis] == 0:
+            return np.zeros(a.shape[:axis] + a.shape[axis + 1:], dtype=np.int64)
+        return self.NUMPY(a, axis=axis).astype(np.int64)
+
+    def fold(self):
+        value = _constant_value(self.input)
+        a = None if value is None else _to_numpy(value)
+        if a is None:
+            return None
+        attr = _from_numpy(self.numpy(a), self.result.type)
+        return None if attr is None else (attr,)
+
+
+@irdl_op_definition
+class ArgMaxOp(_ArgExtremeOp):
+    name = "tensor.argmax"
+    NUMPY: ClassVar = staticmethod(np.argmax)
+
+
+@irdl_op_definition
+class ArgMinOp(_ArgExtremeOp):
+    name = "tensor.argmin"
+    NUMPY: ClassVar = staticmethod(np.argmin)
+
+
+@irdl_op_definition
+class IotaOp(IRDLOperation):
+    """`%i = tensor.iota [1] : tensor<4x3xi64>`: element (i0, i1, ...) is i_d (StableHLO
+    iota), integer or float, static shape. Not folded: the constant would cost more
+    than the loop that computes it."""
+
+    name = "tensor.iota"
+
+    iota_dimension = prop_def(IntegerAttr.constr(i64))
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, dim: int | IntegerAttr, result_type: Attribute,
+                 attributes: Mapping[str, Attribute] | None = None):
+        if isinstance(dim, int):
+            dim = IntegerAttr(dim, i64)
+        super().__init__(result_types=(result_type,), properties={"iota_dimension": dim},
+                         attributes=attributes)
+
+    @property
+    def dim(self) -> int:
+        return self.iota_dimension.value.data
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        dims = _parse_int_list(parser)
+        if len(dims) != 1:
+            parser.raise_error(f"expected exactly one dimension, got {len(dims)}")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls(dims[0], parser.parse_type(), attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(f" [{self.dim}]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        ot = cast(TensorType, self.result.type)
+        et = ot.get_element_type()
+        if not is_float_type(et) and not (is_integer_type(et) and element_kind(et) is not ElementKind.I1):
+            raise VerifyException(f"requires float or integer (not i1) element type, got {et}")
+        if DYN in ot.get_shape():
+            raise VerifyException(f"requires a static result shape, got {ot}")
+        if not 0 <= self.dim < ot.get_num_dims():
+            raise VerifyException(f"dimension {self.dim} is out of range for the result of rank "
+                                  f"{ot.get_num_dims()}")
+
+    def numpy(self):
+        ot = cast(TensorType, self.result.type)
+        shape = tuple(ot.get_shape())
+        line = np.arange(shape[self.dim], dtype=_numpy_dtype(ot.get_element_type()))
+        expanded = [1] * len(shape)
+        expanded[self.dim] = shape[self.dim]
+        return np.broadcast_to(line.reshape(expanded), shape)
+
+
+@irdl_op_definition
+class ReverseOp(_DimsOp, HasFolderInterface):
+    """`%r = tensor.reverse %a [0] : tensor<4x3xf32>`: the order of the elements along each
+    of the dims (unique, any order) reversed (StableHLO reverse, numpy.flip)."""
+
+    name = "tensor.reverse"
+
+    dimensions = prop_def(DenseArrayBase.constr(i64))
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        dimensions: Sequence[int] | DenseArrayBase,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        if result_type is None:
+            result_type = _tensor_type(input)
+        super().__init__(operands=(input,), result_types=(result_type,),
+                         properties={"dimensions": _int_list(dimensions)}, attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        operand = parser.parse_unresolved_operand()
+        dims = _parse_int_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        in_type = parser.parse_type()
+        out_type = parser.parse_type() if parser.parse_optional_punctuation("->") else in_type
+        (value,) = parser.resolve_operands([operand], [in_type], pos)
+        return cls(value, dims, out_type, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.input)
+        printer.print_string(" ")
+        _print_int_list(printer, self._dims())
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        if self.result.type != self.input.type:
+            printer.print_string(" -> ")
+            printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        it, ot = self._verify_element_type()
+        if not _shapes_compatible(it.get_shape(), ot.get_shape()):
+            raise VerifyException(f"result type {ot} does not match the operand type {it}")
+        dims = self._dims()
+        for d in dims:
+            if not 0 <= d < it.get_num_dims():
+                raise VerifyException(f"dimension {d} is out of range for the operand of rank "
+                                      f"{it.get_num_dims()}")
+        if len(set(dims)) != len(dims):
+            raise VerifyException(f"dimensions must be unique, got [{', '.join(map(str, dims))}]")
+
+    def fold(self):
+        dims = self._dims()
+        same = self.input.type == self.result.type
+        if not dims and same:
+            return (self.input,)
+        inner = self.input.owner
+        if isinstance(inner, ReverseOp) and set(inner._dims()) == set(dims) \
+                and inner.input.type == self.result.type:
+            return (inner.input,)
+        value = _constant_value(self.input)
+        a = None if value is None else _to_numpy(value)
+        if a is None:
+            return None
+        attr = _from_numpy(np.flip(a, axis=dims), self.result.type)
+        return None if attr is None else (attr,)
+
+
+class DotDims:
+    """The dimension numbers of a `tensor.dot` (StableHLO dot_general): which dims of the
+    lhs and rhs pair up as batch dims and as contracting dims; the others are free."""
+
+    def __init__(self, lhs_rank: int, rhs_rank: int, lhs_batch: Sequence[int] = (),
+                 rhs_batch: Sequence[int] = (), lhs_contract: Sequence[int] = (),
+                 rhs_contract: Sequence[int] = ()):
+        self.lhs_rank, self.rhs_rank = lhs_rank, rhs_rank
+        self.lhs_batch, self.rhs_batch = tuple(lhs_batch), tuple(rhs_batch)
+        self.lhs_contract, self.rhs_contract = tuple(lhs_contract), tuple(rhs_contract)
+
+    @property
+    def lhs_free(self) -> tuple[int, ...]:
+        taken = set(self.lhs_batch) | set(self.lhs_contract)
+        return tuple(d for d in range(self.lhs_rank) if d not in taken)
+
+    @property
+    def rhs_free(self) -> tuple[int, ...]:
+        taken = set(self.rhs_batch) | set(self.rhs_contract)
+        return tuple(d for d in range(self.rhs_rank) if d not in taken)
+
+    def result_shape(self, ls: Sequence[int], rs: Sequence[int]) -> list[int]:
+        """Batch dims (the lhs's sizes, the rhs's where the lhs's is dynamic), lhs free, rhs free."""
+        batch = [rs[r] if ls[lb] == DYN else ls[lb] for lb, r in zip(self.lhs_batch, self.rhs_batch)]
+        return [*batch, *(ls[d] for d in self.lhs_free), *(rs[d] for d in self.rhs_free)]
+
+    def numpy(self, a, b):
+        """dot_general on numpy arrays (one batched np.matmul, in the operands' dtype)."""
+        lf, rf = self.lhs_free, self.rhs_free
+        at = np.transpose(a, (*self.lhs_batch, *lf, *self.lhs_contract))
+        bt = np.transpose(b, (*self.rhs_batch, *self.rhs_contract, *rf))
+        nb = len(self.lhs_batch)
+        batch = at.shape[:nb]
+        m = int(np.prod(at.shape[nb:nb + len(lf)], dtype=np.int64))
+        k = int(np.prod(at.shape[nb + len(lf):], dtype=np.int64))
+        n = int(np.prod(bt.shape[nb + len(self.rhs_contract):], dtype=np.int64))
+        c = np.matmul(at.reshape((*batch, m, k)), bt.reshape((*batch, k, n)))
+        return c.reshape((*batch, *at.shape[nb:nb + len(lf)], *bt.shape[nb + len(self.rhs_contract):]))
+
+
+@irdl_op_definition
+class DotOp(IRDLOperation, HasFolderInterface):
+    """`%c = tensor.dot %a, %b batch [0] x [0] contract [2] x [1] : (tensor<8x64x32xf32>,
+    tensor<8x32x16xf32>) -> tensor<8x64x16xf32>`: StableHLO dot_general. Batch dims pair
+    up, contracting dims are summed over; the result has the batch dims (in clause
+    order), then the lhs free dims, then the rhs free dims (each in operand order).
+    An empty clause may be left out (and is, when printed)."""
+
+    name = "tensor.dot"
+
+    lhs_batching_dimensions = prop_def(DenseArrayBase.constr(i64))
+    rhs_batching_dimensions = prop_def(DenseArrayBase.constr(i64))
+    lhs_contracting_dimensions = prop_def(DenseArrayBase.constr(i64))
+    rhs_contracting_dimensions = prop_def(DenseArrayBase.constr(i64))
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        batch: tuple[Sequence[int], Sequence[int]] = ((), ()),
+        contract: tuple[Sequence[int], Sequence[int]] = ((), ()),
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        if result_type is None:
+            lt, rt = _tensor_type(lhs), _tensor_type(rhs)
+            dims = DotDims(lt.get_num_dims(), rt.get_num_dims(), *batch, *contract)
+            result_type = TensorType(lt.get_element_type(), dims.result_shape(lt.get_shape(), rt.get_shape()))
+        super().__init__(
+            operands=(lhs, rhs),
+            result_types=(result_type,),
+            properties={
+                "lhs_batching_dimensions": _int_list(batch[0]),
+                "rhs_batching_dimensions": _int_list(batch[1]),
+                "lhs_contracting_dimensions": _int_list(contract[0]),
+                "rhs_contracting_dimensions": _int_list(contract[1]),
+            },
+            attributes=attributes,
+        )
+
+    @property
+    def dims(self) -> DotDims:
+        return DotDims(
+            cast(TensorType, self.lhs.type).get_num_dims(), cast(TensorType, self.rhs.type).get_num_dims(),
+            self.lhs_batching_dimensions.get_values(), self.rhs_batching_dimensions.get_values(),
+            self.lhs_contracting_dimensions.get_values(), self.rhs_contracting_dimensions.get_values(),
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        clauses: dict[str, tuple[list[int], list[int]]] = {"batch": ([], []), "contract": ([], [])}
+        for keyword in clauses:
+            if parser.parse_optional_keyword(keyword):
+                left = _parse_int_list(parser)
+                parser.parse_keyword("x")
+                clauses[keyword] = (left, _parse_int_list(parser))
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_punctuation("(")
+        inputs, out = _parse_functional(parser)
+        if len(inputs) != 2:
+            parser.raise_error(f"expected 2 operand types, got {len(inputs)}")
+        operands = parser.resolve_operands([lhs, rhs], inputs, pos)
+        return cls(operands[0], operands[1], clauses["batch"], clauses["contract"], out, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.lhs)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.rhs)
+        d = self.dims
+        for keyword, left, right in (("batch", d.lhs_batch, d.rhs_batch),
+                                     ("contract", d.lhs_contract, d.rhs_contract)):
+            if left or right:
+                printer.print_string(f" {keyword} ")
+                _print_int_list(printer, left)
+                printer.print_string(" x ")
+                _print_int_list(printer, right)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        _print_functional(printer, (self.lhs.type, self.rhs.type), self.result.type)
+
+    def verify_(self) -> None:
+        lt = cast(TensorType, self.lhs.type)
+        rt = cast(TensorType, self.rhs.type)
+        ot = cast(TensorType, self.result.type)
+        et = lt.get_element_type()
+        if rt.get_element_type() != et or ot.get_element_type() != et:
+            raise VerifyException(
+                f"requires the same element type for operands and result, got ({lt}, {rt}) -> {ot}"
+            )
+        if not is_float_type(et):
+            raise VerifyException(f"requires float element type, got {et}")
+        d = self.dims
+        for what, left, right in (("batching", d.lhs_batch, d.rhs_batch),
+                                  ("contracting", d.lhs_contract, d.rhs_contract)):
+            if len(left) != len(right):
+                raise VerifyException(
+                    f"{what} dimension lists differ in length: {len(left)} vs {len(right)}")
+        for side, t, listed in (("lhs", lt, (*d.lhs_batch, *d.lhs_contract)),
+                                ("rhs", rt, (*d.rhs_batch, *d.rhs_contract))):
+            rank = t.get_num_dims()
+            for i, x in enumerate(listed):
+                if not 0 <= x < rank:
+                    raise VerifyException(f"{side} dimension {x} is out of range for rank {rank}")
+                if x in listed[:i]:
+                    raise VerifyException(f"{side} dimension {x} is listed more than once")
+        ls, rs = lt.get_shape(), rt.get_shape()
+        for what, left, right in (("batch", d.lhs_batch, d.rhs_batch),
+                                  ("contracting", d.lhs_contract, d.rhs_contract)):
+            for a, b in zip(left, right):
+                if not _dims_compatible(ls[a], rs[b]):
+                    raise VerifyException(
+                        f"{what} dimensions differ: {_dim_str(ls[a])} vs {_dim_str(rs[b])} "
+                        f"(lhs dimension {a}, rhs dimension {b})")
+        expected = d.result_shape(ls, rs)
+        if not _shapes_compatible(expected, ot.get_shape()):
+            raise VerifyException(
+                f"result shape {_shape_str(ot.get_shape())} does not match the operands' "
+                f"{_shape_str(expected)}"
+            )
+
+    def fold(self):
+        lhs, rhs = _constant_value(self.lhs), _constant_value(self.rhs)
+        if lhs is None or rhs is None:
+            return None
+        a, b = _to_numpy(lhs), _to_numpy(rhs)
+        if a is None or b is None:
+            return None
+        attr = _from_numpy(self.dims.numpy(a, b), self.result.type)
+        return None if attr is None else (attr,)
+
+
+MODEL_OPS: tuple[type[IRDLOperation], ...] = (
+    DotOp, ReduceMinOp, ReduceProdOp, ArgMaxOp, ArgMinOp, IotaOp, ReverseOp,
+)
 
 
 # --------------------------------------------------------------------------
@@ -1938,13 +2386,13 @@ BINARY_OPS: tuple[type[BinaryElementwiseOp], ...] = _declared_in_this_module(Bin
 UNARY_OPS: tuple[type[UnaryElementwiseOp], ...] = _declared_in_this_module(UnaryElementwiseOp)
 ELEMENTWISE_OPS: tuple[type[IRDLOperation], ...] = (*BINARY_OPS, *UNARY_OPS, CmpOp, SelectOp, ConvertOp)
 COMPUTE_OPS: tuple[type[IRDLOperation], ...] = (
-    *ELEMENTWISE_OPS, MatmulOp, TransposeOp, BroadcastOp, ReduceSumOp, ReduceMaxOp,
+    *ELEMENTWISE_OPS, MatmulOp, TransposeOp, BroadcastOp, ReduceSumOp, ReduceMaxOp, *MODEL_OPS,
 )
 UPSTREAM_OPS: tuple[type[IRDLOperation], ...] = (
     CastOp, CollapseShapeOp, ConcatOp, DimOp, EmptyOp, ExpandShapeOp, ExtractOp, ExtractSliceOp,
     FromElementsOp, InsertOp, InsertSliceOp, ReshapeOp, SplatOp, PadOp, YieldOp,
 )
-for _cls in (MatmulOp, ReduceSumOp, ReduceMaxOp):
+for _cls in (MatmulOp, ReduceSumOp, ReduceMaxOp, DotOp, ReduceMinOp, ReduceProdOp, ArgMaxOp, ArgMinOp):
     declare_cost(_cls, Cost.EXPENSIVE)
 
 
@@ -1960,5 +2408,5 @@ __all__ = [
     *(c.__name__ for c in (*COMPUTE_OPS, *UPSTREAM_OPS)),
     "BinaryElementwiseOp", "UnaryElementwiseOp", "CMP_PREDICATES",
     "FLOAT_PREDICATES", "SIGNED_PREDICATES", "UNSIGNED_PREDICATES", "fold_neutral", "splat_constant",
-    "is_float_type", "is_integer_type",
+    "is_float_type", "is_integer_type", "MODEL_OPS", "DotDims",
 ]

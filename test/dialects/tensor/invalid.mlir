@@ -463,3 +463,139 @@ func.func @pad_result_type(%arg0: tensor<?x2x3x4xi32>, %arg1: index, %arg2: i32)
   } : tensor<?x2x3x4xi32> to tensor<?x?x?x8xi32>
   return %0 : tensor<?x?x?x8xi32>
 }
+
+// -----
+
+func.func @dot_contract(%a: tensor<2x3xf32>, %b: tensor<5x4xf32>) {
+  // expected-error @+1 {{'tensor.dot' op contracting dimensions differ: 3 vs 5 (lhs dimension 1, rhs dimension 0)}}
+  %0 = tensor.dot %a, %b contract [1] x [0] : (tensor<2x3xf32>, tensor<5x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_batch(%a: tensor<8x2x3xf32>, %b: tensor<4x3x4xf32>) {
+  // expected-error @+1 {{'tensor.dot' op batch dimensions differ: 8 vs 4 (lhs dimension 0, rhs dimension 0)}}
+  %0 = tensor.dot %a, %b batch [0] x [0] contract [2] x [1] : (tensor<8x2x3xf32>, tensor<4x3x4xf32>) -> tensor<8x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_lengths(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tensor.dot' op contracting dimension lists differ in length: 1 vs 2}}
+  %0 = tensor.dot %a, %b contract [1] x [0, 1] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @dot_range(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tensor.dot' op lhs dimension 2 is out of range for rank 2}}
+  %0 = tensor.dot %a, %b contract [2] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_twice(%a: tensor<3x3xf32>, %b: tensor<3x3xf32>) {
+  // expected-error @+1 {{'tensor.dot' op rhs dimension 0 is listed more than once}}
+  %0 = tensor.dot %a, %b batch [0] x [0] contract [1] x [0] : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @dot_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tensor.dot' op result shape 4x2 does not match the operands' 2x4}}
+  %0 = tensor.dot %a, %b contract [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @dot_int(%a: tensor<2x3xi32>, %b: tensor<3x4xi32>) {
+  // expected-error @+1 {{'tensor.dot' op requires float element type, got i32}}
+  %0 = tensor.dot %a, %b contract [1] x [0] : (tensor<2x3xi32>, tensor<3x4xi32>) -> tensor<2x4xi32>
+  return
+}
+
+// -----
+
+func.func @reduce_min_shape(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reduce_min' op result type tensor<3xf32> does not match the operand with dimensions [1] reduced, expected shape 2}}
+  %0 = tensor.reduce_min %a [1] : tensor<2x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_prod_dims(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reduce_prod' op dimension 2 is out of range for the operand of rank 2}}
+  %0 = tensor.reduce_prod %a [2] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @argmax_two_dims(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.argmax' op expects exactly one dimension, got 2}}
+  %0 = tensor.argmax %a [0, 1] : tensor<2x3xf32> -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @argmin_result(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.argmin' op result element type must be i64, got i32}}
+  %0 = tensor.argmin %a [1] : tensor<2x3xf32> -> tensor<2xi32>
+  return
+}
+
+// -----
+
+func.func @argmax_shape(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.argmax' op result type tensor<3xi64> does not match the operand with dimension 1 removed, expected shape 2}}
+  %0 = tensor.argmax %a [1] : tensor<2x3xf32> -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @iota_dim() {
+  // expected-error @+1 {{'tensor.iota' op dimension 2 is out of range for the result of rank 2}}
+  %0 = tensor.iota [2] : tensor<4x3xi64>
+  return
+}
+
+// -----
+
+func.func @iota_dynamic() {
+  // expected-error @+1 {{'tensor.iota' op requires a static result shape, got tensor<?x3xi64>}}
+  %0 = tensor.iota [0] : tensor<?x3xi64>
+  return
+}
+
+// -----
+
+func.func @iota_i1() {
+  // expected-error @+1 {{'tensor.iota' op requires float or integer (not i1) element type, got i1}}
+  %0 = tensor.iota [0] : tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @reverse_twice(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reverse' op dimensions must be unique, got [1, 1]}}
+  %0 = tensor.reverse %a [1, 1] : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reverse_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reverse' op dimension 2 is out of range for the operand of rank 2}}
+  %0 = tensor.reverse %a [2] : tensor<2x3xf32>
+  return
+}

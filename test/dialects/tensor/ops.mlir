@@ -211,3 +211,36 @@ func.func @pad_to_static_size(%arg0: tensor<?x?xf32>, %ub0: index, %ub1: index,
   } : tensor<?x?xf32> to tensor<2x3xf32>
   func.return %0 : tensor<2x3xf32>
 }
+
+// Ops for real models (SPEC §3.1): dot (dot_general), reduce_min, reduce_prod,
+// argmax, argmin, iota, reverse. Empty dot clauses are left out when printed.
+// CHECK-LABEL: func.func @model_ops
+// CHECK: tensor.dot %{{.*}}, %{{.*}} batch [0] x [0] contract [2] x [1] : (tensor<8x64x32xf32>, tensor<8x32x16xf32>) -> tensor<8x64x16xf32>
+// CHECK: tensor.dot %{{.*}}, %{{.*}} contract [1] x [0] : (tensor<?x5xf64>, tensor<5x?xf64>) -> tensor<?x?xf64>
+// CHECK: tensor.dot %{{.*}}, %{{.*}} : (tensor<3xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+// CHECK: tensor.dot %{{.*}}, %{{.*}} batch [1, 0] x [0, 1] : (tensor<3x2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: tensor.reduce_min %{{.*}} [1] : tensor<4x5xf32> -> tensor<4xf32>
+// CHECK: tensor.reduce_prod %{{.*}} [0, 1] : tensor<?x5xf64> -> tensor<f64>
+// CHECK: tensor.argmax %{{.*}} [1] : tensor<4x5xf32> -> tensor<4xi64>
+// CHECK: tensor.argmin %{{.*}} [0] : tensor<?x5xf64> -> tensor<5xi64>
+// CHECK: tensor.iota [1] : tensor<4x3xi64>
+// CHECK: tensor.iota [0] : tensor<4x3xf32>
+// CHECK: tensor.reverse %{{.*}} [0] : tensor<4x5xf32>
+// CHECK: tensor.reverse %{{.*}} [1, 0] : tensor<?x5xf64>
+func.func @model_ops(%a: tensor<8x64x32xf32>, %b: tensor<8x32x16xf32>, %x: tensor<4x5xf32>,
+                     %m: tensor<?x5xf64>, %n: tensor<5x?xf64>, %u: tensor<3xf32>, %v: tensor<2xf32>,
+                     %p: tensor<3x2xf32>, %q: tensor<2x3xf32>) {
+  %c = tensor.dot %a, %b batch [0] x [0] contract [2] x [1] : (tensor<8x64x32xf32>, tensor<8x32x16xf32>) -> tensor<8x64x16xf32>
+  %mm = tensor.dot %m, %n batch [] x [] contract [1] x [0] : (tensor<?x5xf64>, tensor<5x?xf64>) -> tensor<?x?xf64>
+  %outer = tensor.dot %u, %v : (tensor<3xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %ew = tensor.dot %p, %q batch [1, 0] x [0, 1] : (tensor<3x2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %mn = tensor.reduce_min %x [1] : tensor<4x5xf32> -> tensor<4xf32>
+  %pr = tensor.reduce_prod %m [0, 1] : tensor<?x5xf64> -> tensor<f64>
+  %k = tensor.argmax %x [1] : tensor<4x5xf32> -> tensor<4xi64>
+  %k2 = tensor.argmin %m [0] : tensor<?x5xf64> -> tensor<5xi64>
+  %i = tensor.iota [1] : tensor<4x3xi64>
+  %i2 = tensor.iota [0] : tensor<4x3xf32>
+  %r = tensor.reverse %x [0] : tensor<4x5xf32>
+  %r2 = tensor.reverse %m [1, 0] : tensor<?x5xf64>
+  return
+}

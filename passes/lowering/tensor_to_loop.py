@@ -572,9 +572,9 @@ class LowerTensorToLoopPass(ModulePass):
         "(-1: never, always alloc and stores)", minimum=-1)
     # the gemm is irtoolkit.abi.GEMM_SYMBOLS' (numpy's OpenBLAS), which whoever links
     # the code provides: the JIT turns the option off when the library is missing
-    blas: bool = option(True, "f32/f64 matmuls call BLAS gemm (false: loop nests)")
+    blas: bool = option(True, "f32/f64 dots and matmuls call BLAS gemm (false: loop nests)")
     blas_threshold: int = option(
-        4096, "static matmuls with M*N*K below this stay loop nests", minimum=0)
+        4096, "static dots with (result size) x (contracted size) below this stay loop nests", minimum=0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.gcpause import paused_gc

@@ -1261,6 +1261,18 @@ class _ReduceOp(_DimsOp, HasFolderInterface):
         raise NotImplementedError
 
 
+def _extreme_value(et: Attribute, sign: int) -> int | float:
+    """The least (``sign`` -1) or greatest (1) value of element type ``et``: -inf/+inf,
+    the smallest/largest signed integer, false/true for i1."""
+    kind = element_kind(et)
+    if kind is ElementKind.FLOAT:
+        return sign * float("inf")
+    if kind is ElementKind.I1:
+        return int(sign > 0)
+    width = 64 if isinstance(et, IndexType) else cast(IntegerType, et).width.data
+    return 2 ** (width - 1) - 1 if sign > 0 else -(2 ** (width - 1))
+
+
 @irdl_op_definition
 class ReduceSumOp(_ReduceOp):
     """`%s = tensor.reduce_sum %a [0, 1] : tensor<2x3xf32> -> tensor<f32>` (empty sum is 0;
@@ -1289,13 +1301,7 @@ class ReduceMaxOp(_ReduceOp):
 
     @staticmethod
     def initial(et: Attribute) -> int | float:
-        kind = element_kind(et)
-        if kind is ElementKind.FLOAT:
-            return float("-inf")
-        if kind is ElementKind.I1:
-            return 0
-        width = 64 if isinstance(et, IndexType) else cast(IntegerType, et).width.data
-        return -(2 ** (width - 1))
+        return _extreme_value(et, -1)
 
     def numpy(self, a, axes: tuple[int, ...]):
         et = cast(TensorType, self.input.type).get_element_type()
@@ -1318,13 +1324,7 @@ class ReduceMinOp(_ReduceOp):
 
     @staticmethod
     def initial(et: Attribute) -> int | float:
-        kind = element_kind(et)
-        if kind is ElementKind.FLOAT:
-            return float("inf")
-        if kind is ElementKind.I1:
-            return 1
-        width = 64 if isinstance(et, IndexType) else cast(IntegerType, et).width.data
-        return 2 ** (width - 1) - 1
+        return _extreme_value(et, 1)
 
     def numpy(self, a, axes: tuple[int, ...]):
         et = cast(TensorType, self.input.type).get_element_type()

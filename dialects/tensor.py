@@ -1,8 +1,8 @@
 """The `tensor` dialect of irtoolkit: value-semantic tensor algebra (SPEC §3).
 
 A superset of upstream MLIR's `tensor` dialect as xDSL defines it. The
-compute ops (elementwise arithmetic and math, compare, select, matmul,
-transpose, broadcast, reductions, convert) are ours; every op of
+compute ops (elementwise arithmetic and math, compare, select, matmul, dot,
+transpose, broadcast, reductions, argmax/argmin, iota, reverse, convert) are ours; every op of
 `xdsl.dialects.tensor` is re-exported, subclassed where xDSL's verification
 or printing falls short of MLIR's (so that xDSL's patterns still match).
 

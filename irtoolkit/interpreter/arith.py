@@ -78,7 +78,8 @@ def dense_to_array(attr: DenseIntOrFPElementsAttr, t=None) -> np.ndarray:
             arr = np.full(shape, values[0], dtype=dt)
         else:
             arr = np.array(values, dtype=dt).reshape(shape)
-    arr = np.ascontiguousarray(arr)  # every path above made a new array: no second copy
+    if not arr.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+        arr = arr.copy()
     arr.flags.writeable = False
     return arr
 

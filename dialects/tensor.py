@@ -2,9 +2,10 @@
 
 A superset of upstream MLIR's `tensor` dialect as xDSL defines it. The
 compute ops (elementwise arithmetic and math, compare, select, matmul, dot,
-transpose, broadcast, reductions, argmax/argmin, iota, reverse, convert) are ours; every op of
-`xdsl.dialects.tensor` is re-exported, subclassed where xDSL's verification
-or printing falls short of MLIR's (so that xDSL's patterns still match).
+transpose, broadcast, reductions, argmax/argmin, iota, reverse, convert) are
+ours; every op of `xdsl.dialects.tensor` is re-exported, subclassed where
+xDSL's verification or printing falls short of MLIR's (so that xDSL's
+patterns still match).
 
 Every op verifies what is static: dynamic dims (`?`) are compatible with
 anything, and the runtime checks the rest.

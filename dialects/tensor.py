@@ -1419,12 +1419,20 @@ class _ArgExtremeOp(_DimsOp, HasFolderInterface):
 
 @irdl_op_definition
 class ArgMaxOp(_ArgExtremeOp):
+    """`%k = tensor.argmax %x [1] : tensor<4x5xf32> -> tensor<4xi64>`: the index of the
+    first maximum along the dim (the first NaN, if any; true > false on i1; index 0
+    along an empty dim)."""
+
     name = "tensor.argmax"
     NUMPY: ClassVar = staticmethod(np.argmax)
 
 
 @irdl_op_definition
 class ArgMinOp(_ArgExtremeOp):
+    """`%k = tensor.argmin %x [0] : tensor<4x5xf32> -> tensor<5xi64>`: the index of the
+    first minimum along the dim (the first NaN, if any; false < true on i1; index 0
+    along an empty dim)."""
+
     name = "tensor.argmin"
     NUMPY: ClassVar = staticmethod(np.argmin)
 

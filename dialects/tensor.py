@@ -1676,8 +1676,8 @@ class _ReduceWindowOp(_WindowOp):
             raise VerifyException(
                 f"result element type {ot.get_element_type()} differs from the operand's {it.get_element_type()}")
         et = it.get_element_type()
-        if not (is_float_type(et) or is_integer_type(et)):
-            raise VerifyException(f"requires float or integer element type, got {et}")
+        if not (is_float_type(et) or is_integer_type(et)) or et == i1:
+            raise VerifyException(f"requires float or integer (not i1) element type, got {et}")
         expected = self._verify_window(it)
         if ot.get_num_dims() != it.get_num_dims() or not _shapes_compatible(expected, ot.get_shape()):
             raise VerifyException(

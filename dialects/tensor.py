@@ -1340,6 +1340,39 @@ def _verify_clause(name: str, values: Sequence[int], count: int, what: str, mini
         raise VerifyException(f"{name} entries must be {adjective}, got [{', '.join(map(str, values))}]")
 
 
+def _clause(props: Mapping[str, Attribute], name: str, count: int, default: int) -> tuple[int, ...]:
+    """A clause of ``count`` entries from properties (its default when absent or of
+    another length: inference then yields a type the verifier rejects with a message)."""
+    v = props.get(name)
+    got = (default,) * count if v is None else cast(DenseArrayBase, v).get_values()
+    return got if len(got) == count else (default,) * count
+
+
+def _parse_binary_tail(parser: Parser, operands, pos: int) -> tuple[list[SSAValue], Attribute, dict | None]:
+    """`{attrs}? : (T1, T2) -> T` after two operands: the resolved operands, the
+    result type and the attributes."""
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    parser.parse_punctuation("(")
+    inputs, out = _parse_functional(parser)
+    if len(inputs) != 2:
+        parser.raise_error(f"expected 2 operand types, got {len(inputs)}")
+    return parser.resolve_operands(operands, inputs, pos), out, attrs
+
+
+def _print_binary_head(printer: Printer, a: SSAValue, b: SSAValue) -> None:
+    printer.print_string(" ")
+    printer.print_ssa_value(a)
+    printer.print_string(", ")
+    printer.print_ssa_value(b)
+
+
+def _print_binary_tail(printer: Printer, op: Operation, a: SSAValue, b: SSAValue) -> None:
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    _print_functional(printer, (a.type, b.type), op.results[0].type)
+
+
 class _WindowClauses(IRDLOperation):
     """Optional list clauses (``CLAUSES``: keyword, property name, default entry,
     kind) kept as properties only when they differ from their default, so that
@@ -1350,10 +1383,9 @@ class _WindowClauses(IRDLOperation):
     PAD_PROPERTY: ClassVar[str] = "pad"
 
     def clause(self, prop: str, count: int, default: int) -> tuple[int, ...]:
+        """The clause's entries as given (verified against ``count`` by the verifier)."""
         value = self.properties.get(prop)
-        if value is None:
-            return (default,) * count
-        return cast(DenseArrayBase, value).get_values()
+        return (default,) * count if value is None else cast(DenseArrayBase, value).get_values()
 
     def pads(self, count: int) -> list[tuple[int, int]]:
         """(lo, hi) per windowed dim."""
@@ -1476,27 +1508,16 @@ class ConvOp(_WindowClauses):
         w = parser.parse_unresolved_operand()
         clauses = cls._parse_clauses(parser)
         groups = parser.parse_integer() if parser.parse_optional_keyword("groups") is not None else 1
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        parser.parse_punctuation("(")
-        inputs, out = _parse_functional(parser)
-        if len(inputs) != 2:
-            parser.raise_error(f"expected 2 operand types, got {len(inputs)}")
-        xv, wv = parser.resolve_operands([x, w], inputs, pos)
+        (xv, wv), out, attrs = _parse_binary_tail(parser, [x, w], pos)
         return cls(xv, wv, clauses.get("stride"), clauses.get("pad"), clauses.get("input_dilation"),
                    clauses.get("dilation"), groups, out, attrs)
 
     def print(self, printer: Printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.input)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.filter)
+        _print_binary_head(printer, self.input, self.filter)
         self._print_clauses(printer)
         if self.group_count != 1:
             printer.print_string(f" groups {self.group_count}")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        _print_functional(printer, (self.input.type, self.filter.type), self.result.type)
+        _print_binary_tail(printer, self, self.input, self.filter)
 
     def verify_(self) -> None:
         it = cast(TensorType, self.input.type)
@@ -1552,14 +1573,8 @@ def conv_result_shape(ishape: Sequence[int], fshape: Sequence[int],
                       props: Mapping[str, Attribute]) -> tuple[int, ...]:
     """N × spatial... × F of a conv of these shapes and clause properties."""
     d = len(ishape) - 2
-
-    def clause(name: str, count: int, default: int) -> tuple[int, ...]:
-        v = props.get(name)
-        got = (default,) * count if v is None else cast(DenseArrayBase, v).get_values()
-        return got if len(got) == count else (default,) * count
-
-    stride, pad = clause("stride", d, 1), clause("pad", 2 * d, 0)
-    ldil, rdil = clause("input_dilation", d, 1), clause("dilation", d, 1)
+    stride, pad = _clause(props, "stride", d, 1), _clause(props, "pad", 2 * d, 0)
+    ldil, rdil = _clause(props, "input_dilation", d, 1), _clause(props, "dilation", d, 1)
     spatial = [windowed_size(ishape[1 + i], fshape[i], stride[i], pad[2 * i], pad[2 * i + 1], ldil[i], rdil[i])
                for i in range(d)]
     return (ishape[0], *spatial, fshape[-1])
@@ -1586,6 +1601,17 @@ class _WindowOp(_WindowClauses):
         props = self._clause_properties({"stride": stride, "pad": pad})
         props["window"] = _int_list(window)
         return props
+
+    @classmethod
+    def pooled_type(cls, operand: SSAValue | Operation, props: Mapping[str, Attribute]) -> TensorType:
+        """The type of ``operand`` pooled by the clause properties ``props``."""
+        t = _tensor_type(operand)
+        window = cast(DenseArrayBase, props["window"]).get_values()
+        n = len(window)
+        flat = _clause(props, "pad", 2 * n, 0)
+        pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(n)]
+        return TensorType(t.get_element_type(),
+                          cls.pooled_shape(t.get_shape(), window, _clause(props, "stride", n, 1), pads))
 
     @staticmethod
     def pooled_shape(shape: Sequence[int], window: Sequence[int], stride: Sequence[int],
@@ -1632,12 +1658,7 @@ class _ReduceWindowOp(_WindowOp):
     ):
         props = self._window_props(window, stride, pad)
         if result_type is None:
-            it = _tensor_type(input)
-            w = props["window"].get_values()  # type: ignore[attr-defined]
-            st = props["stride"].get_values() if "stride" in props else (1,) * len(w)  # type: ignore[attr-defined]
-            flat = props["pad"].get_values() if "pad" in props else (0,) * (2 * len(w))  # type: ignore[attr-defined]
-            pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(len(w))]
-            result_type = TensorType(it.get_element_type(), self.pooled_shape(it.get_shape(), w, st, pads))
+            result_type = self.pooled_type(input, props)
         super().__init__(operands=(input,), result_types=(result_type,), properties=props, attributes=attributes)
 
     def initial(self) -> int | float:
@@ -1735,9 +1756,7 @@ class _WindowMaxRouteOp(_WindowOp):
     ):
         props = self._window_props(window, stride, pad)
         if result_type is None:
-            result_type = _tensor_type(operand) if self.SCATTERS else None
-        if result_type is None:
-            raise ValueError("window_max_select needs its result type")
+            result_type = _tensor_type(operand) if self.SCATTERS else self.pooled_type(operand, props)
         super().__init__(operands=(operand, values), result_types=(result_type,), properties=props,
                          attributes=attributes)
 
@@ -1750,24 +1769,13 @@ class _WindowMaxRouteOp(_WindowOp):
         parser.parse_keyword("window")
         window = _parse_int_list(parser)
         clauses = cls._parse_clauses(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        parser.parse_punctuation("(")
-        inputs, out = _parse_functional(parser)
-        if len(inputs) != 2:
-            parser.raise_error(f"expected 2 operand types, got {len(inputs)}")
-        xv, vv = parser.resolve_operands([x, v], inputs, pos)
+        (xv, vv), out, attrs = _parse_binary_tail(parser, [x, v], pos)
         return cls(xv, vv, window, clauses.get("stride"), clauses.get("pad"), out, attrs)
 
     def print(self, printer: Printer):
-        printer.print_string(" ")
-        printer.print_ssa_value(self.operand)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.values)
+        _print_binary_head(printer, self.operand, self.values)
         self._print_window(printer)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        _print_functional(printer, (self.operand.type, self.values.type), self.result.type)
+        _print_binary_tail(printer, self, self.operand, self.values)
 
     def verify_(self) -> None:
         xt = cast(TensorType, self.operand.type)

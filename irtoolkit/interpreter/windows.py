@@ -41,7 +41,7 @@ def dilate_and_pad(x: np.ndarray, dims: range | list[int], dilation, pads, fill)
     return padded[tuple(crop)]
 
 
-def _window_slices(origin, sizes, strides, step) -> tuple[slice, ...]:
+def _window_slices(origin, sizes, strides) -> tuple[slice, ...]:
     """The positions ``origin[i] + o * strides[i]`` for o < sizes[i], per dim."""
     return tuple(slice(k, k + (n - 1) * s + 1, s) if n else slice(k, k)
                  for k, n, s in zip(origin, sizes, strides))
@@ -60,7 +60,7 @@ def conv(x: np.ndarray, w: np.ndarray, stride, pads, input_dilation, dilation, g
     y = np.zeros((n, *out, groups, f // groups), dtype=x.dtype)
     for k in itertools.product(*(range(s) for s in ks)):
         origin = [ki * di for ki, di in zip(k, dilation)]
-        patch = xg[(slice(None), *_window_slices(origin, out, stride, None))]  # N × O... × G × Cg
+        patch = xg[(slice(None), *_window_slices(origin, out, stride))]  # N × O... × G × Cg
         y += np.einsum("...gc,cgf->...gf", patch, wg[k])
     return y.reshape(n, *out, f)
 
@@ -70,7 +70,7 @@ def window_patches(x: np.ndarray, window, stride, pads, fill):
     position in row-major order, and the pooled shape."""
     xp = dilate_and_pad(x, range(x.ndim), [1] * x.ndim, pads, fill)
     out = tuple(windowed_size(s, w, st, lo, hi) for s, w, st, (lo, hi) in zip(x.shape, window, stride, pads))
-    return [(k, xp[_window_slices(k, out, stride, None)])
+    return [(k, xp[_window_slices(k, out, stride)])
             for k in itertools.product(*(range(w) for w in window))], out
 
 
@@ -112,7 +112,7 @@ def _window_route(op, x: np.ndarray, v: np.ndarray) -> np.ndarray:
     d = x.ndim
     padded = dilate_and_pad(np.zeros_like(x), range(d), [1] * d, pads, 0)
     for i, (k, _) in enumerate(patches):
-        padded[_window_slices(k, out, stride, None)] += np.where(where == i, v, 0).astype(x.dtype)
+        padded[_window_slices(k, out, stride)] += np.where(where == i, v, 0).astype(x.dtype)
     # padded position p is operand element p - lo; padding positions get nothing
     result = np.zeros_like(x)
     src, dst = [], []

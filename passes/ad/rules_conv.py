@@ -25,13 +25,7 @@ from irtoolkit.diagnostics import op_error
 from irtoolkit.dialects import tensor
 from irtoolkit.passes.ad.emit import DYN
 from irtoolkit.passes.ad.rules import linear_unary, register
-
-
-def _with_operand(E, op, ins, index: int, value):
-    mapper = {old: new for old, new in zip(op.operands, ins)}
-    new = op.clone(value_mapper=mapper)
-    new.operands[index] = value
-    return E.v(new)
+from irtoolkit.passes.ad.rules_tensor import _with_operand
 
 
 def _static(op, t: TensorType, dims, what: str) -> list[int]:

@@ -21,11 +21,10 @@ leave the buffer.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import product
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, i1
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, i1
 from xdsl.ir import Operation, SSAValue
 
 from irtoolkit.dialects import tensor
@@ -140,8 +139,6 @@ def _conv_gemm(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
     if plain:  # 1×1: the input is the matrix
         call_gemm(L, et, rows, L.index(f), depth, x, w, out)
         return
-    from xdsl.dialects.builtin import TensorType
-
     col_type = TensorType(et, [shape(op.input)[0], *outs, *ks, c])
     col = L.alloc(col_type, [n])
     zero = L.const(0.0, et)

@@ -80,8 +80,8 @@ def check_grad_directional(src, types, args, backend, directions=2):
         assert_close(sum(np.vdot(g, v) for g, v in zip(grads, vs)), want)
 
 
-# the derivative checks skip the case sized for the gemm path (slow to difference)
-AD_CONV = [n for n in CONV_CASES if n != "2d_large"]
+# the derivative checks skip the cases sized for speed paths (slow to difference)
+AD_CONV = [n for n in CONV_CASES if n not in ("2d_large", "2d_deep")]
 # the compiled checks run on a few cases (each compiles a module); the interpreter on all
 JIT_CONV = ("2d_all", "2d_depthwise", "3d")
 JIT_WINDOW = ("pool_3x3_pad",)

@@ -187,8 +187,9 @@ def _conv_direct(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list
 
         def inner(fi: list[SSAValue]) -> None:
             v = xv
-            if v is None:  # the input channel of output feature f's group
-                chan = L.index_add(L.index_mul(L.emit1(arith.DivUIOp(fi[0], L.index(fg))), L.index(cg)), ci)
+            if v is None:  # the input channel of output feature f's group (depthwise: f itself)
+                group = fi[0] if fg == 1 else L.emit1(arith.DivUIOp(fi[0], L.index(fg)))
+                chan = L.index_add(L.index_mul(group, L.index(cg)), ci)
                 v = _read(L, x, [nn, *idx, chan], valid, zero)
             acc = L.load(out, [nn, *os, fi[0]])
             prod = L.emit1(arith.MulfOp(v, L.load(w, [*kk, ci, fi[0]])))

@@ -372,3 +372,18 @@ def lower_dot_gemm(L: TensorLowering, op: Operation) -> None:
     B = matrix(L.buf(b), db, lb, d.rhs_batch, lb.inner != d.rhs_free)
     C = StridedMatrix(buffer_pointer(L, out), False, N, _strides(L, dims)[:nb])
     batched_gemm(L, _element(op.results[0]), dims[:nb], M, N, K, A, B, C)
+
+
+def call_gemm(L: TensorLowering, et: Attribute, M: SSAValue, N: SSAValue, K: SSAValue,
+              a: SSAValue, b: SSAValue, out: SSAValue) -> None:
+    """out (M × N, row-major) = a (M × K) @ b (K × N): one gemm call on contiguous
+    buffers, for ops other than dot whose operands are matrices once flattened
+    (``conv``'s im2col). Callers check ``gemm_worthwhile`` first."""
+    gemm_call(L, et, M, N, K, (buffer_pointer(L, a), False, K), (buffer_pointer(L, b), False, N),
+              (buffer_pointer(L, out), N))
+
+
+def gemm_worthwhile(L: TensorLowering, et: Attribute, flops: int | None) -> bool:
+    """BLAS is on, ``et`` is f32/f64 and the static M*N*K (None: dynamic, large)
+    reaches the ``blas_threshold`` option."""
+    return L.options.blas and _float_name(et) is not None and (flops is None or flops >= L.options.blas_threshold)

@@ -33,10 +33,9 @@ def analyze(E: Emitter, shape: tuple[int, ...], index) -> Slice:
     n_real = sum(1 for i in items if i is not None and i is not Ellipsis)
     if n_real > len(shape):
         raise E.error(f"too many indices for a tensor of rank {len(shape)}: {n_real}")
-    if Ellipsis in items:
-        k = items.index(Ellipsis)
-        items[k:k + 1] = [slice(None)] * (len(shape) - n_real)
-    items += [slice(None)] * (len(shape) - n_real)
+    fill = [slice(None)] * (len(shape) - n_real)
+    k = next((j for j, item in enumerate(items) if item is Ellipsis), len(items))
+    items[k:k + 1] = fill
     s = Slice([], [], [], [], [])
     dim = 0
     out_rank = 0

@@ -657,7 +657,7 @@ class Translator:
             except TypeError as err:
                 raise self.E.error(f"irtoolkit.numpy.{fn.name}: {err}", e) from None
         if is_traceable(fn):
-            return fn.trace_call(self, args, kwargs, e)
+            return fn.trace_call(self.E, self.builder, args, kwargs, e)
         if fn is builtins.len and args and is_runtime(args[0]):
             shape = self.E.as_tensor(args[0]).type.get_shape()
             if not shape:

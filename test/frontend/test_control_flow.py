@@ -1,0 +1,150 @@
+"""Control flow in @irt.function: each form on tensors (IR control flow) and on
+compile-time values (decided while translating), nested loops, calls; checked
+against the same Python run by numpy, interpreted and compiled."""
+
+import numpy as np
+import pytest
+
+import irtoolkit as irt
+import irtoolkit.numpy as inp
+
+X = np.array([0.5, -1.0, 2.0, 0.25])
+Y = np.array([[1.0, 2.0], [3.0, -4.0]])
+
+
+def branches(np_, x, flag):
+    """An if on a tensor (loop.if), an if on a constant, a conditional expression."""
+    if np_.sum(x) > 1.0:
+        y = x * 2.0
+        z = 1.0
+    else:
+        y = x - 1.0
+        z = x
+    if flag:
+        y = y + 10.0
+    w = y if np_.max(x) > 1.5 else -y
+    return y, z * w
+
+
+def loops(np_, x, n):
+    """for over a compile-time range (loop.for) carrying a tensor and a number that
+    becomes a tensor, nested loops, a while on a tensor (loop.while), a while on a
+    compile-time value (unrolled) and for over a tuple (unrolled)."""
+    acc = 0.0
+    h = x
+    for i in range(n):
+        for j in range(1, 3):
+            h = np_.tanh(h) + 0.1 * j
+        acc = acc + np_.sum(h) * i
+    k = 0
+    while k < 3:
+        h = h * 0.5
+        k = k + 1
+    t = h
+    while np_.sum(np_.abs(t)) < 100.0:
+        t = t * 2.0 + 0.1
+    for s in (1.0, 2.0):
+        t = t + s
+    return acc, t
+
+
+traced_branches = irt.function(branches)
+traced_loops = irt.function(loops)
+
+
+@pytest.mark.parametrize("x", [X, -X, X * 0.1])
+@pytest.mark.parametrize("flag", [True, False])
+def test_branches_interpreted(x, flag):
+    want = branches(np, x, flag)
+    got = traced_branches.interpret(inp, x, flag)
+    for w, g in zip(want, got):
+        np.testing.assert_allclose(g, w)
+
+
+def test_branches_compiled():
+    for x in (X, -X):
+        for w, g in zip(branches(np, x, True), traced_branches(inp, x, True)):
+            np.testing.assert_allclose(g, w)
+
+
+def test_loops_interpreted_and_compiled():
+    want = loops(np, X, 4)
+    for got in (traced_loops.interpret(inp, X, 4), traced_loops(inp, X, 4)):
+        for w, g in zip(want, got):
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+def test_control_flow_is_ir_not_unrolled():
+    text = traced_loops.mlir(inp, X, 50)
+    assert text.count("loop.for") == 2  # the outer and the nested loop, once each
+    assert text.count("loop.while") == 1  # the tensor while; the constant one is unrolled
+    text = traced_branches.mlir(inp, X, True)
+    assert text.count("loop.if") == 1  # the tensor if; `if flag` decided, `w = ...` a select
+    assert "tensor.select" in text
+
+
+@irt.function
+def indexed_loop(x, hist):
+    for i in range(hist.shape[0]):
+        hist[i] = x * i
+        x = x + hist[i, 0]
+    return hist
+
+
+def test_loop_index_reads_and_writes():
+    hist = np.zeros((5, 4))
+    want = hist.copy()
+    x = X.copy()
+    for i in range(5):
+        want[i] = x * i
+        x = x + want[i, 0]
+    np.testing.assert_allclose(indexed_loop.interpret(X, hist), want)
+
+
+@irt.function
+def layer(w, x):
+    return inp.tanh(x @ w)
+
+
+@irt.function
+def two_layers(w1, w2, x):
+    return layer(w2, layer(w1, x)), layer(w1, x)
+
+
+@irt.function
+def with_params(params, x):
+    w, b = params
+    return inp.sum(layer(w, x) + b)
+
+
+def test_calls_become_func_calls():
+    text = two_layers.mlir(Y, Y, Y)
+    assert text.count("func.call @layer") == 3  # one specialization, three calls
+    assert text.count("func.func") == 2
+    a, b = two_layers(Y, Y, Y)
+    np.testing.assert_allclose(a, np.tanh(np.tanh(Y @ Y) @ Y))
+    np.testing.assert_allclose(b, np.tanh(Y @ Y))
+
+
+def test_one_function_per_shape_specialization():
+    x3 = np.ones((3, 2))
+    text = two_layers.mlir(Y, Y, x3)
+    assert text.count("func.func private @layer") == 1
+    np.testing.assert_allclose(two_layers(Y, Y, x3)[0], np.tanh(np.tanh(x3 @ Y) @ Y))
+
+
+def test_tuple_arguments_and_cache():
+    b = np.array([0.5, -0.5])
+    want = np.sum(np.tanh(Y @ Y) + b)
+    np.testing.assert_allclose(with_params((Y, b), Y), want)
+    np.testing.assert_allclose(with_params((Y, b), Y), want)
+    assert len(with_params._compiled) == 1
+    with_params((Y.astype(np.float32), b.astype(np.float32)), Y.astype(np.float32))
+    assert len(with_params._compiled) == 2  # another dtype: another specialization
+
+
+def test_mlir_parses_back():
+    for text in (traced_loops.mlir(inp, X, 3), two_layers.mlir(Y, Y, Y),
+                 irt.grad(with_params).mlir((Y, np.zeros(2)), Y)):
+        module = irt.parse(text)
+        assert "func.func" in str(module)

@@ -1,0 +1,93 @@
+"""irtoolkit.numpy inside @irt.function against numpy: every table entry,
+operators, broadcasting, indexing and slicing. One function holds them all,
+so the suite compiles it once and interprets it once."""
+
+import numpy as np
+import pytest
+
+import irtoolkit as irt
+import irtoolkit.numpy as inp
+
+rng = np.random.default_rng(0)
+A = rng.uniform(0.5, 2.0, (3, 4))
+B = rng.uniform(0.5, 2.0, (3, 4))
+V = rng.uniform(-1.0, 1.0, (4,))
+M = rng.uniform(-1.0, 1.0, (4, 2))
+F32 = rng.uniform(-1.0, 1.0, (3, 4)).astype(np.float32)
+I = np.arange(12, dtype=np.int64).reshape(3, 4)
+
+
+NAMES = ['add', 'sub', 'mul', 'div', 'pow', 'pow2', 'max', 'min', 'neg', 'exp', 'log', 'sqrt', 'tanh', 'sin', 'cos', 'tan', 'abs', 'absolute', 'logistic', 'matmul', 'matvec', 'vecmat', 'dot', 'sum', 'sum0', 'sum1k', 'mean', 'mean_axes', 'mean1', 'amax', 'amin', 'msum', 'transpose', 'T', 'transpose_axes', 'reshape', 'mreshape', 'expand', 'squeeze', 'broadcast_to', 'bcast_row', 'bcast_col', 'bcast_outer', 'bcast_scalar', 'bcast_0d', 'lt', 'le', 'gt', 'ge', 'eq', 'ne', 'where', 'where_b', 'astype', 'astype_int', 'f32_scalar', 'f32_sum', 'zeros', 'ones', 'full', 'zeros_like', 'ones_like', 'idx', 'idx_neg', 'slice', 'slice_cols', 'newaxis', 'ellipsis', 'int_sum', 'int_add', 'bool_sum']
+
+
+def cases(np_, a, b, v, m, f32, i):
+    """Written once, run with np_ = numpy and, translated, with np_ = irtoolkit.numpy."""
+    return (
+        np_.add(a, b), a - b, np_.multiply(a, b), a / b, np_.power(a, b), a ** 2, np_.maximum(a, b),
+        np_.minimum(a, b), -a, np_.exp(a), np_.log(a), np_.sqrt(a), np_.tanh(v), np_.sin(a), np_.cos(a),
+        np_.tan(v), np_.abs(v), np_.absolute(a - b), inp.logistic(v) if np_ is inp else 1 / (1 + np.exp(-v)),
+        a @ m, a @ v, v @ m, np_.dot(a, m), np_.sum(a), np_.sum(a, axis=0), np_.sum(a, axis=1, keepdims=True),
+        np_.mean(a), np_.mean(a, axis=(0, 1)), a.mean(axis=-1), np_.max(a, axis=1), np_.min(a), a.sum(0),
+        np_.transpose(a), a.T, np_.transpose(a, (1, 0)), np_.reshape(a, (4, 3)), a.reshape(2, -1),
+        np_.expand_dims(v, 0), np_.squeeze(np_.reshape(v, (1, 4))), np_.broadcast_to(v, (3, 4)), a + v,
+        a * a[:, 0:1], v[:, None] * v[None, :], 2.0 * a - 1, a * np_.sum(v), a < b, a <= 1.0, a > b, a >= b,
+        a == a, a != b, np_.where(a > b, a, 0.0), np_.where(v > 0, v, -v), a.astype(np_.float32),
+        i.astype(np_.float64) * 0.5, f32 * 0.5, np_.sum(f32, axis=0), np_.zeros((2, 3)),
+        np_.ones(3, dtype=np_.float32), np_.full((2, 2), 7.0), np_.zeros_like(a), np_.ones_like(v), a[1],
+        a[-1, 2], a[1:3, ::2], a[:, 1:], v[None], a[..., 1], np_.sum(i, axis=1), i + 1, np_.sum(a > b),
+    )
+
+
+everything = irt.function(cases)
+EXPECTED = cases(np, A, B, V, M, F32, I)
+ARGS = (inp, A, B, V, M, F32, I)
+
+
+def _check(results):
+    assert len(results) == len(EXPECTED)
+    for name, want, got in zip(NAMES, EXPECTED, results):
+        want = np.asarray(want)
+        assert got.shape == want.shape, name
+        assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=name)
+
+
+@pytest.fixture(scope="module")
+def interpreted():
+    return everything.interpret(*ARGS)
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    return everything(*ARGS)
+
+
+def test_table_interpreted(interpreted):
+    _check(interpreted)
+
+
+def test_table_compiled(compiled):
+    _check(compiled)
+
+
+def test_outside_a_function_entries_are_numpy():
+    np.testing.assert_allclose(inp.tanh(V), np.tanh(V))
+    np.testing.assert_allclose(inp.sum(A, axis=0), A.sum(0))
+
+
+@irt.function
+def assign_slices(x, v):
+    x[0] = 0.0
+    x[1:3, 1] = v[:2]
+    x[:, 3] += 1.0
+    return x
+
+
+def test_index_assignment():
+    x = A.copy()
+    want = A.copy()
+    want[0] = 0.0
+    want[1:3, 1] = V[:2]
+    want[:, 3] += 1.0
+    np.testing.assert_allclose(assign_slices.interpret(x, V), want)
+    np.testing.assert_allclose(x, A)  # the argument is a value: unchanged

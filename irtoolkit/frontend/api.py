@@ -121,6 +121,7 @@ class Traceable:
 
     def __init__(self):
         self._compiled: dict[Any, tuple[Any, str, Any]] = {}
+        self._modules: dict[Any, tuple[Any, str, Any]] = {}
 
     # -- inside a traced function
     def trace_call(self, E, builder, args: list, kwargs: dict, node: ast.AST):
@@ -162,9 +163,12 @@ class Traceable:
         from irtoolkit.frontend.translate import ModuleBuilder
 
         leaves, spec = _signature_spec(self.bind(args, kwargs))
-        builder = ModuleBuilder()
-        fn, structure = self.specialize(builder, spec, None, public=True)
-        return builder.module, fn.sym_name.data, structure, leaves, spec
+        built = self._modules.get(spec)
+        if built is None:
+            builder = ModuleBuilder()
+            fn, structure = self.specialize(builder, spec, None, public=True)
+            built = self._modules[spec] = (builder.module, fn.sym_name.data, structure)
+        return (*built, leaves, spec)
 
     def __call__(self, *args, **kwargs):
         from irtoolkit.frontend.translate import unflatten_results

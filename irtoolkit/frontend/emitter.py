@@ -199,7 +199,7 @@ class Emitter:
         try:
             return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
         except ValueError:
-            raise self.error("shapes " + ", ".join(str(tuple(s)) for s in shapes)
+            raise self.error("shapes " + " and ".join(str(tuple(s)) for s in shapes)
                              + " do not broadcast together") from None
 
     def broadcast_to(self, v: SSAValue, shape: Sequence[int]) -> SSAValue:

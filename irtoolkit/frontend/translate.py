@@ -496,6 +496,8 @@ class Translator:
             return tuple(self.check_static(v, name, e) for v in value)
         if isinstance(value, builtins.type(builtins.len)) and value in _BUILTINS.values():
             return value
+        if isinstance(value, np.ufunc) or (callable(value) and (getattr(value, "__module__", None) or "").startswith("numpy")):
+            return value  # numpy's own functions: on compile-time values only (checked at the call)
         if callable(value):
             raise self.E.error(f"'{name}' is a Python function, not an @irt.function: decorate it with "
                                "@irt.function (or use irtoolkit.numpy)", e)

@@ -330,7 +330,7 @@ class Derivative(Traceable):
 
     def trace_call(self, E, builder, args, kwargs, node):
         from irtoolkit.dialects import autodiff
-        from irtoolkit.frontend.translate import unflatten_results
+        from irtoolkit.frontend.translate import LEAF, unflatten_results
 
         if kwargs:
             raise E.error(f"irt.{self.kind}(...) takes positional arguments only", node)
@@ -374,7 +374,7 @@ class Derivative(Traceable):
                               "tensors can be differentiated", node)
         E.node = node
         if self.kind in ("grad", "value_and_grad"):
-            if structure is not None or fn.function_type.outputs.data[0].get_shape() != ():
+            if structure != LEAF or fn.function_type.outputs.data[0].get_shape() != ():
                 raise E.error(f"irt.{self.kind} needs '{self.f.name}' to return a single scalar (a 0-d tensor), "
                               f"it returns {', '.join(map(str, fn.function_type.outputs.data)) or 'nothing'}", node)
             cls = autodiff.GradOp if self.kind == "grad" else autodiff.ValueAndGradOp

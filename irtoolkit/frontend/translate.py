@@ -51,7 +51,8 @@ _PY_OPS: dict[type, Callable] = {
 
 _UNSUPPORTED = {
     ast.Try: "'try' statements", ast.With: "'with' statements", ast.Raise: "'raise' statements",
-    ast.Break: "'break'", ast.Continue: "'continue'", ast.Global: "'global' declarations",
+    ast.Break: "'break' (a loop runs to its end; use a while loop's condition)",
+    ast.Continue: "'continue'", ast.Global: "'global' declarations",
     ast.Nonlocal: "'nonlocal' declarations", ast.Delete: "'del' statements", ast.Import: "imports",
     ast.ImportFrom: "imports", ast.FunctionDef: "nested function definitions", ast.ClassDef: "class definitions",
     ast.AsyncFunctionDef: "async functions", ast.AsyncFor: "async loops", ast.AsyncWith: "async 'with'",
@@ -92,24 +93,34 @@ class ModuleBuilder:
         self.module.body.block.add_op(fn)
 
 
+LEAF, NO_RESULT = "leaf", "none"
+
+
 def flatten_results(E: Emitter, value) -> tuple[list[SSAValue], Any]:
-    """Returned value -> (run-time results, structure): ``None`` for one value, an int
-    n for an n-tuple, ``()`` for no result."""
+    """Returned value -> (run-time results, structure): ``LEAF`` for one value, a tuple
+    of structures for a tuple, ``NO_RESULT`` for ``None``."""
     if value is None:
-        return [], ()
+        return [], NO_RESULT
     if isinstance(value, tuple):
-        if any(isinstance(v, tuple) for v in value):
-            raise E.error("nested tuples cannot be returned")
-        return [E.as_tensor(v) for v in value], len(value)
-    return [E.as_tensor(value)], None
+        results, structure = [], []
+        for v in value:
+            r, s = flatten_results(E, v)
+            results += r
+            structure.append(s)
+        return results, tuple(structure)
+    return [E.as_tensor(value)], LEAF
 
 
 def unflatten_results(values, structure):
-    if structure == ():
-        return None
-    if structure is None:
-        return values[0]
-    return tuple(values)
+    it = iter(values)
+
+    def build(s):
+        if s == LEAF:
+            return next(it)
+        if s == NO_RESULT:
+            return None
+        return tuple(build(x) for x in s)
+    return build(structure)
 
 
 def build_function(builder: ModuleBuilder, name: str, arg_types: list[Attribute], source: Source,
@@ -192,7 +203,7 @@ class Translator:
         method = getattr(self, "stmt_" + type(s).__name__, None)
         if method is None:
             what = _UNSUPPORTED.get(type(s), f"'{type(s).__name__}' statements")
-            raise self.E.error(f"{what} are not supported in @irt.function", s)
+            raise self.E.error(f"{what}: not supported in @irt.function", s)
         method(s)
 
     def stmt_Pass(self, s: ast.Pass) -> None:
@@ -463,7 +474,7 @@ class Translator:
         method = getattr(self, "expr_" + type(e).__name__, None)
         if method is None:
             what = _UNSUPPORTED.get(type(e), f"'{type(e).__name__}' expressions")
-            raise self.E.error(f"{what} are not supported in @irt.function", e)
+            raise self.E.error(f"{what}: not supported in @irt.function", e)
         value = method(e)
         self.E.node = e
         return value

@@ -18,7 +18,7 @@ def helper(x):
 
 @irt.function
 def uses_try(x):
-    try:  # ERR: 'try' statements are not supported
+    try:  # ERR: 'try' statements: not supported
         x = x + 1.0
     except ValueError:
         pass
@@ -29,7 +29,7 @@ def uses_try(x):
 def uses_break(x):
     for i in range(3):
         x = x + 1.0
-        break  # ERR: 'break' are not supported
+        break  # ERR: 'break' (a loop runs to its end
     return x
 
 
@@ -98,7 +98,7 @@ def loop_changes_type(x):
 
 @irt.function
 def with_statement(x):
-    with open("f") as f:  # ERR: 'with' statements are not supported
+    with open("f") as f:  # ERR: 'with' statements: not supported
         pass
     return x
 

@@ -27,6 +27,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from irtoolkit import numpy as inp
 from irtoolkit.dialects import loop
 from irtoolkit.frontend import indexing
+from irtoolkit.frontend.api import flatten, is_traceable, rebuild
 from irtoolkit.frontend.emitter import Emitter, Source, dtype_of, is_runtime, shape_of
 
 if TYPE_CHECKING:
@@ -93,34 +94,19 @@ class ModuleBuilder:
         self.module.body.block.add_op(fn)
 
 
-LEAF, NO_RESULT = "leaf", "none"
+#: the structure of a single returned value (a tuple's is a tuple of structures)
+LEAF = "leaf"
 
 
 def flatten_results(E: Emitter, value) -> tuple[list[SSAValue], Any]:
     """Returned value -> (run-time results, structure): ``LEAF`` for one value, a tuple
-    of structures for a tuple, ``NO_RESULT`` for ``None``."""
-    if value is None:
-        return [], NO_RESULT
-    if isinstance(value, tuple):
-        results, structure = [], []
-        for v in value:
-            r, s = flatten_results(E, v)
-            results += r
-            structure.append(s)
-        return results, tuple(structure)
-    return [E.as_tensor(value)], LEAF
+    of structures for a tuple, ``Static(None)`` for ``None``."""
+    results, structure = flatten(value, lambda v: None if v is None else LEAF)
+    return [E.as_tensor(v) for v in results], structure
 
 
 def unflatten_results(values, structure):
-    it = iter(values)
-
-    def build(s):
-        if s == LEAF:
-            return next(it)
-        if s == NO_RESULT:
-            return None
-        return tuple(build(x) for x in s)
-    return build(structure)
+    return rebuild(structure, iter(values))
 
 
 def build_function(builder: ModuleBuilder, name: str, arg_types: list[Attribute], source: Source,
@@ -499,8 +485,6 @@ class Translator:
         return self.check_static(value, name, e)
 
     def check_static(self, value, name: str, e: ast.AST):
-        from irtoolkit.frontend.api import is_traceable
-
         if isinstance(value, _CONSTANT_TYPES) or is_traceable(value) or isinstance(value, inp.NumpyFunction):
             return value
         if isinstance(value, tuple | list):
@@ -655,8 +639,6 @@ class Translator:
         return self.call(fn, args, kwargs, e)
 
     def call(self, fn, args: list, kwargs: dict, e: ast.AST):
-        from irtoolkit.frontend.api import is_traceable
-
         runtime = any(is_runtime(v) or (isinstance(v, tuple) and any(is_runtime(x) for x in v))
                       for v in [*args, *kwargs.values()])
         if isinstance(fn, BoundMethod):

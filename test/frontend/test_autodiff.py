@@ -5,6 +5,7 @@ import numpy as np
 
 import irtoolkit as irt
 import irtoolkit.numpy as inp
+from fdiff import fd
 
 rng = np.random.default_rng(1)
 W = rng.standard_normal((3, 2))
@@ -33,21 +34,6 @@ def smooth(w, x, t):
     if inp.sum(h) > 0:
         h = h * 0.9
     return inp.mean((h - t) ** 2)
-
-
-def fd(f, args, argnum, eps=1e-6):
-    x = np.array(args[argnum], dtype=np.float64)
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        hi, lo = x.copy(), x.copy()
-        hi[idx] += eps
-        lo[idx] -= eps
-        a = list(args)
-        a[argnum] = hi
-        fh = float(f(*a))
-        a[argnum] = lo
-        g[idx] = (fh - float(f(*a))) / (2 * eps)
-    return g
 
 
 def test_grad_matches_finite_differences():

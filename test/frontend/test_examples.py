@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 import irtoolkit as irt
+from fdiff import fd
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
@@ -17,20 +18,6 @@ def _load(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def _fd(f, args, argnum, eps=1e-6):
-    x = args[argnum]
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        shifted = []
-        for sign in (1, -1):
-            a = list(args)
-            a[argnum] = x.copy()
-            a[argnum][idx] += sign * eps
-            shifted.append(float(f(*a)))
-        g[idx] = (shifted[0] - shifted[1]) / (2 * eps)
-    return g
 
 
 def test_train_mlp_matches_the_ir_version(capsys):
@@ -52,8 +39,8 @@ def test_rnn_while_matches_numpy_and_finite_differences():
     np.testing.assert_allclose(h, want_h, rtol=1e-12)
     _, (gx, gh) = irt.value_and_grad(rnn.readout, argnums=(0, 1))(wx, wh, xs, threshold)
     args = (wx, wh, xs, threshold)
-    np.testing.assert_allclose(gx, _fd(rnn.readout, args, 0), rtol=1e-5, atol=1e-8)
-    np.testing.assert_allclose(gh, _fd(rnn.readout, args, 1), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(gx, fd(rnn.readout, args, 0), rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(gh, fd(rnn.readout, args, 1), rtol=1e-5, atol=1e-8)
 
 
 def test_meta_learning_step_matches_finite_differences():
@@ -62,4 +49,4 @@ def test_meta_learning_step_matches_finite_differences():
     w = np.full((3, 1), 0.3)
     value, g = meta.meta_grad(w, *task)
     np.testing.assert_allclose(value, meta.adapted_loss(w, *task))
-    np.testing.assert_allclose(g, _fd(meta.adapted_loss, (w, *task), 0), rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(g, fd(meta.adapted_loss, (w, *task), 0), rtol=1e-5, atol=1e-9)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import builtins as _builtins  # sum, any, all, max, min, abs are entries of this module
+
 import numpy as _np
 
 from irtoolkit.dialects import tensor as _t
@@ -98,10 +100,7 @@ def _power(E, a, b):
 
 
 def _compare(name: str, predicate: str) -> None:
-    def emit(E, a, b):
-        lhs, rhs = E.operands(a, b)
-        return E.emit(_t.CmpOp(predicate, lhs, rhs))
-    _entry(name)(emit)
+    _entry(name)(lambda E, a, b: _compare_op(E, predicate, a, b))
 
 
 for _name, _pred in [("equal", "eq"), ("not_equal", "ne"), ("less", "lt"), ("less_equal", "le"),
@@ -262,8 +261,7 @@ def _matmul(E, a, b):
     return r if len(out) == 2 else _reshape.emit(E, r, out)
 
 
-TABLE["dot"] = TABLE["matmul"]
-dot = matmul  # noqa: F821 (defined by @_entry)
+dot = TABLE["dot"] = TABLE["matmul"]
 
 
 # ---------------------------------------------------------------------- constructors
@@ -309,22 +307,128 @@ def _asarray(E, a, dtype=None):
 
 TABLE["array"] = TABLE["asarray"]
 
+# ---------------------------------------------------------------------- composites
+# Entries written with the entries above, until the ops of their own land (tensor.clamp ...).
+
+@_entry("clip")
+def _clip(E, a, a_min, a_max):
+    x = a if a_min is None else _binary_op(E, _t.MaxOp, a, a_min)
+    return x if a_max is None else _binary_op(E, _t.MinOp, x, a_max)
+
+
+@_entry("square")
+def _square(E, x):
+    return _power.emit(E, x, 2)
+
+
+@_entry("outer")
+def _outer(E, a, b):
+    x, y = E.as_tensor(a), E.as_tensor(b)
+    return _binary_op(E, _t.MulOp, _reshape.emit(E, x, [-1, 1]), _reshape.emit(E, y, [1, -1]))
+
+
+@_entry("var")
+def _var(E, a, axis=None, keepdims=False):
+    x = E.as_tensor(a)
+    d = _binary_op(E, _t.SubOp, x, _mean.emit(E, x, axis, True))
+    return _mean.emit(E, _binary_op(E, _t.MulOp, d, d), axis, keepdims)
+
+
+@_entry("std")
+def _std(E, a, axis=None, keepdims=False):
+    return E.emit(_t.SqrtOp(_var.emit(E, a, axis, keepdims)))
+
+
+def _bool(E, a):
+    return E.as_tensor(a, _np.bool_)
+
+
+@_entry("logical_and")
+def _logical_and(E, a, b):
+    return _where.emit(E, _bool(E, a), _bool(E, b), False)
+
+
+@_entry("logical_or")
+def _logical_or(E, a, b):
+    return _where.emit(E, _bool(E, a), True, _bool(E, b))
+
+
+@_entry("logical_not")
+def _logical_not(E, a):
+    return _where.emit(E, _bool(E, a), False, True)
+
+
+@_entry("any")
+def _any(E, a, axis=None, keepdims=False):
+    return _compare_op(E, "gt", _sum.emit(E, _bool(E, a), axis, keepdims), 0)
+
+
+@_entry("all")
+def _all(E, a, axis=None, keepdims=False):
+    return _logical_not.emit(E, _any.emit(E, _logical_not.emit(E, a), axis, keepdims))
+
+
+def _compare_op(E, predicate: str, a, b):
+    lhs, rhs = E.operands(a, b)
+    return E.emit(_t.CmpOp(predicate, lhs, rhs))
+
+
+@_entry("concatenate")
+def _concatenate(E, arrays, axis=0):
+    from irtoolkit.frontend import indexing
+
+    parts = [E.as_tensor(v, E.result_dtype(*arrays)) for v in arrays]
+    shapes = [list(p.type.get_shape()) for p in parts]
+    axis %= len(shapes[0])
+    out_shape = list(shapes[0])
+    out_shape[axis] = _builtins.sum(s[axis] for s in shapes)
+    if _builtins.any(len(s) != len(out_shape) or [d for i, d in enumerate(s) if i != axis]
+           != [d for i, d in enumerate(out_shape) if i != axis] for s in shapes):
+        raise E.error("concatenate: shapes " + ", ".join(str(tuple(s)) for s in shapes)
+                      + f" differ outside axis {axis}")
+    out = E.constant(0, E.result_dtype(parts[0]), out_shape)
+    offset = 0
+    for p, s in zip(parts, shapes):
+        index = tuple(slice(offset, offset + s[axis]) if i == axis else slice(None) for i in range(len(s)))
+        out = indexing.setitem(E, out, index, p)
+        offset += s[axis]
+    return out
+
+
+@_entry("stack")
+def _stack(E, arrays, axis=0):
+    return _concatenate.emit(E, [_expand_dims.emit(E, a, axis) for a in arrays], axis)
+
+
+def _compile_time(name: str) -> None:
+    """Constructors of constants (``arange``, ``linspace`` ...): computed by numpy while translating."""
+    def emit(E, *args, **kwargs):
+        raise E.error(f"irtoolkit.numpy.{name} takes compile-time arguments only")
+    _entry(name)(emit)
+
+
+for _name in ("arange", "linspace", "eye"):
+    _compile_time(_name)
+
+
 #: Python operators -> table entries (the frontend's BinOp / Compare / UnaryOp)
 OPERATORS: dict[str, str] = {
     "Add": "add", "Sub": "subtract", "Mult": "multiply", "Div": "divide", "Pow": "power",
     "MatMult": "matmul", "USub": "negative",
+    "BitAnd": "logical_and", "BitOr": "logical_or", "Invert": "logical_not",
     "Eq": "equal", "NotEq": "not_equal", "Lt": "less", "LtE": "less_equal", "Gt": "greater", "GtE": "greater_equal",
 }
 
 #: tensor methods and attributes inside @irt.function (``x.sum(axis=0)``, ``x.T``)
 METHODS: dict[str, str] = {
     "sum": "sum", "mean": "mean", "max": "max", "min": "min", "reshape": "reshape",
-    "transpose": "transpose", "astype": "astype", "squeeze": "squeeze",
+    "transpose": "transpose", "astype": "astype", "squeeze": "squeeze", "clip": "clip", "var": "var",
+    "std": "std", "any": "any", "all": "all",
 }
 
 
 def method_args(name: str, args: Sequence) -> Sequence:
     """``x.reshape(2, 3)`` and ``x.transpose(1, 0)`` take the shape as separate ints too."""
-    if name in ("reshape", "transpose") and len(args) > 1 and all(isinstance(a, int) for a in args):
+    if name in ("reshape", "transpose") and len(args) > 1 and _builtins.all(isinstance(a, int) for a in args):
         return [tuple(args)]
     return args

@@ -579,8 +579,8 @@ class Translator:
             return _PY_OPS[type(e.op)](v)
         if isinstance(e.op, ast.UAdd):
             return v
-        if isinstance(e.op, ast.USub):
-            return inp.negative.emit(self.E, v)
+        if isinstance(e.op, ast.USub | ast.Invert):
+            return inp.TABLE[inp.OPERATORS[type(e.op).__name__]].emit(self.E, v)
         raise self.E.error(f"'{type(e.op).__name__}' on a tensor is not supported", e)
 
     def expr_Compare(self, e: ast.Compare):

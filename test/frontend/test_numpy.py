@@ -17,7 +17,8 @@ F32 = rng.uniform(-1.0, 1.0, (3, 4)).astype(np.float32)
 I = np.arange(12, dtype=np.int64).reshape(3, 4)
 
 
-NAMES = ['add', 'sub', 'mul', 'div', 'pow', 'pow2', 'max', 'min', 'neg', 'exp', 'log', 'sqrt', 'tanh', 'sin', 'cos', 'tan', 'abs', 'absolute', 'logistic', 'matmul', 'matvec', 'vecmat', 'dot', 'sum', 'sum0', 'sum1k', 'mean', 'mean_axes', 'mean1', 'amax', 'amin', 'msum', 'transpose', 'T', 'transpose_axes', 'reshape', 'mreshape', 'expand', 'squeeze', 'broadcast_to', 'bcast_row', 'bcast_col', 'bcast_outer', 'bcast_scalar', 'bcast_0d', 'lt', 'le', 'gt', 'ge', 'eq', 'ne', 'where', 'where_b', 'astype', 'astype_int', 'f32_scalar', 'f32_sum', 'zeros', 'ones', 'full', 'zeros_like', 'ones_like', 'idx', 'idx_neg', 'slice', 'slice_cols', 'newaxis', 'ellipsis', 'int_sum', 'int_add', 'bool_sum']
+NAMES = ['add', 'sub', 'mul', 'div', 'pow', 'pow2', 'max', 'min', 'neg', 'exp', 'log', 'sqrt', 'tanh', 'sin', 'cos', 'tan', 'abs', 'absolute', 'logistic', 'matmul', 'matvec', 'vecmat', 'dot', 'sum', 'sum0', 'sum1k', 'mean', 'mean_axes', 'mean1', 'amax', 'amin', 'msum', 'transpose', 'T', 'transpose_axes', 'reshape', 'mreshape', 'expand', 'squeeze', 'broadcast_to', 'bcast_row', 'bcast_col', 'bcast_outer', 'bcast_scalar', 'bcast_0d', 'lt', 'le', 'gt', 'ge', 'eq', 'ne', 'where', 'where_b', 'astype', 'astype_int', 'f32_scalar', 'f32_sum', 'zeros', 'ones', 'full', 'zeros_like', 'ones_like', 'idx', 'idx_neg', 'slice', 'slice_cols', 'newaxis', 'ellipsis', 'int_sum', 'int_add', 'bool_sum', 'clip', 'clip_none', 'mclip', 'square', 'outer', 'var', 'std1', 'and', 'or', 'not',
+         'amp', 'bar', 'tilde', 'any', 'all0', 'concatenate', 'concat1', 'stack', 'arange', 'linspace']
 
 
 def cases(np_, a, b, v, m, f32, i):
@@ -35,6 +36,11 @@ def cases(np_, a, b, v, m, f32, i):
         i.astype(np_.float64) * 0.5, f32 * 0.5, np_.sum(f32, axis=0), np_.zeros((2, 3)),
         np_.ones(3, dtype=np_.float32), np_.full((2, 2), 7.0), np_.zeros_like(a), np_.ones_like(v), a[1],
         a[-1, 2], a[1:3, ::2], a[:, 1:], v[None], a[..., 1], np_.sum(i, axis=1), i + 1, np_.sum(a > b),
+        np_.clip(a, 0.8, 1.5), np_.clip(v, None, 0.0), a.clip(1.0, 1.2), np_.square(v), np_.outer(v, v),
+        np_.var(a), np_.std(a, axis=1), np_.logical_and(a > b, a > 1.0), np_.logical_or(a > b, a > 1.0),
+        np_.logical_not(a > b), (a > b) & (a > 1.0), (a > b) | (a > 1.0), ~(a > b), np_.any(v > 0.5),
+        np_.all(a > 0.6, axis=0), np_.concatenate((a, b)), np_.concatenate([a, a[:, :1]], axis=1),
+        np_.stack((v, v * 2.0), axis=1), a + np_.arange(4), v * np_.linspace(0.0, 1.0, 4),
     )
 
 

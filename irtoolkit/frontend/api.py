@@ -236,7 +236,11 @@ class Function(Traceable):
             from irtoolkit.frontend.emitter import Source
 
             filename = inspect.getsourcefile(self.py) or "<unknown>"
-            lines, first = inspect.getsourcelines(self.py)
+            try:
+                lines, first = inspect.getsourcelines(self.py)
+            except OSError as err:
+                raise TypeError(f"@irt.function reads the function's source, and {self.name}'s cannot be "
+                                f"read ({err}): define it in a file") from None
             text = "".join(lines)
             dedented = textwrap.dedent(text)
             indent = len(lines[0]) - len(lines[0].lstrip()) if dedented != text else 0
@@ -244,7 +248,7 @@ class Function(Traceable):
             tree = ast.parse(dedented)
             fdef = tree.body[0]
             if not isinstance(fdef, ast.FunctionDef):
-                raise TypeError(f"@irt.function needs a 'def' function, got {type(fdef).__name__}")
+                raise TypeError(f"@irt.function needs a 'def' function, not {self.name}")
             self._parsed = (fdef, Source(filename, first, indent))
         return self._parsed
 

@@ -100,6 +100,9 @@ class Emitter:
         self.source = source
         self.block = block
         self.node = node
+        # 0-d tensors standing for Python numbers (a number carried by a loop): they
+        # promote as Python scalars do, so `acc = 0.0; acc = acc + x32` stays float32
+        self.weak: set[SSAValue] = set()
 
     # ---------------------------------------------------------------- errors
     def error(self, message: str, node: ast.AST | None = None) -> DiagnosticError:
@@ -179,9 +182,10 @@ class Emitter:
     # ---------------------------------------------------------------- broadcasting
     def result_dtype(self, *vals) -> np.dtype:
         """numpy's promotion with Python scalars weak (a float32 tensor times 0.5 stays float32)."""
+        vals = [(0.0 if dtype_of(v).kind == "f" else 0) if isinstance(v, SSAValue) and v in self.weak
+                else 0 if isinstance(v, SSAValue) and isinstance(v.type, IndexType)  # a loop index: a Python int
+                else v for v in vals]
         tensors = [dtype_of(v) for v in vals if isinstance(v, SSAValue) and isinstance(v.type, TensorType)]
-        if any(isinstance(v, SSAValue) and isinstance(v.type, IndexType) for v in vals):
-            tensors.append(np.dtype(np.int64))
         scalars = [v for v in vals if not isinstance(v, SSAValue)]
         if not tensors:
             return np.result_type(*[np.asarray(s).dtype for s in scalars])

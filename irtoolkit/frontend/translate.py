@@ -171,6 +171,7 @@ class Translator:
         self.result = None
         # names defined on one branch of a run-time if only: using them is an error
         self.undefined_after: dict[str, ast.AST] = {}
+        self.weak_names: set[str] = set()  # numbers carried by the loop being built
 
     # ================================================================ statements
     def run(self, body: list[ast.stmt]):
@@ -306,6 +307,12 @@ class Translator:
             raise self.E.error(f"variable '{name}' has type {ta.type} on one branch and {tb.type} on the other", node)
         return ta, tb
 
+    def bind_args(self, block: Block, bind: dict[str, int]) -> None:
+        for name, pos in bind.items():
+            self.env[name] = block.args[pos]
+            if name in self.weak_names:
+                self.E.weak.add(block.args[pos])
+
     def sub_block(self, stmts: list[ast.stmt], arg_types: list[Attribute], bind: dict[str, int],
                   arg_names: tuple[str, ...] = ()) -> tuple[Block, dict[str, Any]]:
         """Translate ``stmts`` into a new block; ``bind`` maps names to block argument positions."""
@@ -314,8 +321,7 @@ class Translator:
         self.E.block = block
         self.env = dict(self.env)
         self.undefined_after = dict(self.undefined_after)
-        for name, pos in bind.items():
-            self.env[name] = block.args[pos]
+        self.bind_args(block, bind)
         self.in_control += 1
         try:
             self.block(stmts)
@@ -350,6 +356,7 @@ class Translator:
         with that type (``acc = 0.0`` then ``acc = acc + x``)."""
         hints: dict[str, Attribute] = {}
         for attempt in range(2):
+            self.weak_names = {n for n in names if isinstance(self.env[n], bool | int | float) and n not in hints}
             inits = self.loop_inits(names, node, hints)
             op, yielded = build(inits)
             mismatched = {n: y for n, i, y in zip(names, inits, yielded) if i.type != y}
@@ -439,7 +446,8 @@ class Translator:
             bind = {n: i for i, n in enumerate(names)}
             before = Block(arg_types=types_)
             saved = self.E.block, self.env
-            self.E.block, self.env = before, {**self.env, **{n: before.args[i] for n, i in bind.items()}}
+            self.E.block, self.env = before, dict(self.env)
+            self.bind_args(before, bind)
             try:
                 c = self.expr(s.test)
                 self.E.node = s.test
@@ -509,9 +517,6 @@ class Translator:
 
     def expr_Slice(self, e: ast.Slice):
         return slice(*(self.expr(p) if p is not None else None for p in (e.lower, e.upper, e.step)))
-
-    def expr_Index(self, e):  # Python 3.8 compatibility of ast.Subscript.slice
-        return self.expr(e.value)
 
     def expr_Attribute(self, e: ast.Attribute):
         base = self.expr(e.value)

@@ -148,3 +148,43 @@ def test_mlir_parses_back():
                  irt.grad(with_params).mlir((Y, np.zeros(2)), Y)):
         module = irt.parse(text)
         assert "func.func" in str(module)
+
+
+@irt.function
+def run_time_trip_count(x, n):
+    acc = 0.0
+    for i in range(n):
+        acc = acc + x * i
+    return acc
+
+
+@irt.function
+def keywords(a, b=2.0):
+    return a * b
+
+
+@irt.function
+def calls_with_keywords(x):
+    return keywords(x, b=3.0) + keywords(a=x)
+
+
+def test_run_time_bounds_keywords_and_weak_numbers():
+    x32 = np.ones(2, np.float32)
+    out = run_time_trip_count.interpret(x32, np.array(4))
+    assert out.dtype == np.float32  # acc = 0.0 promotes as a Python float: float32 stays
+    np.testing.assert_allclose(out, [6.0, 6.0])
+    assert "loop.for" in run_time_trip_count.mlir(x32, np.array(4))
+    np.testing.assert_allclose(calls_with_keywords.interpret(X), 5 * X)
+
+
+def test_static_arguments_are_part_of_the_specialization():
+    np.testing.assert_allclose(keywords.interpret(X, 4.0), 4 * X)
+    assert "4.0" in keywords.mlir(X, 4.0) or "4.000000e+00" in keywords.mlir(X, 4.0)
+    np.testing.assert_allclose(irt.grad(run_time_trip_count, argnums=0).interpret(np.array(1.0), np.array(3)), 3.0)
+
+
+def test_functions_without_source_are_refused():
+    namespace = {}
+    exec("def no_source(x):\n    return x\n", namespace)
+    with pytest.raises(TypeError, match="cannot be read"):
+        irt.function(namespace["no_source"]).mlir(X)

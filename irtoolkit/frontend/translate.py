@@ -169,8 +169,9 @@ class Translator:
         self.env = env
         self.in_control = 0  # depth of run-time control flow (no return inside)
         self.result = None
-        # names defined on one branch of a run-time if only: using them is an error
-        self.undefined_after: dict[str, ast.AST] = {}
+        # names with no value after a run-time if or loop (assigned on one branch only,
+        # or first assigned inside a loop) -> why: using them is an error, not a global
+        self.undefined_after: dict[str, str] = {}
         self.weak_names: set[str] = set()  # numbers carried by the loop being built
 
     # ================================================================ statements
@@ -266,7 +267,7 @@ class Translator:
             if name not in then_env or name not in else_env:
                 if name in then_env or name in else_env:
                     self.env.pop(name, None)
-                    self.undefined_after[name] = s
+                    self.undefined_after[name] = "is assigned on one branch of an 'if' on a tensor only"
                 continue
             a, b = then_env[name], else_env[name]
             if not is_runtime(a) and not is_runtime(b) and _same_constant(a, b):
@@ -350,7 +351,8 @@ class Translator:
             inits.append(self.E.as_tensor(v))
         return inits
 
-    def with_carried(self, names: list[str], node: ast.AST, build: Callable[[list[SSAValue]], tuple[Any, list]]):
+    def with_carried(self, names: list[str], node: ast.AST, body: list[ast.stmt],
+                     build: Callable[[list[SSAValue]], tuple[Any, list]]):
         """Build a loop carrying ``names``: ``build(inits) -> (op, yielded types)``. A number
         carried into a loop that becomes a tensor of another type there is retried once
         with that type (``acc = 0.0`` then ``acc = acc + x``)."""
@@ -369,6 +371,9 @@ class Translator:
             hints = mismatched
         self.E.node = node
         self.E.emit(op)
+        for name in assigned_names(body):
+            if name not in names and name not in self.env:
+                self.undefined_after[name] = "is first assigned inside a loop on tensors (assign it before the loop)"
         results = list(op.results)
         for name, r in zip(names, results):
             self.env[name] = r
@@ -389,7 +394,10 @@ class Translator:
                 raise self.E.error("range takes 1 to 3 positional arguments", it)
             if all(not is_runtime(b) for b in bounds):
                 r = range(*bounds)
-                if len(r) == 0:
+                if len(r) <= 1:  # tiny: no loop
+                    for i in r:
+                        self.assign(s.target, i)
+                        self.block(s.body)
                     return
                 lb, ub, step = r.start, r.stop, r.step
                 if step < 0:
@@ -423,7 +431,9 @@ class Translator:
             block.add_op(loop.YieldOp(*yielded))
             return loop.ForOp(lbv, ubv, stepv, inits, Region(block)), [y.type for y in yielded]
 
-        self.with_carried(names, s, build)
+        self.with_carried(names, s, s.body, build)
+        if s.target.id not in self.env:
+            self.undefined_after[s.target.id] = "is the variable of a loop.for (it has no value after the loop)"
 
     def stmt_While(self, s: ast.While) -> None:
         if s.orelse:
@@ -460,7 +470,7 @@ class Translator:
             after.add_op(loop.YieldOp(*yielded))
             return loop.WhileOp(inits, types_, Region(before), Region(after)), [y.type for y in yielded]
 
-        self.with_carried(names, s, build)
+        self.with_carried(names, s, s.body, build)
 
     # ================================================================ expressions
     def expr(self, e: ast.expr):
@@ -481,8 +491,7 @@ class Translator:
         if name in self.env:
             return self.env[name]
         if name in self.undefined_after:
-            raise self.E.error(f"'{name}' is assigned on one branch of an 'if' on a tensor only, "
-                               "so it has no value after it", e)
+            raise self.E.error(f"'{name}' {self.undefined_after[name]}, so it has no value here", e)
         scope = self.fn.scope()
         if name in scope:
             value = scope[name]

@@ -62,7 +62,14 @@ def bad_broadcast(x):
 def undefined_after_if(x):
     if inp.sum(x) > 0:
         z = x
-    return z  # ERR: 'z' is assigned on one branch of an 'if' on a tensor only
+    return z  # ERR: 'z' is assigned on one branch of an 'if' on a tensor only, so it has no value here
+
+
+@irt.function
+def loop_local_used_after(x):
+    for i in range(3):
+        helper = x * i
+    return helper  # ERR: 'helper' is first assigned inside a loop on tensors (assign it before the loop)
 
 
 @irt.function
@@ -114,7 +121,7 @@ def helper_vec(x):
 
 
 CASES = [uses_try, uses_break, types_differ, plain_python_call, shape_mismatch, bad_broadcast,
-         undefined_after_if, recursive, return_in_loop, tensor_condition_not_scalar, numpy_on_tensor,
+         undefined_after_if, loop_local_used_after, recursive, return_in_loop, tensor_condition_not_scalar, numpy_on_tensor,
          with_statement, grad_of_vector]
 
 

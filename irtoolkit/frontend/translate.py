@@ -432,8 +432,8 @@ class Translator:
             return loop.ForOp(lbv, ubv, stepv, inits, Region(block)), [y.type for y in yielded]
 
         self.with_carried(names, s, s.body, build)
-        if s.target.id not in self.env:
-            self.undefined_after[s.target.id] = "is the variable of a loop.for (it has no value after the loop)"
+        self.env.pop(s.target.id, None)
+        self.undefined_after[s.target.id] = "is the variable of a loop.for (it has no value after the loop)"
 
     def stmt_While(self, s: ast.While) -> None:
         if s.orelse:

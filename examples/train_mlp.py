@@ -1,7 +1,8 @@
 """Fit a one-hidden-layer tanh network to sin(x) by gradient descent, written in
 Python: the program of examples/train_mlp.mlir, from the same data and initial
 weights, translated by @irt.function (the training loop is one loop.for, the
-gradient an autodiff.value_and_grad inside it).
+gradient an autodiff.value_and_grad inside it, the print every 50 steps a
+printf.print_format under a loop.if).
 
     python examples/train_mlp.py
 """
@@ -31,6 +32,8 @@ def train(w1, b1, w2, b2, x, y):
         b1 = b1 - gb1 * lr
         w2 = w2 - g2 * lr
         b2 = b2 - gb2 * lr
+        if i % 50 == 0:
+            print("step", i, "loss", l)
         hist[i] = l
     return hist, loss(w1, b1, w2, b2, x, y)
 
@@ -44,8 +47,6 @@ def data():
 
 def main():
     hist, final = train(*data())
-    for step in range(0, STEPS, 50):
-        print(f"step {step} loss {hist[step]:.6f}")
     print(f"final loss {final:.6f}")
 
 

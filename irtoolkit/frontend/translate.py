@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 #: builtins usable inside @irt.function (on compile-time values, or mapped to the table)
 _BUILTINS = {n: getattr(builtins, n) for n in
-             ("range", "len", "float", "int", "bool", "tuple", "list", "min", "max", "abs", "isinstance",
+             ("range", "len", "float", "int", "bool", "tuple", "list", "min", "max", "abs", "isinstance", "print",
               "enumerate", "zip", "reversed", "True", "False", "None")}
 
 _CONSTANT_TYPES = (bool, int, float, str, type(None), np.ndarray, np.generic, np.dtype, type, slice,
@@ -49,6 +49,9 @@ _PY_OPS: dict[type, Callable] = {
     ast.IsNot: operator.is_not, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
     ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_, ast.Invert: operator.invert,
 }
+
+_INDEX_OPS = {ast.Add: arith.AddiOp, ast.Sub: arith.SubiOp, ast.Mult: arith.MuliOp,
+              ast.FloorDiv: arith.FloorDivSIOp, ast.Mod: None}
 
 _UNSUPPORTED = {
     ast.Try: "'try' statements", ast.With: "'with' statements", ast.Raise: "'raise' statements",
@@ -516,6 +519,26 @@ class Translator:
         raise self.E.error(f"'{name}' is a {type(value).__name__}: only tensors, numbers, tuples, numpy arrays "
                            "and @irt.functions can be used in @irt.function", e)
 
+    def print(self, args: list, kwargs: dict, e: ast.AST) -> None:
+        """``print(...)`` prints when the program runs (``printf.print_format``; compile-time
+        values become text of the format)."""
+        from xdsl.dialects import printf
+
+        if set(kwargs) - {"sep", "end"}:
+            raise self.E.error("print takes sep= and end= only", e)
+        parts, values = [], []
+        for a in args:
+            if is_runtime(a) or isinstance(a, np.ndarray):
+                parts.append("{}")
+                values.append(a if is_runtime(a) and isinstance(a.type, IndexType) else self.E.as_tensor(a))
+            else:
+                text = str(a)
+                if "{" in text or "}" in text:
+                    raise self.E.error("print: printf.print_format cannot print braces", e)
+                parts.append(text)
+        text = kwargs.get("sep", " ").join(parts) + kwargs.get("end", "\n")
+        self.E.emit(printf.PrintFormatOp(text, *values))
+
     def expr_Name(self, e: ast.Name):
         return self.lookup(e)
 
@@ -578,10 +601,25 @@ class Translator:
                 return _PY_OPS[type(op)](a, b)
             except Exception as err:  # noqa: BLE001 (a Python error at compile time, reported there)
                 raise self.E.error(f"{type(err).__name__}: {err}", node) from None
+        if self.is_index(a) and self.is_index(b) and type(op) in _INDEX_OPS:
+            return self.index_binop(op, a, b)
         name = inp.OPERATORS.get(type(op).__name__)
         if name is None:
             raise self.E.error(f"operator '{type(op).__name__}' is not supported on tensors", node)
         return inp.TABLE[name].emit(self.E, a, b)
+
+    @staticmethod
+    def is_index(v) -> bool:
+        return (isinstance(v, int) and not isinstance(v, bool)) or (is_runtime(v) and isinstance(v.type, IndexType))
+
+    def index_binop(self, op: ast.operator, a, b) -> SSAValue:
+        """Arithmetic on loop indices stays in ``index`` (``x[i + 1]``, ``i % 50``), with Python's
+        floor division and modulo."""
+        x, y = self.E.index_value(a), self.E.index_value(b)
+        if isinstance(op, ast.Mod):  # a - floor(a / b) * b
+            q = self.E.emit(arith.FloorDivSIOp(x, y))
+            return self.E.emit(arith.SubiOp(x, self.E.emit(arith.MuliOp(q, y))))
+        return self.E.emit(_INDEX_OPS[type(op)](x, y))
 
     def expr_BinOp(self, e: ast.BinOp):
         return self.binop(e.op, self.expr(e.left), self.expr(e.right), e)
@@ -674,6 +712,8 @@ class Translator:
             return shape[0]
         if fn is builtins.abs and runtime:
             return inp.abs.emit(self.E, *args)
+        if fn is builtins.print:
+            return self.print(args, kwargs, e)
         if fn is builtins.range:
             raise self.E.error("range() is only supported as the sequence of a 'for' loop", e)
         if runtime:

@@ -188,3 +188,27 @@ def test_functions_without_source_are_refused():
     exec("def no_source(x):\n    return x\n", namespace)
     with pytest.raises(TypeError, match="cannot be read"):
         irt.function(namespace["no_source"]).mlir(X)
+
+
+@irt.function
+def prints(x):
+    for i in range(7):
+        if i % 3 == 0:
+            print("step", i, "sum", inp.sum(x))
+        x = x + x[(i + 1) // 2 % 2]
+    return x
+
+
+def test_print_and_index_arithmetic(capfd):
+    x = np.array([1.0, 2.0])
+    want = x.copy()
+    for i in range(7):
+        want = want + want[(i + 1) // 2 % 2]
+    np.testing.assert_allclose(prints.interpret(x), want)
+    out = capfd.readouterr().out
+    sums, y = [], x.copy()
+    for i in range(7):
+        if i % 3 == 0:
+            sums.append(y.sum())
+        y = y + y[(i + 1) // 2 % 2]
+    assert out.splitlines() == [f"step {i} sum {s}" for i, s in zip((0, 3, 6), sums)], out

@@ -23,8 +23,10 @@ def _load(name):
 def test_train_mlp_matches_the_ir_version(capsys):
     py = _load("train_mlp")
     hist, final = py.train(*py.data())
+    py_printed = capsys.readouterr().out
     exe = irt.compile((EXAMPLES / "train_mlp.mlir").read_text(), filename="train_mlp.mlir")
     ir_hist, ir_final = exe["train"]()
+    assert py_printed == capsys.readouterr().out and py_printed.count("step") == 4
     np.testing.assert_allclose(hist, ir_hist, rtol=1e-12)
     np.testing.assert_allclose(final, ir_final, rtol=1e-12)
     assert hist[-1] < hist[0] / 100  # it trains

@@ -78,7 +78,8 @@ def dense_to_array(attr: DenseIntOrFPElementsAttr, t=None) -> np.ndarray:
             arr = np.full(shape, values[0], dtype=dt)
         else:
             arr = np.array(values, dtype=dt).reshape(shape)
-    arr = np.ascontiguousarray(arr)  # every path above made a new array: no second copy
+    # every path above made a new array: no second copy (np.ascontiguousarray would make a 0-d array 1-d)
+    arr = np.require(arr, requirements="C")
     arr.flags.writeable = False
     return arr
 

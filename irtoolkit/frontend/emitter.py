@@ -135,10 +135,9 @@ class Emitter:
         """A run-time tensor for ``v`` (a tensor, an index scalar or a compile-time value)."""
         if isinstance(v, SSAValue):
             if isinstance(v.type, IndexType):
-                cast = self.emit(arith.IndexCastOp(v, i64))
-                v = self.emit(tensor.FromElementsOp(cast, result_type=TensorType(i64, ())))
-            if not isinstance(v.type, TensorType):
-                raise self.error(f"expected a tensor, got a value of type {v.type}")
+                v = self.emit(arith.IndexCastOp(v, i64))
+            if not isinstance(v.type, TensorType):  # a scalar: an index, an arith.cmpi result
+                v = self.emit(tensor.FromElementsOp(v, result_type=TensorType(v.type, ())))
             return v if dtype is None else self.convert(v, dtype)
         if isinstance(v, bool | int | float | np.ndarray | np.generic):
             if dtype is None:
@@ -170,6 +169,8 @@ class Emitter:
 
     def condition(self, v) -> SSAValue:
         """The ``i1`` scalar of a 0-d tensor used as a condition."""
+        if isinstance(v, SSAValue) and v.type == i1:
+            return v
         v = self.as_tensor(v)
         if shape_of(v) != ():
             raise self.error(f"the condition must be a single value (a 0-d tensor), got a tensor of shape {shape_of(v)}; "

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import IndexType, ModuleOp, TensorType
+from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from irtoolkit import numpy as inp
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 #: builtins usable inside @irt.function (on compile-time values, or mapped to the table)
 _BUILTINS = {n: getattr(builtins, n) for n in
              ("range", "len", "float", "int", "bool", "tuple", "list", "min", "max", "abs", "isinstance", "print",
-              "enumerate", "zip", "reversed", "True", "False", "None")}
+              "enumerate", "zip", "reversed")}
 
 _CONSTANT_TYPES = (bool, int, float, str, type(None), np.ndarray, np.generic, np.dtype, type, slice,
                    types.ModuleType, type(Ellipsis))
@@ -52,6 +52,8 @@ _PY_OPS: dict[type, Callable] = {
 
 _INDEX_OPS = {ast.Add: arith.AddiOp, ast.Sub: arith.SubiOp, ast.Mult: arith.MuliOp,
               ast.FloorDiv: arith.FloorDivSIOp, ast.Mod: None}
+
+_INDEX_PREDICATES = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
 
 _UNSUPPORTED = {
     ast.Try: "'try' statements", ast.With: "'with' statements", ast.Raise: "'raise' statements",
@@ -284,10 +286,12 @@ class Translator:
         self.E.node = s
         then_block.add_op(loop.YieldOp(*then_vals))
         else_block.add_op(loop.YieldOp(*else_vals))
-        op = self.E.emit(loop.IfOp(c, result_types, Region(then_block), Region(else_block)))
+        else_region = Region(else_block) if result_types or s.orelse else None  # no empty else
+        op = self.E.emit(loop.IfOp(c, result_types, Region(then_block), else_region))
         results = op.results if not isinstance(op, SSAValue) else [op]
         for name, r in zip(outs, results):
             self.env[name] = r
+            r.name_hint = name
 
     def unify(self, name: str, a, b, block_a: Block, block_b: Block, node: ast.AST):
         """``a`` and ``b`` (the values of ``name`` at the end of two paths) as run-time
@@ -314,6 +318,7 @@ class Translator:
     def bind_args(self, block: Block, bind: dict[str, int]) -> None:
         for name, pos in bind.items():
             self.env[name] = block.args[pos]
+            block.args[pos].name_hint = name
             if name in self.weak_names:
                 self.E.weak.add(block.args[pos])
 
@@ -380,6 +385,7 @@ class Translator:
         results = list(op.results)
         for name, r in zip(names, results):
             self.env[name] = r
+            r.name_hint = name
         return results
 
     def yield_values(self, env: dict[str, Any], names: list[str], block: Block, node: ast.AST) -> list[SSAValue]:
@@ -648,6 +654,9 @@ class Translator:
             return True
         if len(e.ops) != 1:
             raise self.E.error("chained comparisons on tensors are not supported", e)
+        if self.is_index(left) and self.is_index(rights[0]) and type(e.ops[0]) in _INDEX_PREDICATES:
+            x, y = self.E.index_value(left), self.E.index_value(rights[0])  # loop indices: arith.cmpi
+            return self.E.emit(arith.CmpiOp(x, y, _INDEX_PREDICATES[type(e.ops[0])]))
         name = inp.OPERATORS.get(type(e.ops[0]).__name__)
         if name is None:
             raise self.E.error(f"'{type(e.ops[0]).__name__}' on a tensor is not supported", e)

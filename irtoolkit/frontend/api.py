@@ -18,6 +18,8 @@ import functools
 import inspect
 import linecache
 import textwrap
+from collections import ChainMap
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -219,14 +221,15 @@ class Function(Traceable):
     def __repr__(self) -> str:
         return f"<irt.function {self.py.__qualname__}>"
 
-    def scope(self) -> dict[str, Any]:
-        scope = dict(self.py.__globals__)
+    def scope(self) -> Mapping[str, Any]:
+        """The closure's variables over the globals (read when a specialization is built)."""
+        closure = {}
         for name, cell in zip(self.py.__code__.co_freevars, self.py.__closure__ or ()):
             try:
-                scope[name] = cell.cell_contents
+                closure[name] = cell.cell_contents
             except ValueError:  # a closure variable not bound yet
                 pass
-        return scope
+        return ChainMap(closure, self.py.__globals__)
 
     def origin(self):
         return self.parsed()[1], self.parsed()[0]

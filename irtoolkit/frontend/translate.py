@@ -178,6 +178,7 @@ class Translator:
         # or first assigned inside a loop) -> why: using them is an error, not a global
         self.undefined_after: dict[str, str] = {}
         self.weak_names: set[str] = set()  # numbers carried by the loop being built
+        self.scope = fn.scope()  # globals and closure, read once per translation
 
     # ================================================================ statements
     def run(self, body: list[ast.stmt]):
@@ -501,7 +502,7 @@ class Translator:
             return self.env[name]
         if name in self.undefined_after:
             raise self.E.error(f"'{name}' {self.undefined_after[name]}, so it has no value here", e)
-        scope = self.fn.scope()
+        scope = self.scope
         if name in scope:
             value = scope[name]
         elif name in _BUILTINS:

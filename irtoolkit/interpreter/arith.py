@@ -78,8 +78,8 @@ def dense_to_array(attr: DenseIntOrFPElementsAttr, t=None) -> np.ndarray:
             arr = np.full(shape, values[0], dtype=dt)
         else:
             arr = np.array(values, dtype=dt).reshape(shape)
-    # every path above made a new array: no second copy (np.ascontiguousarray would make a 0-d array 1-d)
-    arr = np.require(arr, requirements="C")
+    if not arr.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+        arr = arr.copy()
     arr.flags.writeable = False
     return arr
 

@@ -97,3 +97,36 @@ def test_index_assignment():
     want[:, 3] += 1.0
     np.testing.assert_allclose(assign_slices.interpret(x, V), want)
     np.testing.assert_allclose(x, A)  # the argument is a value: unchanged
+
+
+@irt.function
+def broadcast_ops(a, b):
+    return a + b, a * b - b, inp.where(a > b, a, b), inp.maximum(a, 0.5) / (1.0 + b * b)
+
+
+def _broadcastable_pairs():
+    from hypothesis import strategies as st
+
+    dim = st.sampled_from([1, 2, 3])
+    return st.lists(dim, min_size=0, max_size=3).flatmap(
+        lambda shape: st.tuples(st.just(tuple(shape)),
+                                st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)),
+                                st.integers(0, len(shape))))
+
+
+def test_broadcasting_property():
+    from hypothesis import given, settings
+
+    @settings(max_examples=10, deadline=None)
+    @given(_broadcastable_pairs())
+    def check(case):
+        shape, ones, drop = case
+        other = tuple(1 if one else d for d, one in zip(shape, ones))[drop:]  # numpy-broadcastable to shape
+        a = rng.uniform(-1, 1, shape)
+        b = rng.uniform(-1, 1, other)
+        for x, y in ((a, b), (b, a)):
+            want = (x + y, x * y - y, np.where(x > y, x, y), np.maximum(x, 0.5) / (1.0 + y * y))
+            for w, g in zip(want, broadcast_ops.interpret(x, y)):
+                np.testing.assert_allclose(g, w)
+
+    check()

@@ -124,6 +124,7 @@ class Traceable:
     def __init__(self):
         self._compiled: dict[Any, tuple[Any, str, Any]] = {}
         self._modules: dict[Any, tuple[Any, str, Any]] = {}
+        self._derivatives: dict[tuple, Traceable] = {}
 
     # -- inside a traced function
     def trace_call(self, E, builder, args: list, kwargs: dict, node: ast.AST):
@@ -433,16 +434,28 @@ def _static_call(make):
     return trace
 
 
+def derivative(kind: str, f, argnums=0) -> Derivative:
+    """The derivative of ``f``, one object per (kind, argnums): ``irt.grad(f)(x)`` called
+    in a Python loop compiles once."""
+    if not is_traceable(f):
+        raise TypeError(f"irt.{kind} needs an @irt.function (or a derivative of one), got {f!r}")
+    key = (kind, argnums if isinstance(argnums, int) else tuple(argnums))
+    d = f._derivatives.get(key)
+    if d is None:
+        d = f._derivatives[key] = Derivative(kind, f, argnums)
+    return d
+
+
 def _grad(f, argnums=0):
-    return Derivative("grad", f, argnums)
+    return derivative("grad", f, argnums)
 
 
 def _value_and_grad(f, argnums=0):
-    return Derivative("value_and_grad", f, argnums)
+    return derivative("value_and_grad", f, argnums)
 
 
 def _jvp_python(f, primals, tangents):
-    return Derivative("jvp", f)(tuple(primals), tuple(tangents))
+    return derivative("jvp", f)(tuple(primals), tuple(tangents))
 
 
 def _jvp_trace(E, builder, args, kwargs, node):
@@ -451,7 +464,7 @@ def _jvp_trace(E, builder, args, kwargs, node):
     f, primals, tangents = args
     if not is_traceable(f):
         raise E.error("irt.jvp needs an @irt.function", node)
-    return Derivative("jvp", f).trace_call(E, builder, [tuple(primals), tuple(tangents)], {}, node)
+    return derivative("jvp", f).trace_call(E, builder, [tuple(primals), tuple(tangents)], {}, node)
 
 
 class _VjpFunction(Traceable):
@@ -459,7 +472,7 @@ class _VjpFunction(Traceable):
 
     def __init__(self, f, primals):
         super().__init__()
-        self.derivative = Derivative("vjp", f)
+        self.derivative = derivative("vjp", f)
         self.primals = tuple(primals)
         self.name = self.derivative.name
 

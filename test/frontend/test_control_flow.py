@@ -212,3 +212,9 @@ def test_print_and_index_arithmetic(capfd):
             sums.append(y.sum())
         y = y + y[(i + 1) // 2 % 2]
     assert out.splitlines() == [f"step {i} sum {s}" for i, s in zip((0, 3, 6), sums)], out
+
+
+def test_derivatives_are_cached():
+    assert irt.grad(with_params) is irt.grad(with_params)
+    assert irt.grad(with_params, argnums=(0, 1)) is irt.grad(with_params, argnums=[0, 1])
+    assert irt.grad(with_params) is not irt.value_and_grad(with_params)

@@ -37,11 +37,12 @@ def tasks(seed=0, n=4):
 
 
 def main():
+    batch = list(tasks())
     w = np.zeros((3, 1))
-    for step, task in enumerate(tasks()):
-        value, g = meta_grad(w, *task)
-        w = w - 0.5 * g
-        print(f"meta step {step}: loss after adaptation {float(value):.6f}")
+    for step in range(6):  # meta-gradient descent on the mean loss after adaptation
+        results = [meta_grad(w, *task) for task in batch]
+        w = w - 1.0 * np.mean([g for _, g in results], axis=0)
+        print(f"meta step {step}: mean loss after adaptation {np.mean([v for v, _ in results]):.6f}")
 
 
 if __name__ == "__main__":

@@ -207,6 +207,14 @@ def is_traceable(value) -> bool:
     return isinstance(value, Traceable)
 
 
+def trace_rule(value):
+    """How ``irt.grad`` & co. translate (None for anything else)."""
+    try:
+        return TRACE_RULES.get(value)
+    except TypeError:  # unhashable
+        return None
+
+
 class Function(Traceable):
     """A Python function under ``@irt.function``, translated from its source."""
 
@@ -304,7 +312,10 @@ class Function(Traceable):
 
 
 def function(fn=None, *, dynamic=None):
-    """``@irt.function``: compile a Python function from its source (SPEC §11)."""
+    """``@irt.function``: translate a Python function from its source into IR, compiled
+    once per argument shapes and dtypes when called (``f.mlir(*args)`` prints the IR,
+    ``f.interpret(*args)`` runs it on the interpreter). ``dynamic`` (dynamic dims) is
+    not implemented: every shape is static."""
     if fn is None:
         return lambda f: Function(f, dynamic)
     return Function(fn, dynamic)
@@ -405,26 +416,6 @@ class Derivative(Traceable):
         return tuple(rebuild(specs[a], it) for a in argnums)
 
 
-class Primitive(Traceable):
-    """``irt.grad`` & co. themselves: called on compile-time values (a function)
-    inside a traced function, or from Python."""
-
-    def __init__(self, name: str, python, trace):
-        super().__init__()
-        self.name = name
-        self.python = python
-        self.trace = trace
-
-    def __repr__(self) -> str:
-        return f"<irt.{self.name}>"
-
-    def __call__(self, *args, **kwargs):
-        return self.python(*args, **kwargs)
-
-    def trace_call(self, E, builder, args, kwargs, node):
-        return self.trace(E, builder, args, kwargs, node)
-
-
 def _static_call(make):
     def trace(E, builder, args, kwargs, node):
         try:
@@ -446,15 +437,19 @@ def derivative(kind: str, f, argnums=0) -> Derivative:
     return d
 
 
-def _grad(f, argnums=0):
+def grad(f, argnums=0):
+    """``irt.grad(f, argnums=0)``: the gradient of scalar-valued ``f`` with respect to
+    argument ``argnums`` (a tuple of positions for several), as JAX's."""
     return derivative("grad", f, argnums)
 
 
-def _value_and_grad(f, argnums=0):
+def value_and_grad(f, argnums=0):
+    """``irt.value_and_grad(f, argnums=0)``: ``f(*args)`` and its gradient, as JAX's."""
     return derivative("value_and_grad", f, argnums)
 
 
-def _jvp_python(f, primals, tangents):
+def jvp(f, primals, tangents):
+    """``irt.jvp(f, primals, tangents) -> (out, tangent_out)``, as JAX's."""
     return derivative("jvp", f)(tuple(primals), tuple(tangents))
 
 
@@ -490,7 +485,9 @@ class _VjpFunction(Traceable):
         return self.derivative.trace_call(E, builder, [self.primals, cts], {}, node)
 
 
-def _vjp_python(f, *primals):
+def vjp(f, *primals):
+    """``irt.vjp(f, *primals) -> (out, vjp_fn)``; ``vjp_fn(cotangent)`` gives one
+    cotangent per primal, as JAX's."""
     return f(*primals), _VjpFunction(f, primals)
 
 
@@ -514,8 +511,11 @@ def _stop_gradient_trace(E, builder, args, kwargs, node):
     return E.emit(autodiff.StopGradientOp(E.as_tensor(x)))
 
 
-grad = Primitive("grad", _grad, _static_call(_grad))
-value_and_grad = Primitive("value_and_grad", _value_and_grad, _static_call(_value_and_grad))
-jvp = Primitive("jvp", _jvp_python, _jvp_trace)
-vjp = Primitive("vjp", _vjp_python, _vjp_trace)
-stop_gradient = Primitive("stop_gradient", lambda x: x, _stop_gradient_trace)
+def stop_gradient(x):
+    """``irt.stop_gradient(x)``: ``x``, with a zero derivative (``autodiff.stop_gradient``)."""
+    return x
+
+
+#: how each of the functions above translates inside an @irt.function
+TRACE_RULES = {grad: _static_call(grad), value_and_grad: _static_call(value_and_grad),
+               jvp: _jvp_trace, vjp: _vjp_trace, stop_gradient: _stop_gradient_trace}

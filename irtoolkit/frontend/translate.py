@@ -27,7 +27,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from irtoolkit import numpy as inp
 from irtoolkit.dialects import loop
 from irtoolkit.frontend import indexing
-from irtoolkit.frontend.api import flatten, is_traceable, rebuild
+from irtoolkit.frontend.api import flatten, is_traceable, rebuild, trace_rule
 from irtoolkit.frontend.emitter import Emitter, Source, dtype_of, is_runtime, shape_of
 
 if TYPE_CHECKING:
@@ -512,7 +512,8 @@ class Translator:
         return self.check_static(value, name, e)
 
     def check_static(self, value, name: str, e: ast.AST):
-        if isinstance(value, _CONSTANT_TYPES) or is_traceable(value) or isinstance(value, inp.NumpyFunction):
+        if isinstance(value, _CONSTANT_TYPES) or is_traceable(value) or isinstance(value, inp.NumpyFunction) \
+                or trace_rule(value) is not None:
             return value
         if isinstance(value, tuple | list):
             return tuple(self.check_static(v, name, e) for v in value)
@@ -715,6 +716,8 @@ class Translator:
                 raise self.E.error(f"irtoolkit.numpy.{fn.name}: {err}", e) from None
         if is_traceable(fn):
             return fn.trace_call(self.E, self.builder, args, kwargs, e)
+        if (rule := trace_rule(fn)) is not None:
+            return rule(self.E, self.builder, args, kwargs, e)
         if fn is builtins.len and args and is_runtime(args[0]):
             shape = self.E.as_tensor(args[0]).type.get_shape()
             if not shape:

@@ -40,6 +40,7 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -1301,6 +1302,520 @@ class ReduceMaxOp(_ReduceOp):
 
 
 # --------------------------------------------------------------------------
+# convolution and windowed reductions (pooling)
+# --------------------------------------------------------------------------
+
+
+def windowed_size(size: int, window: int, stride: int, lo: int, hi: int,
+                  input_dilation: int = 1, dilation: int = 1) -> int:
+    """StableHLO's output size of one windowed dim: the operand dilated by
+    ``input_dilation`` and padded by ``lo``/``hi`` (negative crops), the window
+    dilated by ``dilation``, every ``stride``-th position; dynamic in, dynamic out."""
+    if size == DYN or window == DYN:
+        return DYN
+    dilated = 0 if size == 0 else (size - 1) * input_dilation + 1
+    padded = dilated + lo + hi
+    span = 0 if window == 0 else (window - 1) * dilation + 1
+    return 0 if padded < span else (padded - span) // stride + 1
+
+
+def _parse_pad_pairs(parser: Parser) -> list[int]:
+    """`[[lo, hi], ...]` as a flat list lo0, hi0, lo1, hi1, ..."""
+    pairs = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, lambda: _parse_int_list(parser))
+    flat: list[int] = []
+    for pair in pairs:
+        if len(pair) != 2:
+            parser.raise_error(f"expected a [lo, hi] pair, got {len(pair)} values")
+        flat.extend(pair)
+    return flat
+
+
+def _print_pad_pairs(printer: Printer, flat: Sequence[int]) -> None:
+    pairs = [f"[{flat[i]}, {flat[i + 1]}]" for i in range(0, len(flat), 2)]
+    printer.print_string("[" + ", ".join(pairs) + "]")
+
+
+def _verify_clause(name: str, values: Sequence[int], count: int, what: str, minimum: int | None) -> None:
+    if len(values) != count:
+        raise VerifyException(f"{name} must have {count} entries (one per {what}), got {len(values)}")
+    if minimum is not None and any(v < minimum for v in values):
+        adjective = "positive" if minimum == 1 else f"at least {minimum}"
+        raise VerifyException(f"{name} entries must be {adjective}, got [{', '.join(map(str, values))}]")
+
+
+def _clause(props: Mapping[str, Attribute], name: str, count: int, default: int) -> tuple[int, ...]:
+    """A clause of ``count`` entries from properties (its default when absent or of
+    another length: inference then yields a type the verifier rejects with a message)."""
+    v = props.get(name)
+    got = (default,) * count if v is None else cast(DenseArrayBase, v).get_values()
+    return got if len(got) == count else (default,) * count
+
+
+def _parse_binary_tail(parser: Parser, operands, pos: int) -> tuple[list[SSAValue], Attribute, dict | None]:
+    """`{attrs}? : (T1, T2) -> T` after two operands: the resolved operands, the
+    result type and the attributes."""
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    parser.parse_punctuation("(")
+    inputs, out = _parse_functional(parser)
+    if len(inputs) != 2:
+        parser.raise_error(f"expected 2 operand types, got {len(inputs)}")
+    return parser.resolve_operands(operands, inputs, pos), out, attrs
+
+
+def _print_binary_head(printer: Printer, a: SSAValue, b: SSAValue) -> None:
+    printer.print_string(" ")
+    printer.print_ssa_value(a)
+    printer.print_string(", ")
+    printer.print_ssa_value(b)
+
+
+def _print_binary_tail(printer: Printer, op: Operation, a: SSAValue, b: SSAValue) -> None:
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    _print_functional(printer, (a.type, b.type), op.results[0].type)
+
+
+class _WindowClauses(IRDLOperation):
+    """Optional list clauses (``CLAUSES``: keyword, property name, default entry,
+    kind) kept as properties only when they differ from their default, so that
+    the custom form (which omits defaults) and the generic form round-trip to the
+    same op."""
+
+    CLAUSES: ClassVar[tuple[tuple[str, str, int], ...]] = ()
+    PAD_PROPERTY: ClassVar[str] = "pad"
+
+    def clause(self, prop: str, count: int, default: int) -> tuple[int, ...]:
+        """The clause's entries as given (verified against ``count`` by the verifier)."""
+        value = self.properties.get(prop)
+        return (default,) * count if value is None else cast(DenseArrayBase, value).get_values()
+
+    def pads(self, count: int) -> list[tuple[int, int]]:
+        """(lo, hi) per windowed dim."""
+        flat = self.clause(self.PAD_PROPERTY, 2 * count, 0)
+        return [(flat[2 * i], flat[2 * i + 1]) for i in range(len(flat) // 2)]
+
+    @classmethod
+    def _clause_properties(cls, values: Mapping[str, Sequence[int] | DenseArrayBase | None]) -> dict[str, Attribute]:
+        props: dict[str, Attribute] = {}
+        for _, prop, default in cls.CLAUSES:
+            v = values.get(prop)
+            if v is None:
+                continue
+            arr = _int_list(v)
+            if any(x != default for x in arr.get_values()) or not arr.get_values():
+                props[prop] = arr
+        return props
+
+    @classmethod
+    def _parse_clauses(cls, parser: Parser) -> dict[str, list[int]]:
+        got: dict[str, list[int]] = {}
+        for keyword, prop, _ in cls.CLAUSES:
+            if parser.parse_optional_keyword(keyword) is not None:
+                got[prop] = _parse_pad_pairs(parser) if prop == cls.PAD_PROPERTY else _parse_int_list(parser)
+        return got
+
+    def _print_clauses(self, printer: Printer) -> None:
+        for keyword, prop, _ in self.CLAUSES:
+            value = self.properties.get(prop)
+            if value is None:
+                continue
+            printer.print_string(f" {keyword} ")
+            values = cast(DenseArrayBase, value).get_values()
+            if prop == self.PAD_PROPERTY:
+                _print_pad_pairs(printer, values)
+            else:
+                _print_int_list(printer, values)
+
+
+@irdl_op_definition
+class ConvOp(_WindowClauses):
+    """`%y = tensor.conv %x, %w stride [2, 2] pad [[1, 1], [1, 1]] : (tensor<8x28x28x3xf32>,
+    tensor<3x3x3x16xf32>) -> tensor<8x14x14x16xf32>`.
+
+    StableHLO's convolution (a cross-correlation: the filter is not flipped),
+    channels last: input N × spatial... × C, filter spatial... × C/groups × F,
+    result N × spatial... × F, for 1 to 3 spatial dims. Optional clauses, in
+    this order: `stride`, `pad` ([lo, hi] per spatial dim; negative crops, as
+    StableHLO), `input_dilation`, `dilation` (of the filter), `groups`
+    (feature_group_count: input channels and output features split into that
+    many groups, group g of the output reading group g of the input).
+    Defaults 1 / 0 / 1 / 1 / 1 are omitted when printed.
+    """
+
+    name = "tensor.conv"
+
+    input = operand_def(TensorType)
+    filter = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    stride = opt_prop_def(DenseArrayBase.constr(i64))
+    pad = opt_prop_def(DenseArrayBase.constr(i64))
+    input_dilation = opt_prop_def(DenseArrayBase.constr(i64))
+    dilation = opt_prop_def(DenseArrayBase.constr(i64))
+    groups = opt_prop_def(IntegerAttr)
+
+    traits = traits_def(Pure())
+
+    CLAUSES: ClassVar[tuple[tuple[str, str, int], ...]] = (
+        ("stride", "stride", 1), ("pad", "pad", 0), ("input_dilation", "input_dilation", 1),
+        ("dilation", "dilation", 1),
+    )
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        filter: SSAValue | Operation,
+        stride: Sequence[int] | DenseArrayBase | None = None,
+        pad: Sequence[int] | Sequence[Sequence[int]] | DenseArrayBase | None = None,
+        input_dilation: Sequence[int] | DenseArrayBase | None = None,
+        dilation: Sequence[int] | DenseArrayBase | None = None,
+        groups: int = 1,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        """``pad``: [[lo, hi], ...] or flat [lo0, hi0, lo1, hi1, ...]; the result type
+        is inferred when not given."""
+        if pad is not None and not isinstance(pad, DenseArrayBase):
+            pad = [int(v) for p in pad for v in (p if isinstance(p, Sequence) else (p,))]
+        props = self._clause_properties(
+            {"stride": stride, "pad": pad, "input_dilation": input_dilation, "dilation": dilation})
+        if groups != 1:
+            props["groups"] = IntegerAttr(groups, i64)
+        if result_type is None:
+            it, ft = _tensor_type(input), _tensor_type(filter)
+            result_type = TensorType(it.get_element_type(), conv_result_shape(
+                it.get_shape(), ft.get_shape(), props))
+        super().__init__(operands=(input, filter), result_types=(result_type,), properties=props,
+                         attributes=attributes)
+
+    @property
+    def spatial_rank(self) -> int:
+        return cast(TensorType, self.input.type).get_num_dims() - 2
+
+    def params(self) -> tuple[tuple[int, ...], list[tuple[int, int]], tuple[int, ...], tuple[int, ...], int]:
+        """(stride, [(lo, hi)], input_dilation, dilation, groups), defaults filled in."""
+        d = self.spatial_rank
+        return (self.clause("stride", d, 1), self.pads(d), self.clause("input_dilation", d, 1),
+                self.clause("dilation", d, 1), self.group_count)
+
+    @property
+    def group_count(self) -> int:
+        return 1 if self.groups is None else self.groups.value.data
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        x = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        w = parser.parse_unresolved_operand()
+        clauses = cls._parse_clauses(parser)
+        groups = parser.parse_integer() if parser.parse_optional_keyword("groups") is not None else 1
+        (xv, wv), out, attrs = _parse_binary_tail(parser, [x, w], pos)
+        return cls(xv, wv, clauses.get("stride"), clauses.get("pad"), clauses.get("input_dilation"),
+                   clauses.get("dilation"), groups, out, attrs)
+
+    def print(self, printer: Printer):
+        _print_binary_head(printer, self.input, self.filter)
+        self._print_clauses(printer)
+        if self.group_count != 1:
+            printer.print_string(f" groups {self.group_count}")
+        _print_binary_tail(printer, self, self.input, self.filter)
+
+    def verify_(self) -> None:
+        it = cast(TensorType, self.input.type)
+        ft = cast(TensorType, self.filter.type)
+        ot = cast(TensorType, self.result.type)
+        rank = it.get_num_dims()
+        if rank not in (3, 4, 5):
+            raise VerifyException(
+                f"input must have rank 3, 4 or 5 (batch, 1 to 3 spatial dims, features), got {it}")
+        for what, t in (("filter", ft), ("result", ot)):
+            if t.get_num_dims() != rank:
+                raise VerifyException(f"{what} rank {t.get_num_dims()} differs from the input rank {rank}")
+        et = it.get_element_type()
+        if ft.get_element_type() != et or ot.get_element_type() != et:
+            raise VerifyException(
+                f"requires the same element type for operands and result, got ({it}, {ft}) -> {ot}")
+        if not is_float_type(et):
+            raise VerifyException(f"requires float element type, got {et}")
+        d = rank - 2
+        for name, prop, default in self.CLAUSES:
+            count = 2 * d if prop == "pad" else d
+            what = "spatial dimension" if prop != "pad" else "spatial dimension: [lo, hi] pairs"
+            values = self.clause(prop, count, default)
+            if prop == "pad":
+                if len(values) != count:
+                    raise VerifyException(f"pad must have {d} [lo, hi] pairs (one per spatial dimension), "
+                                          f"got {len(values) // 2}")
+            else:
+                _verify_clause(name, values, count, what, 1)
+        groups = self.group_count
+        if groups < 1:
+            raise VerifyException(f"groups must be positive, got {groups}")
+        ishape, fshape, oshape = it.get_shape(), ft.get_shape(), ot.get_shape()
+        c, cg, f = ishape[-1], fshape[-2], fshape[-1]
+        for i, k in enumerate(fshape[:-2]):
+            if k != DYN and k < 1:
+                raise VerifyException(f"filter spatial dimension {i} must not be empty, got size {k}")
+        if c != DYN and c % groups:
+            raise VerifyException(f"input feature dimension {c} is not divisible by groups {groups}")
+        if c != DYN and cg != DYN and cg * groups != c:
+            raise VerifyException(
+                f"filter input feature dimension {cg} times groups {groups} does not match the input "
+                f"feature dimension {c}")
+        if f != DYN and f % groups:
+            raise VerifyException(f"filter output feature dimension {f} is not divisible by groups {groups}")
+        expected = conv_result_shape(ishape, fshape, self.properties)
+        if not _shapes_compatible(expected, oshape):
+            raise VerifyException(
+                f"result shape {_shape_str(oshape)} does not match the expected {_shape_str(expected)}")
+
+
+def conv_result_shape(ishape: Sequence[int], fshape: Sequence[int],
+                      props: Mapping[str, Attribute]) -> tuple[int, ...]:
+    """N × spatial... × F of a conv of these shapes and clause properties."""
+    d = len(ishape) - 2
+    stride, pad = _clause(props, "stride", d, 1), _clause(props, "pad", 2 * d, 0)
+    ldil, rdil = _clause(props, "input_dilation", d, 1), _clause(props, "dilation", d, 1)
+    spatial = [windowed_size(ishape[1 + i], fshape[i], stride[i], pad[2 * i], pad[2 * i + 1], ldil[i], rdil[i])
+               for i in range(d)]
+    return (ishape[0], *spatial, fshape[-1])
+
+
+class _WindowOp(_WindowClauses):
+    """Windows over every dim of an operand: `window [..]`, optional `stride [..]`
+    and `pad [[lo, hi], ..]` (one entry or pair per dim)."""
+
+    window = prop_def(DenseArrayBase.constr(i64))
+    stride = opt_prop_def(DenseArrayBase.constr(i64))
+    pad = opt_prop_def(DenseArrayBase.constr(i64))
+
+    CLAUSES: ClassVar[tuple[tuple[str, str, int], ...]] = (("stride", "stride", 1), ("pad", "pad", 0))
+
+    def window_params(self) -> tuple[tuple[int, ...], tuple[int, ...], list[tuple[int, int]]]:
+        """(window, stride, [(lo, hi)]), defaults filled in."""
+        w = self.window.get_values()
+        return w, self.clause("stride", len(w), 1), self.pads(len(w))
+
+    def _window_props(self, window, stride, pad) -> dict[str, Attribute]:
+        if pad is not None and not isinstance(pad, DenseArrayBase):
+            pad = [int(v) for p in pad for v in (p if isinstance(p, Sequence) else (p,))]
+        props = self._clause_properties({"stride": stride, "pad": pad})
+        props["window"] = _int_list(window)
+        return props
+
+    @classmethod
+    def pooled_type(cls, operand: SSAValue | Operation, props: Mapping[str, Attribute]) -> TensorType:
+        """The type of ``operand`` pooled by the clause properties ``props``."""
+        t = _tensor_type(operand)
+        window = cast(DenseArrayBase, props["window"]).get_values()
+        n = len(window)
+        flat = _clause(props, "pad", 2 * n, 0)
+        pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(n)]
+        return TensorType(t.get_element_type(),
+                          cls.pooled_shape(t.get_shape(), window, _clause(props, "stride", n, 1), pads))
+
+    @staticmethod
+    def pooled_shape(shape: Sequence[int], window: Sequence[int], stride: Sequence[int],
+                     pads: Sequence[tuple[int, int]]) -> tuple[int, ...]:
+        return tuple(windowed_size(s, w, st, lo, hi) for s, w, st, (lo, hi) in zip(shape, window, stride, pads))
+
+    def _verify_window(self, operand: TensorType) -> tuple[int, ...]:
+        """Checks the clauses against ``operand``; its pooled shape."""
+        rank = operand.get_num_dims()
+        window, stride, pads = self.window_params()
+        _verify_clause("window", window, rank, "operand dimension", 1)
+        _verify_clause("stride", self.clause("stride", rank, 1), rank, "operand dimension", 1)
+        flat = self.clause("pad", 2 * rank, 0)
+        if len(flat) != 2 * rank:
+            raise VerifyException(f"pad must have {rank} [lo, hi] pairs (one per operand dimension), "
+                                  f"got {len(flat) // 2}")
+        return self.pooled_shape(operand.get_shape(), window, stride, pads)
+
+    def _print_window(self, printer: Printer) -> None:
+        printer.print_string(" window ")
+        _print_int_list(printer, self.window.get_values())
+        self._print_clauses(printer)
+
+
+class _ReduceWindowOp(_WindowOp):
+    """`%p = tensor.reduce_window_<kind> %x window [..] stride [..] pad [[lo, hi], ..] : T -> T'`."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    #: the reduction over a window (its combiner and initial value, which padding counts as)
+    REDUCTION: ClassVar[type[_ReduceOp]]
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        window: Sequence[int] | DenseArrayBase,
+        stride: Sequence[int] | DenseArrayBase | None = None,
+        pad: Sequence[int] | Sequence[Sequence[int]] | DenseArrayBase | None = None,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        props = self._window_props(window, stride, pad)
+        if result_type is None:
+            result_type = self.pooled_type(input, props)
+        super().__init__(operands=(input,), result_types=(result_type,), properties=props, attributes=attributes)
+
+    def initial(self) -> int | float:
+        """The value of a padding element (the reduction's initial value)."""
+        return self.REDUCTION.initial(cast(TensorType, self.input.type).get_element_type())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        x = parser.parse_unresolved_operand()
+        parser.parse_keyword("window")
+        window = _parse_int_list(parser)
+        clauses = cls._parse_clauses(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        in_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        out_type = parser.parse_type()
+        (xv,) = parser.resolve_operands([x], [in_type], pos)
+        return cls(xv, window, clauses.get("stride"), clauses.get("pad"), out_type, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.input)
+        self._print_window(printer)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        it = cast(TensorType, self.input.type)
+        ot = cast(TensorType, self.result.type)
+        if it.get_element_type() != ot.get_element_type():
+            raise VerifyException(
+                f"result element type {ot.get_element_type()} differs from the operand's {it.get_element_type()}")
+        et = it.get_element_type()
+        if not (is_float_type(et) or is_integer_type(et)) or et == i1:
+            raise VerifyException(f"requires float or integer (not i1) element type, got {et}")
+        expected = self._verify_window(it)
+        if ot.get_num_dims() != it.get_num_dims() or not _shapes_compatible(expected, ot.get_shape()):
+            raise VerifyException(
+                f"result shape {_shape_str(ot.get_shape())} does not match the expected {_shape_str(expected)}")
+
+
+@irdl_op_definition
+class ReduceWindowSumOp(_ReduceWindowOp):
+    """`%p = tensor.reduce_window_sum %x window [1, 2, 2, 1] stride [1, 2, 2, 1] :
+    tensor<8x28x28x16xf32> -> tensor<8x14x14x16xf32>`: the sum over each window
+    (StableHLO reduce_window with add; padding counts as 0)."""
+
+    name = "tensor.reduce_window_sum"
+    REDUCTION: ClassVar[type[_ReduceOp]] = ReduceSumOp
+
+
+@irdl_op_definition
+class ReduceWindowMaxOp(_ReduceWindowOp):
+    """`%p = tensor.reduce_window_max %x window [1, 2, 2, 1] stride [1, 2, 2, 1] :
+    tensor<8x28x28x16xf32> -> tensor<8x14x14x16xf32>`: the max over each window
+    (StableHLO reduce_window with max; padding counts as -inf, NaN propagates).
+    Its derivative goes to the first maximal element of each window (XLA's
+    select-and-scatter): `tensor.window_max_select` / `tensor.window_max_scatter`."""
+
+    name = "tensor.reduce_window_max"
+    REDUCTION: ClassVar[type[_ReduceOp]] = ReduceMaxOp
+
+
+class _WindowMaxRouteOp(_WindowOp):
+    """`%r = tensor.window_max_<select|scatter> %x, %v window [..] stride [..] pad [..] :
+    (tensor<X>, tensor<V>) -> tensor<R>`: the derivative of `reduce_window_max` over
+    ``%x``. Each window's *first maximal element* is the first element of the window
+    (row-major order of window positions, padding counting as -inf) equal to the
+    window's max, NaN being maximal. Linear in ``%v``; the two ops are each other's
+    transpose."""
+
+    operand = operand_def(TensorType)
+    values = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    #: whether ``values`` (and so the result) has the pooled shape or the operand's
+    SCATTERS: ClassVar[bool]
+
+    def __init__(
+        self,
+        operand: SSAValue | Operation,
+        values: SSAValue | Operation,
+        window: Sequence[int] | DenseArrayBase,
+        stride: Sequence[int] | DenseArrayBase | None = None,
+        pad: Sequence[int] | Sequence[Sequence[int]] | DenseArrayBase | None = None,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        props = self._window_props(window, stride, pad)
+        if result_type is None:
+            result_type = _tensor_type(operand) if self.SCATTERS else self.pooled_type(operand, props)
+        super().__init__(operands=(operand, values), result_types=(result_type,), properties=props,
+                         attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        x = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        v = parser.parse_unresolved_operand()
+        parser.parse_keyword("window")
+        window = _parse_int_list(parser)
+        clauses = cls._parse_clauses(parser)
+        (xv, vv), out, attrs = _parse_binary_tail(parser, [x, v], pos)
+        return cls(xv, vv, window, clauses.get("stride"), clauses.get("pad"), out, attrs)
+
+    def print(self, printer: Printer):
+        _print_binary_head(printer, self.operand, self.values)
+        self._print_window(printer)
+        _print_binary_tail(printer, self, self.operand, self.values)
+
+    def verify_(self) -> None:
+        xt = cast(TensorType, self.operand.type)
+        vt = cast(TensorType, self.values.type)
+        rt = cast(TensorType, self.result.type)
+        et = xt.get_element_type()
+        if not is_float_type(et) or vt.get_element_type() != et or rt.get_element_type() != et:
+            raise VerifyException(f"requires one float element type, got ({xt}, {vt}) -> {rt}")
+        pooled = self._verify_window(xt)
+        vshape = xt.get_shape() if not self.SCATTERS else pooled
+        rshape = pooled if not self.SCATTERS else xt.get_shape()
+        for what, t, want in (("values", vt, vshape), ("result", rt, rshape)):
+            if t.get_num_dims() != len(want) or not _shapes_compatible(want, t.get_shape()):
+                raise VerifyException(
+                    f"{what} shape {_shape_str(t.get_shape())} does not match the expected {_shape_str(want)}")
+
+
+@irdl_op_definition
+class WindowMaxSelectOp(_WindowMaxRouteOp):
+    """`tensor.window_max_select %x, %t ...`: ``%t`` (shaped as ``%x``) at the first
+    maximal element of each window of ``%x`` (the JVP of `reduce_window_max`)."""
+
+    name = "tensor.window_max_select"
+    SCATTERS: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class WindowMaxScatterOp(_WindowMaxRouteOp):
+    """`tensor.window_max_scatter %x, %g ...`: zeros shaped as ``%x``, plus each
+    element of ``%g`` (pooled shape) added at the first maximal element of its
+    window (the VJP of `reduce_window_max`, XLA's select-and-scatter)."""
+
+    name = "tensor.window_max_scatter"
+    SCATTERS: ClassVar[bool] = True
+
+
+# --------------------------------------------------------------------------
 # convert
 # --------------------------------------------------------------------------
 
@@ -1945,12 +2460,14 @@ UNARY_OPS: tuple[type[UnaryElementwiseOp], ...] = _declared_in_this_module(Unary
 ELEMENTWISE_OPS: tuple[type[IRDLOperation], ...] = (*BINARY_OPS, *UNARY_OPS, CmpOp, SelectOp, ConvertOp)
 COMPUTE_OPS: tuple[type[IRDLOperation], ...] = (
     *ELEMENTWISE_OPS, MatmulOp, TransposeOp, BroadcastOp, ReduceSumOp, ReduceMaxOp,
+    ConvOp, ReduceWindowSumOp, ReduceWindowMaxOp, WindowMaxSelectOp, WindowMaxScatterOp,
 )
 UPSTREAM_OPS: tuple[type[IRDLOperation], ...] = (
     CastOp, CollapseShapeOp, ConcatOp, DimOp, EmptyOp, ExpandShapeOp, ExtractOp, ExtractSliceOp,
     FromElementsOp, InsertOp, InsertSliceOp, ReshapeOp, SplatOp, PadOp, YieldOp,
 )
-for _cls in (MatmulOp, ReduceSumOp, ReduceMaxOp):
+for _cls in (MatmulOp, ReduceSumOp, ReduceMaxOp, ConvOp, ReduceWindowSumOp, ReduceWindowMaxOp,
+             WindowMaxSelectOp, WindowMaxScatterOp):
     declare_cost(_cls, Cost.EXPENSIVE)
 
 

@@ -243,3 +243,5 @@ def _register_all() -> None:
 
 
 _register_all()
+
+from irtoolkit.interpreter import windows  # noqa: E402,F401  (conv and pooling: their own module)

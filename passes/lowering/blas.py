@@ -169,3 +169,29 @@ def lower_matmul_gemm(L: TensorLowering, op: Operation, sym: str, ta: bool, tb: 
         L.const(0.0, et), _pointer(L, out), _as_i64(L, N, True, c),
     ]
     L.emit(func.CallOp(sym, args, []))
+
+
+def call_gemm(L: TensorLowering, et: Attribute, M: SSAValue, N: SSAValue, K: SSAValue,
+              a: SSAValue, b: SSAValue, out: SSAValue) -> None:
+    """out (M × N, row-major) = a (M × K) @ b (K × N): a gemm call on contiguous
+    buffers, for ops other than matmul whose operands are matrices once flattened
+    (``conv``'s im2col). Callers check ``gemm_worthwhile`` first."""
+    name = _float_name(et)
+    assert name is not None
+    sym = GEMM_SYMBOLS[name]
+    _declare_gemm(L, sym, et)
+    c: dict = {}
+    args = [
+        L.const(ROW_MAJOR, i32), L.const(NO_TRANS, i32), L.const(NO_TRANS, i32),
+        _as_i64(L, M, False, c), _as_i64(L, N, False, c), _as_i64(L, K, False, c),
+        L.const(1.0, et), _pointer(L, a), _as_i64(L, K, True, c),
+        _pointer(L, b), _as_i64(L, N, True, c),
+        L.const(0.0, et), _pointer(L, out), _as_i64(L, N, True, c),
+    ]
+    L.emit(func.CallOp(sym, args, []))
+
+
+def gemm_worthwhile(L: TensorLowering, et: Attribute, flops: int | None) -> bool:
+    """BLAS is on, ``et`` is f32/f64 and the static M*N*K (None: dynamic, large)
+    reaches the ``blas_threshold`` option."""
+    return L.options.blas and _float_name(et) is not None and (flops is None or flops >= L.options.blas_threshold)

@@ -734,3 +734,5 @@ def lower_reshape(L: TensorLowering, op: Operation) -> None:
 
     _reshape_copy(L, op, dims, src_index)
 
+
+from irtoolkit.passes.lowering import windows  # noqa: E402,F401  (conv and pooling: their own module)

@@ -400,6 +400,25 @@ def _stack(E, arrays, axis=0):
     return _concatenate.emit(E, [_expand_dims.emit(E, a, axis) for a in arrays], axis)
 
 
+# ---------------------------------------------------------------------- ops numpy has no name for
+# (SPEC §3.1), under the op's name and keywords
+
+@_entry("conv", numpy=None)
+def _conv(E, x, w, stride=None, pad=None, input_dilation=None, dilation=None, groups=1):
+    lhs, rhs = (E.as_tensor(v, E.result_dtype(x, w)) for v in (x, w))
+    return E.emit(_t.ConvOp(lhs, rhs, stride, pad, input_dilation, dilation, groups))
+
+
+def _window(name: str, op: type) -> None:
+    def emit(E, x, window, stride=None, pad=None):
+        return E.emit(op(E.as_tensor(x), window, stride, pad))
+    _entry(name, numpy=None)(emit)
+
+
+_window("reduce_window_sum", _t.ReduceWindowSumOp)
+_window("reduce_window_max", _t.ReduceWindowMaxOp)
+
+
 def _compile_time(name: str) -> None:
     """Constructors of constants (``arange``, ``linspace`` ...): computed by numpy while translating."""
     def emit(E, *args, **kwargs):

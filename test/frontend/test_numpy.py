@@ -130,3 +130,20 @@ def test_broadcasting_property():
                 np.testing.assert_allclose(g, w)
 
     check()
+
+
+@irt.function
+def windows(x, w):
+    y = inp.conv(x, w, stride=[1], pad=[[1, 1]])
+    return y, inp.reduce_window_max(y, [1, 2, 1], stride=[1, 2, 1]), inp.reduce_window_sum(x, [1, 3, 1])
+
+
+def test_conv_and_windows():
+    x = rng.uniform(-1, 1, (1, 6, 1))
+    w = np.array([1.0, 2.0, -1.0]).reshape(3, 1, 1)
+    xp = np.pad(x[0, :, 0], 1)
+    conv = np.array([xp[k:k + 3] @ w[:, 0, 0] for k in range(6)]).reshape(1, 6, 1)
+    for got in (windows.interpret(x, w), windows(x, w)):
+        np.testing.assert_allclose(got[0], conv)
+        np.testing.assert_allclose(got[1], conv.reshape(1, 3, 2, 1).max(axis=2))
+        np.testing.assert_allclose(got[2][0, :, 0], [x[0, k:k + 3, 0].sum() for k in range(4)])

@@ -16,7 +16,19 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["DiagnosticError", "context", "parse", "run_pipeline", "compile", "interpret", "preload"]
+__all__ = ["DiagnosticError", "context", "parse", "run_pipeline", "compile", "interpret", "preload",
+           "function", "grad", "value_and_grad", "jvp", "vjp", "stop_gradient"]
+
+_FRONTEND = ("function", "grad", "value_and_grad", "jvp", "vjp", "stop_gradient")
+
+
+def __getattr__(name: str) -> Any:
+    # the Python frontend (SPEC §11) loads on first use, keeping `import irtoolkit` light
+    if name in _FRONTEND:
+        from irtoolkit.frontend import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'irtoolkit' has no attribute {name!r}")
 
 
 def context() -> Context:

@@ -452,7 +452,7 @@ class _Command(click.Command):
               help="Output file (written whole, only on success); '-' is stdout.")
 @click.option("--emit", type=click.Choice(["mlir", "llvm"]), default="mlir", show_default=True,
               help="Print MLIR, or LLVM IR (a module not in the llvm dialect after the pipeline gets "
-                   "the default lowering 'ad,lower-to-llvm' appended, with a note).")
+                   "the default lowering 'convert-stablehlo-to-tensor,ad,lower-to-llvm' appended, with a note).")
 @click.option("--split-input-file", is_flag=True,
               help="Split the input on '// -----' lines and process each chunk on its own.")
 @click.option("--verify-diagnostics", is_flag=True,

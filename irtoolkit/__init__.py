@@ -41,7 +41,7 @@ def run_pipeline(module: ModuleOp, pipeline: str) -> ModuleOp:
 
 
 def compile(module: ModuleOp | str, pipeline: str | None = None, filename: str = "<string>") -> Any:
-    """Lower ``module`` (default pipeline ``ad,lower-to-llvm``) and JIT-compile it.
+    """Lower ``module`` (default pipeline ``convert-stablehlo-to-tensor,ad,lower-to-llvm``) and JIT-compile it.
 
     Returns an executable: ``exe["main"](*arrays)``. The module is left unchanged.
     ``module`` may also be MLIR text (parsed as ``filename``): a program compiled

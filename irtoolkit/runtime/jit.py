@@ -688,7 +688,7 @@ def llvm_config(opt: int) -> str:
 def preload(pipeline: str | None = None) -> None:
     """Load the compiler now rather than during the first parse and compile:
     every dialect, every pass module (and checks that ``pipeline``, default
-    ``ad,lower-to-llvm``, builds), the translation to LLVM and LLVM itself for
+    ``convert-stablehlo-to-tensor,ad,lower-to-llvm``, builds), the translation to LLVM and LLVM itself for
     this CPU."""
     import importlib
     import pkgutil

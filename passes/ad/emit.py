@@ -115,6 +115,8 @@ class Emitter:
         if isinstance(t, TensorType):
             et = t.get_element_type()
             if DYN not in t.get_shape():
+                if isinstance(et, (IntegerType, IndexType)):
+                    value = int(value)  # the (zero) cotangent of an integer value
                 return self.v(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value])))
             assert not isinstance(like, Attribute), "dynamic shape needs a value"
             scalar = self.const(value, et)

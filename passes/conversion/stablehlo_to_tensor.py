@@ -626,9 +626,14 @@ def _counter_loop(e: Emitter, op: sh.WhileOp, outer: dict[int, SSAValue], j: int
     step = op.body.blocks.first.last_op.operands[j].owner
     body = _region_block(op, op.body, lambda ops: loop.YieldOp(*[ops[k] for k in carried]))
     if not step.results[0].uses:
+        operands = list(step.operands)
         body.erase_op(step)
+        for v in operands:  # the constant 1
+            if isinstance(v.owner, sh.ConstantOp) and not v.uses and v.owner.parent is body:
+                body.erase_op(v.owner)
     counter_type = op.operand[j].type
     iv = body.insert_arg(IndexType(), 0)
+    iv.name_hint = "i"
     counter = body.args[j + 1]
     if counter.uses:
         be = Emitter(body, body.first_op, op.location)
@@ -697,7 +702,7 @@ class ConvertStablehloOp(RewritePattern):
         if convert is None:
             raise op_error(op, "cannot be converted: convert-stablehlo-to-tensor has no conversion for it")
         values = convert(Emitter(op.parent_block(), op, op.location), op)
-        rewriter.replace_op(op, [], list(values))
+        rewriter.replace(op, [], list(values))
 
 
 def has_stablehlo(module: ModuleOp) -> bool:

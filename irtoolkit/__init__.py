@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["DiagnosticError", "context", "parse", "run_pipeline", "compile", "interpret", "preload"]
+__all__ = ["DiagnosticError", "context", "parse", "run_pipeline", "compile", "interpret", "preload", "from_jax"]
 
 
 def context() -> Context:
@@ -72,3 +72,11 @@ def interpret(module: ModuleOp, name: str, *args: Any) -> Any:
     from irtoolkit.interpreter import interpret_function
 
     return interpret_function(module, name, *args)
+
+
+def from_jax(f: Any, *example_args: Any) -> ModuleOp:
+    """Export ``f`` with JAX (``jax.jit(f).lower(*example_args)``) and convert its
+    StableHLO: a module whose ``@main`` is ``f``. ImportError without JAX."""
+    from irtoolkit.jax_export import from_jax as export
+
+    return export(f, *example_args)

@@ -516,10 +516,16 @@ def _reduce_bool(e: Emitter, op: sh.ReduceOp, inner: Operation) -> SSAValue:
     return result
 
 
-@converts(sh.ReduceWindowOp, sh.SelectAndScatterOp, sh.GatherOp, sh.ScatterOp)
+@converts(sh.SelectAndScatterOp)
+def _select_and_scatter(e: Emitter, op: Operation) -> Sequence[SSAValue]:
+    # only JAX's exported max-pool gradients hold it; `ad` differentiates reduce_window_max itself
+    raise op_error(op, "is not supported (no SPEC §3.1 op of that purpose): differentiate the forward "
+                       "program with `ad` instead of importing JAX's gradient")
+
+
+@converts(sh.ReduceWindowOp, sh.GatherOp, sh.ScatterOp)
 def _waiting(e: Emitter, op: Operation) -> Sequence[SSAValue]:
-    needs = {sh.ReduceWindowOp: "reduce_window_sum", sh.SelectAndScatterOp: "select_and_scatter",
-             sh.GatherOp: "gather", sh.ScatterOp: "scatter_add"}[type(op)]
+    needs = {sh.ReduceWindowOp: "reduce_window_sum", sh.GatherOp: "gather", sh.ScatterOp: "scatter_add"}[type(op)]
     _tensor_op(op, needs)
     raise op_error(op, f"internal error: tensor.{needs} exists but its conversion is missing")
 

@@ -236,7 +236,7 @@ def _constant(e: Emitter, op: sh.ConstantOp) -> Sequence[SSAValue]:
 @converts(sh.IotaOp)
 def _iota(e: Emitter, op: sh.IotaOp) -> Sequence[SSAValue]:
     iota = _tensor_op(op, "iota")
-    return [e.v(iota([op.iota_dimension.value.data], op.output.type))]
+    return [e.v(iota(op.iota_dimension.value.data, op.output.type))]
 
 
 @converts(sh.BroadcastInDimOp)
@@ -420,7 +420,7 @@ def _dot_general(e: Emitter, op: Operation) -> Sequence[SSAValue]:
         raise op_error(op, f"element type {_element(lhs)} is not supported: only float dot products convert")
     dot = _optional_tensor_op("dot")
     if dot is not None:
-        return [e.v(dot(lhs, rhs, lb, rb, lc, rc, op.results[0].type))]
+        return [e.v(dot(lhs, rhs, (lb, rb), (lc, rc), op.results[0].type))]
     if lb:
         _tensor_op(op, "dot")  # batch dims need tensor.dot
     return [_dot_by_matmul(e, op, lhs, rhs, lc, rc, op.results[0].type)]
@@ -440,8 +440,23 @@ def _convolution(e: Emitter, op: sh.ConvolutionOp) -> Sequence[SSAValue]:
         raise op_error(op, f"batch_group_count = {op.batch_group_count.value.data} is not supported")
     if any(op.window()["reverse"]):
         raise op_error(op, "window reversal is not supported")
-    _tensor_op(op, "conv")
-    raise op_error(op, "internal error: tensor.conv exists but its conversion is missing")
+    conv = _tensor_op(op, "conv")
+    ib, if_, isp = op.dimension_numbers.layout("input")
+    ki, ko, ksp = op.dimension_numbers.layout("kernel")
+    ob, of, osp = op.dimension_numbers.layout("output")
+    n = len(isp)
+    # tensor.conv is channels last: input N x spatial x C, filter spatial x C/groups x F
+    x = _transpose_to(e, op.lhs, [ib, *isp, if_])
+    w = _transpose_to(e, op.rhs, [*ksp, ki, ko])
+    win = op.window()
+    y = e.v(conv(x, w, win["stride"], win["pad"], win["lhs_dilate"], win["rhs_dilate"],
+                 op.feature_group_count.value.data))
+    # back to the op's output layout: dim k of the result is dim perm[k] of y
+    perm = [0] * (n + 2)
+    perm[ob], perm[of] = 0, n + 1
+    for i, d in enumerate(osp):
+        perm[d] = 1 + i
+    return [_transpose_to(e, y, perm)]
 
 
 # --------------------------------------------------------------------------
@@ -472,8 +487,7 @@ def _applied(body: Region) -> Operation | None:
 @converts(sh.ReduceOp)
 def _reduce(e: Emitter, op: sh.ReduceOp) -> Sequence[SSAValue]:
     if len(op.inputs) == 2:
-        _tensor_op(op, "argmax")  # the variadic reduce jnp.argmax emits
-        raise op_error(op, "internal error: tensor.argmax exists but its conversion is missing")
+        return _arg_extreme(e, op)
     if len(op.inputs) != 1:
         raise op_error(op, f"a reduce of {len(op.inputs)} operands is not supported")
     inner = _applied(op.body)
@@ -490,6 +504,50 @@ def _reduce(e: Emitter, op: sh.ReduceOp) -> Sequence[SSAValue]:
         combine = _tensor_op(op, *BINARY[type(inner)])
         result = e.v(combine(result, _broadcast_to(e, init, _type(result))))
     return [result]
+
+
+def _body_signature(region: Region) -> list[tuple]:
+    """The ops of a one-block body as (name, compare direction, operands), an operand
+    being ``"a<k>"`` (block argument k) or the position of the op defining it."""
+    block = region.blocks.first
+    ops = list(block.ops)
+    where = {a: f"a{k}" for k, a in enumerate(block.args)}
+    where.update({o.results[0]: k for k, o in enumerate(ops) if o.results})
+    return [(o.name, o.comparison_direction.data.value if isinstance(o, sh.CompareOp) else None,
+             tuple(where.get(v) for v in o.operands)) for o in ops]
+
+
+def _arg_extreme_body(direction: str) -> list[tuple]:
+    """jnp.argmax's (GT) / argmin's (LT) reducer over (value, index) pairs: the value
+    wins when it compares `direction` or is NaN, the lower index on ties."""
+    c, sel = "stablehlo.compare", "stablehlo.select"
+    return [(c, direction, ("a0", "a2")), (c, "NE", ("a0", "a0")), ("stablehlo.or", None, (0, 1)),
+            (c, "EQ", ("a0", "a2")), (c, "LT", ("a1", "a3")), ("stablehlo.and", None, (3, 4)),
+            ("stablehlo.or", None, (2, 5)), (sel, None, (2, "a0", "a2")), (sel, None, (6, "a1", "a3")),
+            ("stablehlo.return", None, (7, 8))]
+
+
+# argument-extreme reducer direction -> (tensor op, value reduction, init of the values)
+ARG_EXTREMES = {"GT": ("argmax", "reduce_max", -_pymath.inf), "LT": ("argmin", "reduce_min", _pymath.inf)}
+
+
+def _arg_extreme(e: Emitter, op: sh.ReduceOp) -> Sequence[SSAValue]:
+    """The variadic reduce of jnp.argmax / argmin: (values, iota along the dim)."""
+    dims = list(sh.ints(op.dimensions))
+    x, iota = op.inputs
+    kind = next((d for d in ARG_EXTREMES if _body_signature(op.body) == _arg_extreme_body(d)), None)
+    source = iota.owner
+    if (kind is None or len(dims) != 1 or source is None or source.name not in ("stablehlo.iota", "tensor.iota")
+            or source.iota_dimension.value.data != dims[0]
+            or splat_int(op.init_values[0]) != ARG_EXTREMES[kind][2] or splat_int(op.init_values[1]) != 0):
+        raise op_error(op, "a reduce of two operands converts only as jnp.argmax / argmin emits it "
+                           "(values and an iota along the dim, their reducer and inits)")
+    name, values, _ = ARG_EXTREMES[kind]
+    index = e.v(_tensor_op(op, name)(x, dims))
+    if _element(index) != _element(op.outs[1]):
+        index = e.v(tensor.ConvertOp(index, op.outs[1].type))
+    value = e.v(_tensor_op(op, values)(x, dims))
+    return [value, index]
 
 
 # i1 reductions (jnp.all / jnp.any, take_along_axis's bounds check) -> whether the
@@ -523,9 +581,38 @@ def _select_and_scatter(e: Emitter, op: Operation) -> Sequence[SSAValue]:
                        "program with `ad` instead of importing JAX's gradient")
 
 
-@converts(sh.ReduceWindowOp, sh.GatherOp, sh.ScatterOp)
+# the op a reduce_window body applies -> (tensor op, the value its padding counts as)
+WINDOW_REDUCTIONS: dict[type[Operation], tuple[str, float]] = {
+    sh.AddOp: ("reduce_window_sum", 0.0),
+    sh.MaximumOp: ("reduce_window_max", -_pymath.inf),
+}
+
+
+@converts(sh.ReduceWindowOp)
+def _reduce_window(e: Emitter, op: sh.ReduceWindowOp) -> Sequence[SSAValue]:
+    inner = _applied(op.body) if len(op.inputs) == 1 else None
+    if inner is None or type(inner) not in WINDOW_REDUCTIONS or _is_bool(op.inputs[0]):
+        raise op_error(op, "only windowed reductions applying one stablehlo.add or maximum convert")
+    win = op.window()
+    for key in ("base_dilations", "window_dilations"):
+        if any(v != 1 for v in win[key]):
+            raise op_error(op, f"{key} = {list(win[key])} is not supported (only 1)")
+    name, identity = WINDOW_REDUCTIONS[type(inner)]
+    cls = _tensor_op(op, name)
+    x, init = op.inputs[0], op.init_values[0]
+    padded = any(p != (0, 0) for p in map(tuple, win["padding"]))
+    if splat_int(init) != identity and padded:
+        raise op_error(op, f"padding with an init value other than {identity} is not supported")
+    result = e.v(cls(x, win["window_dimensions"], win["window_strides"], win["padding"], op.outs[0].type))
+    if splat_int(init) != identity:  # StableHLO folds the init value into every window
+        combine = _tensor_op(op, *BINARY[type(inner)])
+        result = e.v(combine(result, _broadcast_to(e, init, _type(result))))
+    return [result]
+
+
+@converts(sh.GatherOp, sh.ScatterOp)
 def _waiting(e: Emitter, op: Operation) -> Sequence[SSAValue]:
-    needs = {sh.ReduceWindowOp: "reduce_window_sum", sh.GatherOp: "gather", sh.ScatterOp: "scatter_add"}[type(op)]
+    needs = {sh.GatherOp: "gather", sh.ScatterOp: "scatter_add"}[type(op)]
     _tensor_op(op, needs)
     raise op_error(op, f"internal error: tensor.{needs} exists but its conversion is missing")
 

@@ -558,15 +558,23 @@ BOOL_REDUCTIONS: dict[type[Operation], bool] = {
 }
 
 
+def _any_or_all(e: Emitter, x: SSAValue, dims: list[int], all_: bool) -> SSAValue:
+    values = e.v(tensor.ConvertOp(x, f32))
+    if all_:
+        values = e.v(tensor.SubOp(e.const(1.0, values), values))
+    top = e.v(tensor.ReduceMaxOp(values, dims))
+    # an empty reduction gives -inf: false for `or`, true for `and`, as it should
+    return e.v(tensor.CmpOp("le" if all_ else "gt", top, e.const(0.0, top)))
+
+
+def _all(e: Emitter, x: SSAValue, dims: list[int]) -> SSAValue:
+    return _any_or_all(e, x, dims, True)
+
+
 def _reduce_bool(e: Emitter, op: sh.ReduceOp, inner: Operation) -> SSAValue:
     negate = BOOL_REDUCTIONS[type(inner)]
     x, init = op.inputs[0], op.init_values[0]
-    values = e.v(tensor.ConvertOp(x, f32))
-    if negate:
-        values = e.v(tensor.SubOp(e.const(1.0, values), values))
-    top = e.v(tensor.ReduceMaxOp(values, list(sh.ints(op.dimensions))))
-    # an empty reduction gives -inf: false for `or`, true for `and`, as it should
-    result = e.v(tensor.CmpOp("le" if negate else "gt", top, e.const(0.0, top)))
+    result = _any_or_all(e, x, list(sh.ints(op.dimensions)), negate)
     known = splat_int(init)
     if known is None or bool(known) != negate:  # i1 true is stored as -1
         combine = tensor.MinOp if negate else tensor.MaxOp  # and, or on i1
@@ -610,11 +618,119 @@ def _reduce_window(e: Emitter, op: sh.ReduceWindowOp) -> Sequence[SSAValue]:
     return [result]
 
 
-@converts(sh.GatherOp, sh.ScatterOp)
-def _waiting(e: Emitter, op: Operation) -> Sequence[SSAValue]:
-    needs = {sh.GatherOp: "gather", sh.ScatterOp: "scatter_add"}[type(op)]
-    _tensor_op(op, needs)
-    raise op_error(op, f"internal error: tensor.{needs} exists but its conversion is missing")
+def _int_constant(e: Emitter, values, t: TensorType) -> SSAValue:
+    import numpy as np
+
+    flat = np.broadcast_to(np.asarray(values), _shape(t)).reshape(-1)
+    return e.v(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [int(v) for v in flat])))
+
+
+def _coordinates(e: Emitter, op: Operation, indices: SSAValue, vector_dim: int, start_map: list[int],
+                 batching: list[int], indices_batching: list[int], shape: Sequence[int],
+                 sizes: Sequence[int]) -> tuple[SSAValue, SSAValue, list[int]]:
+    """StableHLO start indices as upstream gather/scatter coordinates: a tensor B x k
+    (k = len(dims)), its clamped form, and ``dims`` (the operand dims they index,
+    increasing). An operand batching dim indexes with the position along its indices
+    batching dim (an iota)."""
+    import numpy as np
+
+    ishape = _shape(indices)
+    if vector_dim == len(ishape):  # an implicit index vector of one
+        indices = reshape(e, indices, (*ishape, 1))
+        ishape = _shape(indices)
+    if vector_dim != len(ishape) - 1:
+        raise op_error(op, f"index_vector_dim = {vector_dim} is not supported (only the last dim)")
+    batch, et = ishape[:-1], _element(indices)
+    dims = sorted(start_map + batching)
+    coords = indices
+    if dims != start_map:
+        columns = []
+        column_type = TensorType(et, (*batch, 1))
+        for d in dims:
+            if d in start_map:
+                offsets = [0] * len(batch) + [start_map.index(d)]
+                columns.append(e.extract_slice(indices, offsets, (*batch, 1), [1] * len(ishape), column_type))
+            else:
+                along = indices_batching[batching.index(d)]
+                iota = np.arange(batch[along]).reshape([-1 if i == along else 1 for i in range(len(batch))] + [1])
+                columns.append(_int_constant(e, iota, column_type))
+        coords = e.v(tensor.ConcatOp(columns, len(ishape) - 1, TensorType(et, (*batch, len(dims)))))
+    ct = _type(coords)
+    # StableHLO clamps a start so that its slice stays in bounds; upstream ops do not
+    bounds = _int_constant(e, [shape[d] - sizes[d] for d in dims], ct)
+    clamped = e.v(tensor.MinOp(e.v(tensor.MaxOp(coords, _int_constant(e, 0, ct))), bounds))
+    return coords, clamped, dims
+
+
+def _window_shape(op: Operation, shape: Sequence[int], sizes: Sequence[int], dims: list[int]) -> list[int]:
+    """The upstream slice shape: 1 on the indexed dims, the whole extent on the others."""
+    for d, (n, size) in enumerate(zip(shape, sizes)):
+        if size != (1 if d in dims else n):
+            raise op_error(op, f"a slice of size {size} along dim {d} (of {n}) is not supported: only "
+                               f"size 1 along the indexed dims and whole dims along the others")
+    return [1 if d in dims else n for d, n in enumerate(shape)]
+
+
+def _batch_last_perm(rank: int, window_dims: list[int]) -> list[int]:
+    """The permutation taking (batch dims..., window dims...) to StableHLO's order,
+    where the window dims sit at ``window_dims`` and the batch dims fill the rest."""
+    n_batch = rank - len(window_dims)
+    perm, b = [], 0
+    for p in range(rank):
+        if p in window_dims:
+            perm.append(n_batch + window_dims.index(p))
+        else:
+            perm.append(b)
+            b += 1
+    return perm
+
+
+@converts(sh.GatherOp)
+def _gather(e: Emitter, op: sh.GatherOp) -> Sequence[SSAValue]:
+    gather = _tensor_op(op, "gather")
+    dn = op.dimension_numbers
+    shape, sizes = _shape(op.operand), list(sh.ints(op.slice_sizes))
+    start_map, batching = list(dn.value("start_index_map")), list(dn.value("operand_batching_dims"))
+    _, coords, dims = _coordinates(e, op, op.start_indices, dn.value("index_vector_dim"), start_map, batching,
+                                   list(dn.value("start_indices_batching_dims")), shape, sizes)
+    window = _window_shape(op, shape, sizes, dims)
+    batch = _shape(coords)[:-1]
+    et = _element(op.operand)
+    g = e.v(gather(op.operand, coords, dims, TensorType(et, (*batch, *window))))
+    dropped = set(dn.value("collapsed_slice_dims")) | set(batching)
+    kept = [n for d, n in enumerate(window) if d not in dropped]
+    g = reshape(e, g, (*batch, *kept))
+    return [_transpose_to(e, g, _batch_last_perm(len(_shape(op.result)), list(dn.value("offset_dims"))))]
+
+
+@converts(sh.ScatterOp)
+def _scatter(e: Emitter, op: sh.ScatterOp) -> Sequence[SSAValue]:
+    inner = _applied(op.update_computation) if len(op.inputs) == 1 else None
+    if not isinstance(inner, sh.AddOp):
+        raise op_error(op, "only scatters that add their updates (x.at[idx].add) convert")
+    scatter_add = _tensor_op(op, "scatter_add")
+    dn = op.scatter_dimension_numbers
+    dest, updates = op.inputs[0], op.updates[0]
+    shape = _shape(dest)
+    start_map, batching = list(dn.value("scatter_dims_to_operand_dims")), list(dn.value("input_batching_dims"))
+    window_dims = list(dn.value("update_window_dims"))
+    inserted = set(dn.value("inserted_window_dims")) | set(batching)
+    # the slice size along each operand dim: 1 where inserted, else the update window's
+    window_sizes = iter(_shape(updates)[p] for p in window_dims)
+    sizes = [1 if d in inserted else next(window_sizes) for d in range(len(shape))]
+    coords, clamped, dims = _coordinates(e, op, op.scatter_indices, dn.value("index_vector_dim"), start_map,
+                                         batching, list(dn.value("scatter_indices_batching_dims")), shape, sizes)
+    window = _window_shape(op, shape, sizes, dims)
+    batch = _shape(coords)[:-1]
+    perm = _batch_last_perm(len(_shape(updates)), window_dims)
+    inverse = sorted(range(len(perm)), key=lambda p: perm[p])
+    u = reshape(e, _transpose_to(e, updates, inverse), (*batch, *window))
+    # StableHLO skips an update whose slice would leave the operand: add zeros there instead
+    in_bounds = _all(e, e.v(tensor.CmpOp("eq", coords, clamped)), [len(batch)])
+    ut = _type(u)
+    mask = e.v(tensor.BroadcastOp(in_bounds, list(range(len(batch))), TensorType(i1, _shape(ut))))
+    u = e.v(tensor.SelectOp(mask, u, e.zeros(ut)))
+    return [e.v(scatter_add(u, dest, clamped, dims, dest.type))]
 
 
 # --------------------------------------------------------------------------

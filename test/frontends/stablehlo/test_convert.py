@@ -41,7 +41,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "lenet": ("conv", "reduce_window_max", "reduce_window_sum", "gather"),
     "lstm_scan": ("gather",),
     "scatter_add": ("gather", "scatter_add"),
-    "argmax_accuracy": ("argmax", "gather"),
+    "argmax_accuracy": ("argmax", "gather", "iota"),
     "cumsum": ("reverse", "reduce_window_sum"),
     "logsumexp": ("gather",),
     # JAX's exported gradient programs

@@ -3,9 +3,12 @@
 
 One table, ``CONVERTERS``, maps each StableHLO op class to a function that emits
 its replacement before it and returns the replacing values; one rewrite pattern
-applies the table. Ops whose SPEC §3.1 tensor op irtoolkit does not have yet name
-it (``_tensor_op``), so that adding the op makes the entry work: a module that
-needs it is a located error until then, never a lookalike composition.
+applies the table. Entries name their SPEC §3.1 tensor op (``_tensor_op``), so
+that adding the op makes the entry work; a module that needs an op irtoolkit
+does not have yet is a located error naming it. Only compositions with the same
+values stand in meanwhile: a dot_general without batch dims as one matmul of
+transposed, flattened operands, clamp as min(max(x, lo), hi) (StableHLO's
+definition).
 
 Control flow: a `while` whose condition is ``counter < n`` on a carried integer
 that starts at a constant and steps by 1 (what `lax.fori_loop` and `lax.scan`
@@ -64,11 +67,15 @@ def converts(*classes: type[Operation]) -> Callable[[Converter], Converter]:
     return register
 
 
+def _optional_tensor_op(name: str) -> type[Operation] | None:
+    """``tensor.<name>`` if irtoolkit has it."""
+    return next((cls for cls in tensor.Tensor.operations if cls.name == f"tensor.{name}"), None)
+
+
 def _tensor_op(op: Operation, *names: str) -> type[Operation]:
     """The first of the tensor ops ``names`` (without `tensor.`) that irtoolkit has."""
-    by_name = {cls.name: cls for cls in tensor.Tensor.operations}
     for name in names:
-        cls = by_name.get(f"tensor.{name}")
+        cls = _optional_tensor_op(name)
         if cls is not None:
             return cls
     raise op_error(op, f"cannot be converted yet: it needs 'tensor.{names[0]}' (SPEC §3.1), "
@@ -93,7 +100,7 @@ def _is_bool(v: SSAValue) -> bool:
     return _element(v) == i1
 
 
-def splat_int(v: SSAValue) -> int | float | None:
+def splat_value(v: SSAValue) -> int | float | None:
     """The value of a splat `stablehlo.constant` or `arith.constant`, else None."""
     owner = v.owner
     if isinstance(owner, sh.ConstantOp | arith.ConstantOp):
@@ -327,7 +334,7 @@ def _clamped_starts(e: Emitter, starts: Sequence[SSAValue], shape: Sequence[int]
     slices do not, so the clamp is explicit (folded for constant starts)."""
     out: list[SSAValue | int] = []
     for start, n, size in zip(starts, shape, sizes):
-        c = splat_int(start)
+        c = splat_value(start)
         if isinstance(c, int):
             out.append(min(max(c, 0), n - size))
             continue
@@ -416,7 +423,7 @@ def _dot_general(e: Emitter, op: Operation) -> Sequence[SSAValue]:
         lc, rc = list(dn.value("lhs_contracting_dimensions")), list(dn.value("rhs_contracting_dimensions"))
     else:
         lb, rb, lc, rc = [], [], [len(_shape(lhs)) - 1], [0]
-    if not meaning_ok_float(lhs):
+    if not _is_float(lhs):
         raise op_error(op, f"element type {_element(lhs)} is not supported: only float dot products convert")
     dot = _optional_tensor_op("dot")
     if dot is not None:
@@ -426,12 +433,8 @@ def _dot_general(e: Emitter, op: Operation) -> Sequence[SSAValue]:
     return [_dot_by_matmul(e, op, lhs, rhs, lc, rc, op.results[0].type)]
 
 
-def meaning_ok_float(v: SSAValue) -> bool:
+def _is_float(v: SSAValue) -> bool:
     return element_kind(_element(v)) == ElementKind.FLOAT
-
-
-def _optional_tensor_op(name: str) -> type[Operation] | None:
-    return next((cls for cls in tensor.Tensor.operations if cls.name == f"tensor.{name}"), None)
 
 
 @converts(sh.ConvolutionOp)
@@ -500,7 +503,7 @@ def _reduce(e: Emitter, op: sh.ReduceOp) -> Sequence[SSAValue]:
     cls = _tensor_op(op, name)
     x, init = op.inputs[0], op.init_values[0]
     result = _build(e, op, cls, x, list(sh.ints(op.dimensions)))
-    if splat_int(init) != identity:  # StableHLO folds the init value in as one more element
+    if splat_value(init) != identity:  # StableHLO folds the init value in as one more element
         combine = _tensor_op(op, *BINARY[type(inner)])
         result = e.v(combine(result, _broadcast_to(e, init, _type(result))))
     return [result]
@@ -539,7 +542,7 @@ def _arg_extreme(e: Emitter, op: sh.ReduceOp) -> Sequence[SSAValue]:
     source = iota.owner
     if (kind is None or len(dims) != 1 or source is None or source.name not in ("stablehlo.iota", "tensor.iota")
             or source.iota_dimension.value.data != dims[0]
-            or splat_int(op.init_values[0]) != ARG_EXTREMES[kind][2] or splat_int(op.init_values[1]) != 0):
+            or splat_value(op.init_values[0]) != ARG_EXTREMES[kind][2] or splat_value(op.init_values[1]) != 0):
         raise op_error(op, "a reduce of two operands converts only as jnp.argmax / argmin emits it "
                            "(values and an iota along the dim, their reducer and inits)")
     name, values, _ = ARG_EXTREMES[kind]
@@ -575,7 +578,7 @@ def _reduce_bool(e: Emitter, op: sh.ReduceOp, inner: Operation) -> SSAValue:
     negate = BOOL_REDUCTIONS[type(inner)]
     x, init = op.inputs[0], op.init_values[0]
     result = _any_or_all(e, x, list(sh.ints(op.dimensions)), negate)
-    known = splat_int(init)
+    known = splat_value(init)
     if known is None or bool(known) != negate:  # i1 true is stored as -1
         combine = tensor.MinOp if negate else tensor.MaxOp  # and, or on i1
         result = e.v(combine(result, _broadcast_to(e, init, _type(result))))
@@ -609,10 +612,10 @@ def _reduce_window(e: Emitter, op: sh.ReduceWindowOp) -> Sequence[SSAValue]:
     cls = _tensor_op(op, name)
     x, init = op.inputs[0], op.init_values[0]
     padded = any(p != (0, 0) for p in map(tuple, win["padding"]))
-    if splat_int(init) != identity and padded:
+    if splat_value(init) != identity and padded:
         raise op_error(op, f"padding with an init value other than {identity} is not supported")
     result = e.v(cls(x, win["window_dimensions"], win["window_strides"], win["padding"], op.outs[0].type))
-    if splat_int(init) != identity:  # StableHLO folds the init value into every window
+    if splat_value(init) != identity:  # StableHLO folds the init value into every window
         combine = _tensor_op(op, *BINARY[type(inner)])
         result = e.v(combine(result, _broadcast_to(e, init, _type(result))))
     return [result]
@@ -772,15 +775,15 @@ def _counter(op: sh.WhileOp) -> tuple[int, int, int] | None:
     cond, body = op.cond.blocks.first, op.body.blocks.first
     p = cond.last_op.operands[0].owner
     if not (isinstance(p, sh.CompareOp) and p.comparison_direction.data.value == "LT"
-            and p.lhs in cond.args and isinstance(stop := splat_int(p.rhs), int)):
+            and p.lhs in cond.args and isinstance(stop := splat_value(p.rhs), int)):
         return None
     j = list(cond.args).index(p.lhs)
-    start = splat_int(op.operand[j])
+    start = splat_value(op.operand[j])
     step = body.last_op.operands[j].owner
     if not (isinstance(start, int) and isinstance(step, sh.AddOp)):
         return None
     others = [v for v in step.operands if v is not body.args[j]]
-    if len(others) != 1 or splat_int(others[0]) != 1:
+    if len(others) != 1 or splat_value(others[0]) != 1:
         return None
     return j, start, stop
 

@@ -21,12 +21,12 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`, `arith`, `math`,
+# Dialects the toolkit loads, by name. Ours replace xDSL's `func`, `tensor`, `arith`, `math`,
 # `cf` and `scf` (subclasses of xDSL's ops, with upstream's syntax and checks). Other
 # compilers add theirs with `register_dialect` (irtoolkit.extend).
 DIALECTS: dict[str, Any] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
-    "func": "xdsl.dialects.func:Func",
+    "func": "irtoolkit.dialects.func:Func",
     "arith": "irtoolkit.dialects.arith:Arith",
     "math": "irtoolkit.dialects.math:Math",
     "memref": "xdsl.dialects.memref:MemRef",

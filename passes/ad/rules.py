@@ -230,6 +230,14 @@ def vjp_rule(op: Operation | type):
     return rule
 
 
+def no_rule_message(op: Operation | type) -> str:
+    """Why an active op has no derivative: its registered reason, or the generic words."""
+    reason = _lookup(UNSUPPORTED, op)
+    if reason:
+        return f"cannot be differentiated: {reason}"
+    return "cannot be differentiated (no derivative rule for this op)"
+
+
 def is_nondiff(op: Operation | type) -> bool:
     load_rules()
     cls = op if isinstance(op, type) else type(op)

@@ -923,7 +923,11 @@ def has_stablehlo(module: ModuleOp) -> bool:
 
 @dataclass(frozen=True)
 class ConvertStablehloToTensorPass(ModulePass):
-    """Rewrite StableHLO (and chlo, sdy) ops into tensor, loop, arith and func ops."""
+    """StableHLO as a person would write it in our dialects: elementwise ops to their
+    tensor ops, dot_general to tensor.dot (tensor.matmul without batch dims), a `while`
+    counting from a constant by 1 (lax.fori_loop, lax.scan) to a static-count
+    loop.for, any other to loop.while, case/if to loop.if. An op or attribute value
+    it cannot convert is a located error naming both."""
 
     name = "convert-stablehlo-to-tensor"
 

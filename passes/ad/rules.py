@@ -198,7 +198,7 @@ def load_rules() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from irtoolkit.passes.ad import rules_arith, rules_func, rules_math, rules_tensor  # noqa: F401
+    from irtoolkit.passes.ad import rules_arith, rules_conv, rules_func, rules_math, rules_tensor  # noqa: F401
 
 
 def _lookup(table, op: Operation | type):

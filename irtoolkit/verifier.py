@@ -79,7 +79,8 @@ _EXTRA_CHECKS = {
 
 
 def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
-    """xDSL's structural checks of ``Operation.verify``, without its per-op block counting.
+    """xDSL's structural checks of ``Operation.verify`` (the terminator one is
+    ``_verify_terminates``), without its per-op block counting.
 
     xDSL counts a region's blocks (a linked-list walk) for every terminator,
     which makes verification quadratic in the number of blocks; the counts are
@@ -94,6 +95,12 @@ def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
             raise VerifyException("an op with successors must terminate its block")
         if any(succ.parent is not region for succ in op.successors):
             raise VerifyException("branches to a block of a different region")
+
+
+def _verify_terminates(op: Operation, block_counts: dict[int, int]) -> None:
+    """The last op of a block that needs a terminator is one."""
+    block = op.parent
+    region = None if block is None else block.parent
     if region is None or block.last_op is not op:
         return
     n_blocks = block_counts.get(id(region))
@@ -134,7 +141,8 @@ def verify_op(
 ) -> None:
     """Verify ``op`` alone (not its nested ops); raise a located DiagnosticError."""
     try:
-        _verify_structure(op, {} if block_counts is None else block_counts)
+        counts = {} if block_counts is None else block_counts
+        _verify_structure(op, counts)
         _verify_dominance(op, dominance or DominanceChecker())
         _verify_empty_blocks(op)
         try:
@@ -145,6 +153,8 @@ def verify_op(
             raise VerifyException(str(err)) from None
         if (extra := _EXTRA_CHECKS.get(op.name)) is not None:
             extra(op)
+        # as mlir-opt: an op's own errors before its block's missing terminator
+        _verify_terminates(op, counts)
         if op.name == "func.func" and any(k.startswith("autodiff.custom_") for k in op.attributes):
             from irtoolkit.dialects.autodiff import verify_function_attributes
 
@@ -159,5 +169,15 @@ def verify_module(module: ModuleOp) -> None:
     """Verify every op of ``module``, outermost first, reporting the first failure."""
     block_counts: dict[int, int] = {}
     dominance = DominanceChecker()
+    with_regions = []
     for op in module.walk():
         verify_op(op, block_counts, dominance)
+        if hasattr(op, "verify_regions_"):
+            with_regions.append(op)
+    # checks of an op's regions that need its nested ops verified first (MLIR's
+    # `verifyRegions`: a body's terminator is checked after the terminator itself)
+    for op in reversed(with_regions):
+        try:
+            op.verify_regions_()
+        except VerifyException as err:
+            raise op_error(op, str(err.args[0]) if err.args else str(err)) from None

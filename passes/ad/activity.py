@@ -16,7 +16,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.emit import is_float_like
-from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, vjp_rule
+from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, unsupported_reason, vjp_rule
 
 
 def _loop():
@@ -96,7 +96,7 @@ class Activity:
             for region in op.regions:
                 for block in region.blocks:
                     self._forward_block(block)
-        if not any(o in self.varied for o in op.operands):
+        if not any(o in self.varied for o in op.operands) and not self._captures_varied(op):
             return
         if is_nondiff(op):
             return
@@ -107,8 +107,30 @@ class Activity:
             return
         rule = jvp_rule(op) if self.mode == "forward" else vjp_rule(op)
         if rule is None:
-            raise op_error(op, "cannot be differentiated (no derivative rule for this op)")
+            reason = unsupported_reason(op)
+            raise op_error(op, "cannot be differentiated (no derivative rule for this op)" if reason is None
+                           else f"cannot be differentiated: {reason}")
         self._mark(op.results)
+
+    def _captures_varied(self, op: Operation) -> bool:
+        """Does a region of ``op`` (not a loop: those are handled above) read a varied
+        value defined outside it (``tensor.generate``'s body)?"""
+        if not op.regions or isinstance(op, func.FuncOp):
+            return False
+        inside: set[SSAValue] = set()
+        for region in op.regions:
+            for block in region.blocks:
+                inside.update(block.args)
+        for inner in op.walk():
+            if inner is op:
+                continue
+            if any(v in self.varied and v not in inside for v in inner.operands):
+                return True
+            inside.update(inner.results)
+            for region in inner.regions:
+                for block in region.blocks:
+                    inside.update(block.args)
+        return False
 
     # -- useful (reverse mode) ------------------------------------------------
     def backward(self, block: Block, outputs: Iterable[SSAValue]) -> None:

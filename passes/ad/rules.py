@@ -171,7 +171,7 @@ def load_rules() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from irtoolkit.passes.ad import rules_arith, rules_func, rules_math, rules_tensor  # noqa: F401
+    from irtoolkit.passes.ad import rules_arith, rules_func, rules_indexed, rules_math, rules_tensor  # noqa: F401
 
 
 def _lookup(table, op: Operation | type):
@@ -210,6 +210,11 @@ def is_nondiff(op: Operation | type) -> bool:
         return True
     meaning = meaning_of(cls)
     return meaning is not None and not meaning.differentiable
+
+
+def unsupported_reason(op: Operation | type) -> str | None:
+    """Why an op known not to be differentiable is not (``unsupported``), else None."""
+    return _lookup(UNSUPPORTED, op)
 
 
 def is_primal_only(op: Operation | type) -> bool:

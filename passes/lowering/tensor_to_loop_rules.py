@@ -652,7 +652,9 @@ def lower_pad(L: TensorLowering, op: Operation) -> None:
 @lowering_rule(arith.ConstantOp)
 def lower_dense_constant(L: TensorLowering, op: Operation) -> None:
     res = op.results[0]
-    value = op.properties.get("value") or op.attributes.get("value")
+    value = op.properties.get("value")
+    if value is None:  # not `or`: a dense constant of no elements is falsy
+        value = op.attributes.get("value")
     if not isinstance(value, DenseIntOrFPElementsAttr):
         raise unsupported(op, f"constant {value}")
     et = elem(res)
@@ -660,6 +662,9 @@ def lower_dense_constant(L: TensorLowering, op: Operation) -> None:
     n = 1
     for s in shp:
         n *= s
+    if n == 0:  # no element to store (and xDSL's `is_splat` fails on no values)
+        L.fresh(res, result_sizes(L, res, []))
+        return
     raw = getattr(getattr(value, "data", None), "data", None)
     if isinstance(raw, bytes) and n > 1 and len(raw) % n == 0 and len(raw) >= n:
         # a splat stored element by element (1e6 equal values): compare the bytes, do

@@ -1955,13 +1955,42 @@ def _verify_gathered(big: TensorType, indices: TensorType, dims: Sequence[int], 
     )
 
 
-def _parse_dims_clause(parser: Parser, keyword: str) -> list[int]:
-    """`<keyword>([d0, d1, ...])`."""
+def _parse_indexed(parser: Parser, keyword: str, with_unique: bool, leading: list, n_types: int):
+    """The common tail of gather and scatter, from the indices on:
+    `[%idx] <keyword>([d0, ..]) unique? attr-dict : (types) -> type`; the operands
+    ``leading`` (unresolved) come before the indices. Returns (operands, dims,
+    unique, attributes, result type)."""
+    pos = parser.pos
+    parser.parse_punctuation("[")
+    indices = parser.parse_unresolved_operand()
+    parser.parse_punctuation("]")
     parser.parse_keyword(keyword)
     parser.parse_punctuation("(")
     dims = _parse_int_list(parser)
     parser.parse_punctuation(")")
-    return dims
+    unique = with_unique and parser.parse_optional_keyword("unique") is not None
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    parser.parse_punctuation("(")
+    inputs, out = _parse_functional(parser)
+    if len(inputs) != n_types:
+        parser.raise_error(f"expected {n_types} operand types, got {len(inputs)}")
+    operands = parser.resolve_operands([*leading, indices], inputs, pos)
+    return operands, dims, unique, attrs, out
+
+
+def _print_indexed(printer: Printer, op: Operation, indices: SSAValue, keyword: str, dims: Sequence[int]) -> None:
+    """The common tail of gather and scatter (see ``_parse_indexed``)."""
+    printer.print_string("[")
+    printer.print_ssa_value(indices)
+    printer.print_string(f"] {keyword}(")
+    _print_int_list(printer, dims)
+    printer.print_string(")")
+    if op.properties.get("unique") is not None:
+        printer.print_string(" unique")
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    _print_functional(printer, [v.type for v in op.operands], op.results[0].type)
 
 
 @irdl_op_definition
@@ -2015,35 +2044,14 @@ class GatherOp(IRDLOperation, HasFolderInterface):
 
     @classmethod
     def parse(cls, parser: Parser):
-        pos = parser.pos
         source = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        indices = parser.parse_unresolved_operand()
-        parser.parse_punctuation("]")
-        dims = _parse_dims_clause(parser, "gather_dims")
-        unique = parser.parse_optional_keyword("unique") is not None
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        parser.parse_punctuation("(")
-        inputs, out = _parse_functional(parser)
-        if len(inputs) != 2:
-            parser.raise_error(f"expected 2 operand types, got {len(inputs)}")
-        s, i = parser.resolve_operands([source, indices], inputs, pos)
+        (s, i), dims, unique, attrs, out = _parse_indexed(parser, "gather_dims", True, [source], 2)
         return cls(s, i, dims, out, unique=unique, attributes=attrs)
 
     def print(self, printer: Printer):
         printer.print_string(" ")
         printer.print_ssa_value(self.source)
-        printer.print_string("[")
-        printer.print_ssa_value(self.indices)
-        printer.print_string("] gather_dims(")
-        _print_int_list(printer, self.dims)
-        printer.print_string(")")
-        if self.unique is not None:
-            printer.print_string(" unique")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        _print_functional(printer, (self.source.type, self.indices.type), self.result.type)
+        _print_indexed(printer, self, self.indices, "gather_dims", self.dims)
 
     def verify_(self) -> None:
         st = cast(TensorType, self.source.type)
@@ -2151,22 +2159,10 @@ class _ScatterBase(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        pos = parser.pos
         source = parser.parse_unresolved_operand()
         parser.parse_keyword("into")
         dest = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        indices = parser.parse_unresolved_operand()
-        parser.parse_punctuation("]")
-        dims = _parse_dims_clause(parser, "scatter_dims")
-        unique = cls.HAS_UNIQUE and parser.parse_optional_keyword("unique") is not None
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        parser.parse_punctuation("(")
-        inputs, out = _parse_functional(parser)
-        if len(inputs) != 3:
-            parser.raise_error(f"expected 3 operand types, got {len(inputs)}")
-        s, d, i = parser.resolve_operands([source, dest, indices], inputs, pos)
+        (s, d, i), dims, unique, attrs, out = _parse_indexed(parser, "scatter_dims", cls.HAS_UNIQUE, [source, dest], 3)
         return cls(s, d, i, dims, out, unique=unique, attributes=attrs)
 
     def print(self, printer: Printer):
@@ -2174,16 +2170,7 @@ class _ScatterBase(IRDLOperation):
         printer.print_ssa_value(self.source)
         printer.print_string(" into ")
         printer.print_ssa_value(self.dest)
-        printer.print_string("[")
-        printer.print_ssa_value(self.indices)
-        printer.print_string("] scatter_dims(")
-        _print_int_list(printer, self.dims)
-        printer.print_string(")")
-        if self.properties.get("unique") is not None:
-            printer.print_string(" unique")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        _print_functional(printer, (self.source.type, self.dest.type, self.indices.type), self.result.type)
+        _print_indexed(printer, self, self.indices, "scatter_dims", self.dims)
 
     def _verify_unique(self) -> None:
         pass

@@ -68,13 +68,13 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     from irtoolkit.runtime.signature import capture_signatures
     from irtoolkit.runtime.translate import default_lowering_passes
 
-    import irtoolkit.runtime.jit as jit
-    from irtoolkit.runtime import diskcache
+    from irtoolkit.runtime import diskcache, executable
+    from irtoolkit.runtime.caches import module_key_text
 
-    out["opt_level"] = opt = jit.default_opt()
+    out["opt_level"] = opt = executable.default_opt()
     t = time.perf_counter()
-    key_text = jit.module_key_text(module)
-    cache_key = diskcache.make_key(key_text, None, jit.llvm_config(opt), jit._init_llvm())
+    key_text = module_key_text(module)
+    cache_key = diskcache.make_key(key_text, None, executable.llvm_config(opt), executable.init_llvm())
     stages.append(("cache key (generic print with locations + hash; llvmlite init)",
                    time.perf_counter() - t))
 
@@ -82,6 +82,8 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     sigs = capture_signatures(module)
     work = module.clone()
     stages.append(("clone + signatures", time.perf_counter() - t))
+
+    from irtoolkit.context import pass_class
 
     # the default passes, with convert-to-llvm split in its parts
     passes = default_lowering_passes(work)
@@ -93,13 +95,13 @@ def profile_one(key: str, dump: str | None = None) -> dict:
             from irtoolkit.passes.lowering.to_llvm.func import ConvertFuncToLLVMPass
             from irtoolkit.passes.lowering.to_llvm.math import ConvertMathToLLVMPass
             from irtoolkit.passes.lowering.to_llvm.memref import ConvertMemrefToLLVMPass
-            from irtoolkit.context import pass_class
 
             expanded += [ConvertMemrefToLLVMPass(), ConvertArithToLLVMPass(),
                          ConvertMathToLLVMPass(), ConvertCfToLLVMPass(), ConvertFuncToLLVMPass(),
                          pass_class("reconcile-unrealized-casts")()]
         else:
             expanded.append(p)
+    expanded.append(pass_class("add-jit-interface")())  # what the JIT runs after the pipeline
     snapshots: dict[str, str] = {}
     counts: dict[str, int] = {"input": _count_ops(work)}
     # verify-each (irt-opt's behaviour; the JIT verifies its input only, IRT_VERIFY_EACH=1
@@ -135,29 +137,11 @@ def profile_one(key: str, dump: str | None = None) -> dict:
 
     import llvmlite.binding as llvm
 
-    from irtoolkit.runtime.translate import (add_allocation_guard, add_check_handler, add_interface,
-                                             guard_allocations, mangle_functions, to_llvmlite,
-                                             track_frees, uses_runtime_checks)
-    from irtoolkit.passes.lowering.to_llvm.vector_math import expand_math_intrinsics
+    from irtoolkit.runtime.translate import to_llvmlite
 
     t = time.perf_counter()
-    mapping = mangle_functions(work)
-    guarded = guard_allocations(work)
-    checked = uses_runtime_checks(work)
-    if guarded and checked:
-        track_frees(work)
-    expand_math_intrinsics(work)
-    stages.append(("JIT prep (mangle, malloc guard, vector math expansion)", time.perf_counter() - t))
-    t = time.perf_counter()
     llmod = to_llvmlite(work)
-    if guarded:
-        add_allocation_guard(llmod, guarded and checked)
-    if checked:
-        add_check_handler(llmod)
-    for name, sig in sigs.items():
-        if sig.unsupported is None:
-            add_interface(llmod, sig, mapping.get(name, name), guarded or checked, guarded and checked)
-    stages.append(("llvm dialect -> llvmlite (xDSL convert_module)", time.perf_counter() - t))
+    stages.append(("llvm dialect -> llvmlite (translate.to_llvmlite)", time.perf_counter() - t))
     t = time.perf_counter()
     ir_text = str(llmod)
     stages.append(("llvmlite IR -> text", time.perf_counter() - t))
@@ -171,9 +155,9 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     t = time.perf_counter()
     groups = codegen.plan_groups(llmod, [f.name for f in mod.functions if f.name.startswith("_irt_call_")])
     built = codegen.compile_groups(llvm, ir_text, (mod, context), groups,
-                                   lambda: jit._target_machine(llvm, opt), opt, jit.loop_unrolling(),
+                                   lambda: executable.target_machine(llvm, opt), opt, executable.loop_unrolling(),
                                    keep_ir=True)
-    stages.append((f"LLVM optimization {jit.llvm_config(opt)} + codegen, {len(groups)} groups "
+    stages.append((f"LLVM optimization {executable.llvm_config(opt)} + codegen, {len(groups)} groups "
                    "in parallel", time.perf_counter() - t))
     opt_text = "\n".join(g.optimized_ir or "" for g in built)
     objects = [g.obj for g in built]
@@ -181,7 +165,7 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     from irtoolkit.runtime import objectfile, symbols
 
     symbols.resolve(llvm, {s for o in objects for s in objectfile.read_object(o).undefined})
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), jit._target_machine(llvm, opt))
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), executable.target_machine(llvm, opt))
     for o in objects:
         engine.add_object_file(llvm.ObjectFileRef.from_data(o))
     engine.finalize_object()
@@ -196,7 +180,7 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     del engine
 
     # the real executable (own compile, so the call path is the production one)
-    from irtoolkit.runtime.jit import Executable
+    from irtoolkit.runtime.executable import Executable
 
     t = time.perf_counter()
     exe = Executable(_lowered(module), sigs)
@@ -292,7 +276,7 @@ def _count_ops(m) -> int:
 
 def _native_time(fn, args) -> float | None:
     """Median time of the bare native call on a prepared frame (results freed)."""
-    from irtoolkit.runtime.jit import DEAD_POINTER, _free
+    from irtoolkit.runtime.calling import DEAD_POINTER, _free
 
     try:
         fn(*args)  # prepares the thread-local frame with the argument descriptors

@@ -20,6 +20,7 @@ from irtoolkit.cli.common import (
     EXIT_FAILURE,
     EXIT_OK,
     Timer,
+    atomic_write,
     atomic_write_text,
     error,
     read_text,
@@ -148,6 +149,14 @@ def emit_llvm(module: ModuleOp) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
+def emit_code(module: ModuleOp, kind: str) -> str | bytes:
+    """``--emit obj`` (bytes) or ``--emit asm`` (text) for this host."""
+    from irtoolkit.runtime import emit_code as emit
+
+    code = emit(module, assembly=kind == "asm")
+    return code.decode() if kind == "asm" else code
+
+
 def _internal(err: BaseException, debug: bool) -> Diagnostic:
     if debug:
         import traceback
@@ -227,7 +236,7 @@ class Driver:
                     self.timer.add("Verifier (after each pass)", runner.verify_seconds)
 
     def _lower_for_llvm(self, module: ModuleOp) -> None:
-        """--emit llvm on a module not in the llvm dialect: run the default
+        """--emit llvm|obj|asm on a module not in the llvm dialect: run the default
         lowering as passes of the pipeline (shown by the IR printing and the
         timing), after a note that says so."""
         from irtoolkit.context import DEFAULT_COMPILE_PIPELINE
@@ -239,7 +248,7 @@ class Driver:
         if not self.noted_lowering:
             self.noted_lowering = True
             sys.stdout.flush()
-            sys.stderr.write(f"note: --emit llvm: the module is not in the llvm dialect; appending "
+            sys.stderr.write(f"note: --emit {self.opts.emit}: the module is not in the llvm dialect; appending "
                              f"the default lowering '{DEFAULT_COMPILE_PIPELINE}' to the pipeline\n")
         self._run_passes(build_passes(DEFAULT_COMPILE_PIPELINE), module)
 
@@ -260,10 +269,13 @@ class Driver:
             self.timer.add("Parser (and verifier)", time.perf_counter() - t0)
         if self.passes:
             self._run_passes(self.passes, module)
-        if opts.emit == "llvm":
+        if opts.emit in ("llvm", "obj", "asm"):
             self._lower_for_llvm(module)
         t3 = time.perf_counter()
-        out = emit_llvm(module) if opts.emit == "llvm" else print_module(module, opts)
+        if opts.emit in ("obj", "asm"):
+            out = emit_code(module, opts.emit)
+        else:
+            out = emit_llvm(module) if opts.emit == "llvm" else print_module(module, opts)
         if self.timer:
             self.timer.add("Output", time.perf_counter() - t3)
         return out
@@ -341,7 +353,11 @@ class Driver:
                     sys.stdout.write(out)
                     sys.stdout.flush()
         if not to_stdout and not failed:
-            atomic_write_text(opts.output, "".join(outputs))
+            if opts.emit == "obj":
+                data = b"".join(outputs)  # type: ignore[arg-type]
+                atomic_write(opts.output, lambda f: f.write(data), binary=True)
+            else:
+                atomic_write_text(opts.output, "".join(outputs))
         if self.timer:
             sys.stdout.flush()
             sys.stderr.write(self.timer.report())
@@ -402,8 +418,10 @@ def run(opts: Options) -> int:
     # an empty -p '' runs no passes (as mlir-opt's empty pipeline)
     parts = [p.strip() for p in (*opts.pipeline, *opts.pass_flags) if p.strip()]
     pipeline = ",".join(parts)
-    if opts.emit not in ("mlir", "llvm"):
-        raise error(f"unknown --emit target '{opts.emit}' (mlir or llvm)")
+    if opts.emit not in ("mlir", "llvm", "obj", "asm"):
+        raise error(f"unknown --emit target '{opts.emit}' (mlir, llvm, obj or asm)")
+    if opts.emit == "obj" and (opts.output == "-" or opts.split_input_file):
+        raise error("--emit obj writes one object file: give -o FILE (and no --split-input-file)")
     opts.print_ir_after = _pass_names("--mlir-print-ir-after", opts.print_ir_after)
     opts.print_ir_before = _pass_names("--mlir-print-ir-before", opts.print_ir_before)
     return Driver(opts, pipeline).run()
@@ -450,9 +468,11 @@ class _Command(click.Command):
                    "'builtin.module(ad,func.func(cse))'.")
 @click.option("-o", "--output", "output", default="-", metavar="OUT",
               help="Output file (written whole, only on success); '-' is stdout.")
-@click.option("--emit", type=click.Choice(["mlir", "llvm"]), default="mlir", show_default=True,
-              help="Print MLIR, or LLVM IR (a module not in the llvm dialect after the pipeline gets "
-                   "the default lowering 'ad,lower-to-llvm' appended, with a note).")
+@click.option("--emit", type=click.Choice(["mlir", "llvm", "obj", "asm"]), default="mlir",
+              show_default=True,
+              help="Print MLIR, LLVM IR or assembly, or write (with -o) an object file, for this "
+                   "host (a module not in the llvm dialect after the pipeline gets the default "
+                   "lowering 'ad,lower-to-llvm' appended, with a note).")
 @click.option("--split-input-file", is_flag=True,
               help="Split the input on '// -----' lines and process each chunk on its own.")
 @click.option("--verify-diagnostics", is_flag=True,

@@ -475,7 +475,7 @@ def run_cached(session: Session, inputs: Sequence[Input]) -> list[Any] | None:
         return None
     t0 = time.perf_counter()
     try:
-        from irtoolkit.runtime.jit import cached_source
+        from irtoolkit.runtime import cached_source
     except ImportError:
         return None
     exe = cached_source(session.text, session.filename, opts.pipeline)
@@ -539,7 +539,7 @@ def execute(module: ModuleOp, session: Session, values: list[Any]) -> Any:
         from irtoolkit.runtime import compile_module  # noqa: F401
     except ImportError as err:
         raise error(f"the JIT compiler is unavailable: {err}") from None
-    from irtoolkit.runtime.jit import compile_source
+    from irtoolkit.runtime import compile_source
 
     t0 = time.perf_counter()
     with instrumented(progress), progress.running():

@@ -62,9 +62,24 @@ def preload(pipeline: str | None = None) -> None:
     about 0.3 s) instead of during the first ``parse``/``compile``. A process
     that needs its first compile to be quick calls it at start-up, as importing
     JAX loads XLA; the command-line tools and cache hits need not."""
-    from irtoolkit.runtime import preload as _preload
+    import importlib
+    import pkgutil
 
-    _preload(pipeline)
+    import irtoolkit.passes
+    from irtoolkit import runtime
+    from irtoolkit.context import DEFAULT_COMPILE_PIPELINE, DIALECTS, dialect_factory
+    from irtoolkit.parsing import parse_module
+    from irtoolkit.pipeline import build_passes
+
+    for name in DIALECTS:
+        dialect_factory(name)()
+    build_passes(pipeline or DEFAULT_COMPILE_PIPELINE)
+    # what the passes import on first use
+    for info in pkgutil.walk_packages(irtoolkit.passes.__path__, "irtoolkit.passes."):
+        importlib.import_module(info.name)
+    importlib.import_module("xdsl.transforms.canonicalization_patterns.arith")
+    parse_module("func.func @f() {\n  func.return\n}\n", "<preload>")
+    runtime.preload()
 
 
 def interpret(module: ModuleOp, name: str, *args: Any) -> Any:

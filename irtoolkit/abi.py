@@ -28,10 +28,24 @@ TRANS = 112
 # The native calling convention: frame layout, thread key, error reporting
 # ---------------------------------------------------------------------------
 
-# words after a function's argument and result slots in the JIT's call frame: a
-# failed check's message pointer, value flag, two values (written by the entry
-# wrapper, read by the Python caller)
+# A call's status (what the entry point returns): 0, or why it stopped early
+OK = 0
+FAILED_CHECK = 1  # a run-time check (cf.assert) failed
+FAILED_ALLOCATION = 2  # malloc returned null, or a negative size was asked for
+STACK_EXHAUSTED = 3  # recursion reached the stack limit
+INTERRUPTED = 4  # SIGINT: the interrupt counter moved during the call
+
+# words after a function's argument and result slots in the JIT's call frame,
+# written by the entry point when the call failed: the detail (a failed check's
+# message pointer, a failed allocation's size), value flag, two values
 ERROR_WORDS = 4
+# then one word the caller writes: the lowest stack address compiled code may
+# use on this thread (0: no limit); recursive functions check it on entry
+STACK_LIMIT_WORD = ERROR_WORDS
+FRAME_TAIL_WORDS = ERROR_WORDS + 1
+# an i64 the JIT defines in each process and increments on SIGINT; compiled
+# loops and recursive functions poll it (a change during a call interrupts it)
+INTERRUPTS_SYMBOL = "__irt_interrupts"
 # the pthread key of the running call's jmp_buf is the address of this symbol
 # minus one (never null): the JIT defines it in each process, since machine code
 # is cached on disk and the key differs between processes
@@ -50,3 +64,9 @@ ENTRY_PREFIX = "_irt_call_"
 # (irtoolkit/runtime/printf.py: formats as the interpreter does, to sys.stdout).
 PRINT_SYMBOL = "__irt_print"
 PRINT_SEPARATOR = "\x1f"
+
+
+def descriptor_words(rank: int) -> int:
+    """Frame words of a rank-``rank`` memref descriptor
+    ``{allocated, aligned, offset, sizes[rank], strides[rank]}`` (a scalar takes one)."""
+    return 3 + 2 * rank

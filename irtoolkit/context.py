@@ -85,7 +85,11 @@ PASSES: dict[str, tuple[str, str]] = {
     "convert-printf-to-llvm": ("irtoolkit.passes.lowering.to_llvm.printf:ConvertPrintfToLLVMPass",
                                "printf.print_format to calls of the runtime's print"),
     "expand-vector-math": ("irtoolkit.passes.lowering.to_llvm.vector_math:ExpandVectorMathPass",
-                           "replace llvm math intrinsics by vectorizable polynomial code (the JIT does this)"),
+                           "replace llvm math intrinsics by vectorizable polynomial code and define its libm helpers"),
+    "define-parallel-dispatchers": ("irtoolkit.passes.lowering.to_llvm.parallel:DefineParallelDispatchersPass",
+                                    "give the thread dispatchers of outlined parallel loops their bodies (pthreads)"),
+    "add-jit-interface": ("irtoolkit.passes.lowering.to_llvm.jit_interface:AddJitInterfacePass",
+                          "entry points, guarded malloc and check handling for the JIT (run by irt-run and irtoolkit.compile)"),
     "convert-to-llvm": ("irtoolkit.passes.lowering.to_llvm:ConvertToLLVMPass",
                         "func, arith, math, cf, memref and printf to the llvm dialect"),
     "reconcile-unrealized-casts": ("irtoolkit.passes.lowering.to_llvm:ReconcileCastsPass",
@@ -94,7 +98,8 @@ PASSES: dict[str, tuple[str, str]] = {
 
 # Named pipelines expand to pass pipelines.
 PIPELINES: dict[str, tuple[str, str]] = {
-    "lower-to-llvm": ("convert-scf-to-loop,canonicalize,cse,tensor-fuse,lower-tensor-to-loop,lower-loop-to-cf,convert-to-llvm",
+    "lower-to-llvm": ("convert-scf-to-loop,canonicalize,cse,tensor-fuse,lower-tensor-to-loop,lower-loop-to-cf,"
+                      "convert-to-llvm,expand-vector-math,define-parallel-dispatchers",
                       "everything from the tensor level to the llvm dialect"),
 }
 

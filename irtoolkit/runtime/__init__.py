@@ -3,14 +3,21 @@
 API
 ---
 ``llvm_ir(module, pipeline=None) -> str``
-    LLVM IR text (checked by LLVM's parser and verifier). ``module`` may be in
-    the llvm dialect already or at any higher level (it is lowered on a clone).
+    LLVM IR text for this host (target triple and data layout; checked by
+    LLVM's parser and verifier). ``module`` may be in the llvm dialect already
+    or at any higher level (it is lowered on a clone).
+``emit_code(module, assembly=False) -> bytes``
+    A relocatable object file (or assembly text) of that IR, optimized as the
+    JIT does, position independent: ``irt-opt --emit obj|asm``. Functions
+    marked ``llvm.emit_c_interface`` carry upstream's ``_mlir_ciface_``
+    entry points for C.
 ``compile_module(module, pipeline=None, opt=None) -> Executable``
     (``irtoolkit.compile``) captures the public functions' signatures, lowers a
     clone (default ``ad,lower-to-llvm``; passes that do not exist are skipped
     when the module has no op that needs them; with an explicit pipeline, the
     rest of the default lowering runs afterwards if the result is not yet in the
-    llvm dialect), optimizes for the host CPU and JITs with MCJIT.
+    llvm dialect, and the last steps of ``lower-to-llvm`` if it left them out),
+    runs ``add-jit-interface``, optimizes for the host CPU and JITs with MCJIT.
     The input is verified once; the internal lowering passes are not verified
     after each (LLVM's verifier checks the result): ``IRT_VERIFY_EACH=1`` turns
     verify-each back on. LLVM level ``opt`` (default 3, ``IRT_OPT_LEVEL``
@@ -49,37 +56,44 @@ Inside compiled code (as MLIR's llvm lowering):
 * A function with several results returns one ``!llvm.struct`` of them.
 
 At the Python boundary every public ``func.func`` ``@f`` gets an entry point
-``i64 @_irt_call_f(ptr frame)``. The frame is an array of 8-byte words: one
-slot per argument, then one per result, in order. A scalar takes one word (its
-value in the first bytes, ``i1`` as one byte 0/1); a rank-R memref takes
-``3 + 2R`` words holding its descriptor. The wrapper loads the arguments,
-calls ``@f`` and stores the results into their slots. Dynamic dimensions need
-nothing more: sizes travel in the descriptors, in and out.
+``i64 @_irt_call_f(ptr frame)`` (the pass ``add-jit-interface``, which the JIT
+runs after the lowering: ``passes/lowering/to_llvm/jit_interface.py``; the
+facts both sides share are in ``irtoolkit/abi.py``). The frame is an array of
+8-byte words: one slot per argument, then one per result, in order. A scalar
+takes one word (its value in the first bytes, ``i1`` as one byte 0/1); a
+rank-R memref takes ``3 + 2R`` words holding its descriptor. Then come
+``ERROR_WORDS`` words the entry point fills when a call fails and one word the
+caller fills: the lowest stack address compiled code may use on this thread
+(``calling.stack_limit``). The wrapper loads the arguments, calls ``@f`` and
+stores the results into their slots. Dynamic dimensions need nothing more:
+sizes travel in the descriptors, in and out.
 
-The wrapper returns an ``i64`` status: 0, or the size of an allocation that
-failed. Compiled ``malloc`` calls go through ``@__irt_malloc``, which on a null
-result (or a negative size) ``longjmp``s back to the wrapper (its ``jmp_buf`` is
-found under a pthread TLS key, so concurrent calls from several threads are
-fine); Python then raises ``AllocationError`` (a ``MemoryError``). Buffers
-allocated earlier in that call leak.
+The wrapper returns an ``i64`` status (``abi.OK`` ...). A call that can fail
+keeps a ``jmp_buf`` under a pthread TLS key (so concurrent calls from several
+threads are fine); a failure ``longjmp``s back to it, the wrapper frees every
+buffer the call allocated and has not freed (``@__irt_malloc`` lists them,
+``@__irt_free`` drops them) and returns why, and Python raises:
 
-Run-time checks (``cf.assert``, emitted by ``lower-tensor-to-loop`` where the
-verifier could not check statically: dynamic dims that must agree, indices and
-slices in bounds, reshape sizes) call ``@__irt_check_failed(msg, has_values,
-a, b)`` when they fail; it longjmps back to the wrapper the same way, which
-copies the message pointer and the two compared values to the frame's
-``ERROR_WORDS`` words after the result slots; Python raises
-``RuntimeCheckError`` (a ``DiagnosticError`` and a ``ValueError``) naming the
-op, its ``file:line:col`` and the mismatch. No result is written. In a module
-with such checks, ``@__irt_malloc`` also records each buffer in a per-call list
-(after the jmp_buf; ``free`` goes through ``@__irt_free``, which drops it), and
-a failed call (check or allocation) frees every buffer still listed: repeated
-failing calls do not leak. Modules without checks skip that bookkeeping. In the JIT, functions defined in the
-module are renamed ``__irt_fn_<name>`` so that C library calls LLVM emits
-(``pow`` for ``llvm.pow``) never bind to a user function of the same name.
-Before loading, every object is checked (``objectfile.read_object``) and the
-external symbols it needs must be on the allow-list of ``symbols.py`` (libm,
-memory, threads, BLAS ...): anything else is a diagnostic, not a crash.
+* a failed ``malloc`` (or a negative size): ``AllocationError`` (a ``MemoryError``);
+* a failed run-time check (``cf.assert``, emitted by ``lower-tensor-to-loop``
+  where the verifier could not check statically: dynamic dims that must agree,
+  indices and slices in bounds, reshape sizes; ``@__irt_check_failed`` stores
+  the message and the two compared values): ``RuntimeCheckError`` (a
+  ``DiagnosticError`` and a ``ValueError``) naming the op, its
+  ``file:line:col`` and the mismatch;
+* recursion that reaches the stack limit (functions on a cycle of the call
+  graph check it on entry): ``StackExhaustedError`` (a ``RecursionError``);
+* SIGINT (``interrupts.py``: the signal moves a counter that loops which do not
+  end by themselves, outer loops and recursive functions poll):
+  ``KeyboardInterrupt``.
+
+No result is written by a failed call, and nothing it allocated stays taken.
+In the JIT, functions defined in the module are renamed ``__irt_fn_<name>`` so
+that C library calls LLVM emits (``pow`` for ``llvm.pow``) never bind to a user
+function of the same name. Before loading, every object is checked
+(``objectfile.read_object``) and the external symbols it needs must be on the
+allow-list of ``symbols.py`` (libm, memory, threads, BLAS ...): anything else
+is a diagnostic, not a crash.
 
 Ownership: arguments stay owned by the caller (numpy); compiled code must not
 free or keep them. Result buffers are ``malloc``'ed by the callee
@@ -96,8 +110,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
 
-__all__ = ["llvm_ir", "compile_module", "compile_source", "preload", "clear_cache", "Executable", "Function", "ArgumentError",
-           "AllocationError", "RuntimeCheckError"]
+# Modules: errors (what compiled code raises), objectfile (checking ELF objects),
+# symbols (what compiled code may call), signature (types at the boundary),
+# calling (the numpy calling convention), interrupts (SIGINT for compiled code),
+# translate (llvm dialect -> LLVM IR, object files for C),
+# codegen (LLVM IR -> objects, in parallel), executable (objects -> MCJIT),
+# caches (compile_module / compile_source and their caches), diskcache (files),
+# blas (numpy's OpenBLAS). Imported lazily: `import irtoolkit.runtime` is free.
+
+__all__ = ["llvm_ir", "emit_code", "compile_module", "compile_source", "cached_source", "preload",
+           "clear_cache", "Executable", "Function", "ArgumentError", "AllocationError",
+           "RuntimeCheckError", "StackExhaustedError"]
 
 
 def llvm_ir(module: ModuleOp, pipeline: str | None = None) -> str:
@@ -106,35 +129,63 @@ def llvm_ir(module: ModuleOp, pipeline: str | None = None) -> str:
     return _llvm_ir(module, pipeline)
 
 
+def emit_code(module: ModuleOp, assembly: bool = False) -> bytes:
+    """An object file (or assembly text) of ``module`` for this host, to link into C programs."""
+    from irtoolkit.runtime.translate import emit_code as _emit
+
+    return _emit(module, assembly)
+
+
 def compile_module(module: ModuleOp, pipeline: str | None = None, opt: int | None = None) -> Any:
-    from irtoolkit.runtime.jit import compile_module as _compile
+    from irtoolkit.runtime.caches import compile_module as _compile
 
     return _compile(module, pipeline, opt)
 
 
 def compile_source(text: str, filename: str = "<string>", pipeline: str | None = None,
-                   opt: int | None = None) -> Any:
-    from irtoolkit.runtime.jit import compile_source as _compile
+                   opt: int | None = None, module: ModuleOp | None = None) -> Any:
+    from irtoolkit.runtime.caches import compile_source as _compile
 
-    return _compile(text, filename, pipeline, opt)
+    return _compile(text, filename, pipeline, opt, module)
 
 
-def preload(pipeline: str | None = None) -> None:
-    from irtoolkit.runtime.jit import preload as _preload
+def cached_source(text: str, filename: str = "<string>", pipeline: str | None = None,
+                  opt: int | None = None) -> Any:
+    """The executable of ``compile_source(text, ...)`` if a cache has it, else None."""
+    from irtoolkit.runtime.caches import cached_source as _cached
 
-    _preload(pipeline)
+    return _cached(text, filename, pipeline, opt)
+
+
+def preload() -> None:
+    """Load the runtime's part of the compiler now: the translation to LLVM and
+    LLVM itself for this CPU (``irtoolkit.preload`` loads the rest)."""
+    import importlib
+
+    from irtoolkit.runtime.executable import default_opt, init_llvm, target_machine
+
+    for name in ("irtoolkit.runtime.translate", "irtoolkit.runtime.caches",
+                 "xdsl.backend.llvm.convert"):
+        importlib.import_module(name)
+    target_machine(init_llvm(), default_opt())
 
 
 def clear_cache(disk: bool = False) -> None:
     """Forget the in-memory executables (with ``disk``, also the disk cache's entries)."""
-    from irtoolkit.runtime.jit import clear_cache as _clear
+    from irtoolkit.runtime.caches import clear_cache as _clear
 
     _clear(disk)
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("Executable", "Function", "ArgumentError", "AllocationError", "RuntimeCheckError"):
-        from irtoolkit.runtime import jit
+_LAZY = {"Executable": "executable", "Function": "calling", "ArgumentError": "errors",
+         "AllocationError": "errors", "RuntimeCheckError": "errors",
+         "StackExhaustedError": "errors"}
 
-        return getattr(jit, name)
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is not None:
+        import importlib
+
+        return getattr(importlib.import_module(f"irtoolkit.runtime.{module}"), name)
     raise AttributeError(name)

@@ -117,14 +117,17 @@ def _export_only(llvm, mod, keep: set[str]) -> None:
             gv.linkage = llvm.Linkage.internal
 
 
-def _build(llvm, mod, tm, opt: int, unroll: bool, keep: set[str],
-           parallel: bool) -> bytes:
+def _build(llvm, mod, tm, opt: int, unroll: bool, keep: set[str] | None,
+           parallel: bool, assembly: bool = False) -> bytes:
+    """Optimize ``mod`` and emit its object code (or assembly text); with
+    ``keep``, every other definition is made internal first."""
     from llvmlite.binding import ffi
 
     def call(fn):
         return _unlocked(fn) if parallel else fn
 
-    _export_only(llvm, mod, keep)
+    if keep is not None:
+        _export_only(llvm, mod, keep)
     mod.triple = llvm.get_process_triple()
     mod.data_layout = str(tm.target_data)
     if opt > 0:
@@ -135,13 +138,27 @@ def _build(llvm, mod, tm, opt: int, unroll: bool, keep: set[str],
         pb = llvm.create_pass_builder(tm, pto)
         call(ffi.lib.LLVMPY_RunNewModulePassManager)(pb.getModulePassManager(), mod, pb)
     with ffi.OutputString() as err:
-        buf = call(ffi.lib.LLVMPY_TargetMachineEmitToMemory)(tm, mod, 1, err)
+        buf = call(ffi.lib.LLVMPY_TargetMachineEmitToMemory)(tm, mod, int(not assembly), err)
         if not buf:
             raise RuntimeError(str(err))
     try:
         return ctypes.string_at(ffi.lib.LLVMPY_GetBufferStart(buf), ffi.lib.LLVMPY_GetBufferSize(buf))
     finally:
         ffi.lib.LLVMPY_DisposeMemoryBuffer(buf)
+
+
+def emit_file(llvm, text: str, tm, opt: int, unroll: bool, assembly: bool = False) -> bytes:
+    """One object file (or assembly text) of LLVM IR ``text``, every symbol kept."""
+    context = llvm.create_context()
+    try:
+        mod = llvm.parse_assembly(text, context=context)
+    except BaseException:
+        context.close()
+        raise
+    try:
+        return _build(llvm, mod, tm, opt, unroll, None, False, assembly)
+    finally:
+        dispose(mod, context)
 
 
 def dispose(mod: Any, context: Any) -> None:

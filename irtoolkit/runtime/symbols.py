@@ -21,7 +21,7 @@ import ctypes
 import threading
 from collections.abc import Iterable
 
-from irtoolkit.abi import PRINT_SYMBOL, TLS_KEY_SYMBOL
+from irtoolkit.abi import INTERRUPTS_SYMBOL, PRINT_SYMBOL, TLS_KEY_SYMBOL
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 
 LIBM_DOUBLE = (
@@ -43,12 +43,13 @@ COMPILER_RUNTIME = (
     "__floattidf", "__floattisf", "__floatuntidf", "__floatuntisf",
 )
 THREADS = ("pthread_create", "pthread_join", "pthread_getspecific", "pthread_setspecific",
+           "pthread_mutex_lock", "pthread_mutex_unlock",
            "sysconf", "getenv", "atol")
 CONTROL = ("_setjmp", "setjmp", "longjmp", "abort", "puts", "putchar", "printf")
 # numpy's OpenBLAS (see blas.py)
 BLAS = ("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_")
 # symbols the runtime defines in each process: data, and Python callbacks
-RUNTIME = (TLS_KEY_SYMBOL, PRINT_SYMBOL)
+RUNTIME = (TLS_KEY_SYMBOL, INTERRUPTS_SYMBOL, PRINT_SYMBOL)
 
 ALLOWED = frozenset((*LIBM, *MEMORY, *COMPILER_RUNTIME, *THREADS, *CONTROL, *BLAS, *RUNTIME))
 
@@ -137,6 +138,10 @@ def register(llvm, names: Iterable[str]) -> list[str]:
             continue
         if name == TLS_KEY_SYMBOL:  # not a function: this process's key, plus one
             addr = pthread_key() + 1
+        elif name == INTERRUPTS_SYMBOL:
+            from irtoolkit.runtime import interrupts
+
+            addr = interrupts.address()
         elif name == PRINT_SYMBOL:  # printf.print_format: a Python callback
             from irtoolkit.runtime.printf import callback_address
 

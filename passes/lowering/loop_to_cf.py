@@ -40,13 +40,16 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from irtoolkit.diagnostics import op_error
 from irtoolkit.pipeline import option
+
+# on a loop's back edge: "for" (counted) or "while"; kept by convert-cf-to-llvm
+LATCH = "irt.latch"
 
 
 def _set_loc(ops, origin: Operation) -> None:
@@ -139,6 +142,7 @@ def lower_for(op: Operation, loop) -> None:
         raise op_error(op, "body must end with 'loop.yield'")
     nxt = arith.AddiOp(body.args[0], op.step)
     back = cf.BranchOp(cond, nxt.result, *term.operands)
+    back.attributes[LATCH] = StringAttr("for")  # a counted loop (the JIT does not poll it)
     _replace_terminator(term, [nxt, back], op)
     # results are the iteration values seen by the exit test
     for res, val in zip(op.results, cond.args[1:], strict=True):
@@ -191,7 +195,9 @@ def lower_while(op: Operation, loop) -> None:
     for b in after_blocks:
         term = b.last_op
         if isinstance(term, loop.YieldOp):
-            _replace_terminator(term, [cf.BranchOp(before, *term.operands)], op)
+            back = cf.BranchOp(before, *term.operands)
+            back.attributes[LATCH] = StringAttr("while")
+            _replace_terminator(term, [back], op)
     op.detach()
     op.erase()
 

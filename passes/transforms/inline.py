@@ -45,11 +45,15 @@ def _inlinable_body(f: func.FuncOp) -> bool:
 
 def _cyclic(functions: dict[str, func.FuncOp]) -> set[str]:
     """Functions on a cycle of the call graph (self-recursion included)."""
-    graph = {
+    return cyclic_nodes({
         name: {c.callee.root_reference.data for c in _calls(f)} & functions.keys()
         for name, f in functions.items()
-    }
-    # Tarjan's strongly connected components, iteratively.
+    })
+
+
+def cyclic_nodes(graph: dict[str, set[str]]) -> set[str]:
+    """The nodes of ``graph`` (node -> successors, all nodes as keys) on a cycle,
+    self-loops included: Tarjan's strongly connected components, iteratively."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()

@@ -26,6 +26,6 @@
 // HELP: Usage: irt-opt [OPTIONS] [FILE|-]
 // HELP-DAG: --split-input-file
 // HELP-DAG: --verify-diagnostics
-// HELP-DAG: --emit [mlir|llvm]
+// HELP-DAG: --emit [mlir|llvm|obj|asm]
 // HELP-DAG: --print-ir-after-all, --mlir-print-ir-after-all
 // HELP-DAG: --list-passes

@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 import irtoolkit as irt
-from irtoolkit.runtime import clear_cache, diskcache, jit
+from irtoolkit.runtime import clear_cache, diskcache
+from irtoolkit.runtime.executable import init_llvm
 
 PROGRAM = """\
 func.func @main(%x: f64, %v: tensor<3xf64>) -> (f64, tensor<3xf64>) {
@@ -201,7 +202,7 @@ define i64 @_irt_call_main(ptr %frame) {{
   ret i64 0
 }}
 """
-    jit._init_llvm()
+    init_llvm()
     m = llvm.parse_assembly(text)
     m.triple = llvm.get_process_triple()
     tm = llvm.Target.from_triple(m.triple).create_target_machine()

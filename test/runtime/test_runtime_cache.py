@@ -16,7 +16,7 @@ import pytest
 
 import irtoolkit as irt
 from irtoolkit.abi import TLS_KEY_SYMBOL
-from irtoolkit.runtime import clear_cache, diskcache, jit, translate
+from irtoolkit.runtime import caches, clear_cache, diskcache, executable, translate
 from irtoolkit.runtime.objectfile import read_object
 
 PROGRAM = """\
@@ -86,7 +86,7 @@ def test_a_hit_skips_the_lowering_and_llvm(monkeypatch):
         raise AssertionError("lowering ran on a cache hit")
 
     monkeypatch.setattr(translate, "lower_module", boom)
-    monkeypatch.setattr(jit.Executable, "_compile", boom)
+    monkeypatch.setattr(executable.Executable, "_compile", boom)
     check(compile_text(PROGRAM))
 
 
@@ -94,7 +94,7 @@ SECOND_PROCESS = textwrap.dedent("""
     import json, sys, time
     import numpy as np
     import irtoolkit as irt
-    from irtoolkit.runtime import jit, translate
+    from irtoolkit.runtime import translate
     text = sys.stdin.read()
     if sys.argv[1] == "forbid-lowering":
         def boom(*a, **k):
@@ -298,9 +298,9 @@ def test_llvm_settings_are_part_of_the_key(monkeypatch):
 
 
 def test_the_memory_cache_is_bounded(monkeypatch):
-    monkeypatch.setattr(jit, "_CACHE_SIZE", 3)
+    monkeypatch.setattr(caches, "_CACHE_SIZE", 3)
     exes = [compile_text(variant(k)) for k in range(5)]
-    assert len(jit._CACHE) == 3
+    assert len(caches._CACHE) == 3
     assert compile_text(variant(4)) is exes[4]
     assert compile_text(variant(0)) is not exes[0]  # evicted (reloaded from disk)
 
@@ -356,12 +356,3 @@ def test_compile_source_reports_parse_errors():
     with pytest.raises(DiagnosticError, match="bad.mlir:2:10"):
         irt.compile("func.func @f(%x: f64) -> f64 {\n  return %y : f64\n}\n", filename="bad.mlir")
     assert cache_files() == []
-
-
-def test_frame_layout_constants_match_the_translator():
-    from irtoolkit.runtime.signature import ValueSpec
-
-    for spec in (ValueSpec("f64", np.dtype(np.float64), None),
-                 ValueSpec("tensor<f64>", np.dtype(np.float64), ()),
-                 ValueSpec("tensor<2x?xf32>", np.dtype(np.float32), (2, None))):
-        assert jit.spec_words(spec) == translate.spec_words(spec)

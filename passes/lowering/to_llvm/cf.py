@@ -3,8 +3,9 @@
 Arguments of non-entry blocks get their LLVM types (the entry block belongs to
 the function signature, converted by ``convert-func-to-llvm``). ``cf.switch``
 becomes a chain of ``llvm.icmp`` + ``llvm.cond_br``; ``cf.assert`` branches to a
-cold block calling ``@__irt_check_failed`` (see :func:`lower_assert`): in the
-JIT a failed assertion raises ``irtoolkit.runtime.RuntimeCheckError``.
+cold block calling ``@__irt_check_failed`` (see :func:`lower_assert`), which
+prints the message and aborts; the JIT gives it a body that raises
+``irtoolkit.runtime.RuntimeCheckError`` instead.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 
@@ -33,7 +34,9 @@ _BRANCHES = (cf.BranchOp, cf.ConditionalBranchOp, cf.SwitchOp, cf.AssertOp)
 
 
 def lower_br(rw: Lowering, op: cf.BranchOp) -> None:
-    rw.emit(llvm.BrOp(op.successor, *rw.operands()))
+    br = rw.emit(llvm.BrOp(op.successor, *rw.operands()))
+    if "irt.latch" in op.attributes:  # a loop's back edge (see loop_to_cf.py)
+        br.attributes["irt.latch"] = op.attributes["irt.latch"]
     rw.replace([])
 
 
@@ -163,7 +166,25 @@ def convert_cf(module: ModuleOp) -> None:
     for op in branches:
         if op.parent is not None:
             handler_for(HANDLERS, type(op))(Lowering(op), op)
+    define_check_failure(module)
     _ = to_llvm
+
+
+def define_check_failure(module: ModuleOp) -> None:
+    """A portable body for a declared ``@__irt_check_failed``: print the message
+    and abort, as MLIR's ``cf.assert`` lowering does (the JIT's ``add-jit-interface``
+    replaces it by one that raises ``RuntimeCheckError``)."""
+    from irtoolkit.passes.lowering.to_llvm.build import declare, define, function_type, lookup
+
+    fn = lookup(module, CHECK_FAILED)
+    if not isinstance(fn, llvm.FuncOp) or fn.body.blocks:
+        return
+    declare(module, "puts", function_type([PTR], i32))
+    declare(module, "abort", function_type([]), "noreturn")
+    _, b = define(module, CHECK_FAILED, fn.function_type, "internal", "noinline", "cold")
+    b.call("puts", [b.args[0]], i32)
+    b.call("abort", [])
+    b.unreachable()
 
 
 @dataclass(frozen=True)

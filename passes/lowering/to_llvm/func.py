@@ -4,7 +4,9 @@ Signatures go through the shared type converter (``index`` -> ``i64``, memref ->
 descriptor struct passed by value). A function with several results returns
 one ``!llvm.struct`` of them; with none it returns void. Private functions with
 a body get ``internal`` linkage (the runtime applies it, so LLVM may inline and
-drop them); declarations and public functions are external.
+drop them); declarations and public functions are external. A function marked
+``llvm.emit_c_interface`` also gets upstream's C entry point
+``@_mlir_ciface_<name>`` (memrefs by pointer to their descriptor).
 """
 
 from __future__ import annotations
@@ -63,8 +65,43 @@ def lower_func(rw: Lowering, op: func.FuncOp) -> None:
     block = op.parent_block()
     assert block is not None
     block.insert_op_before(new, op)
+    if C_INTERFACE in op.attributes and not is_decl:
+        add_c_interface(new, ft.inputs.data, ins, outs)
     op.detach()
     op.erase()
+
+
+C_INTERFACE = "llvm.emit_c_interface"
+C_INTERFACE_PREFIX = "_mlir_ciface_"
+
+
+def add_c_interface(fn: llvm.FuncOp, inputs, ins: list, outs: list) -> None:
+    """``@_mlir_ciface_<name>``, upstream MLIR's C entry point of ``fn``: memref
+    arguments by pointer to their descriptor, and a struct result (a memref, or
+    several results) through a pointer passed first; the rest by value."""
+    from xdsl.dialects.builtin import MemRefType, UnrankedMemRefType
+
+    from irtoolkit.passes.lowering.to_llvm.build import PTR, define, function_type
+
+    module = fn.parent_op()
+    assert isinstance(module, ModuleOp)
+    ret = pack_result_type(outs) if outs else None
+    by_pointer = isinstance(ret, llvm.LLVMStructType)
+    params = [PTR] if by_pointer else []
+    params += [PTR if isinstance(t, (MemRefType, UnrankedMemRefType)) else lt
+               for t, lt in zip(inputs, ins)]
+    wrapper, b = define(module, C_INTERFACE_PREFIX + fn.sym_name.data,
+                        function_type(params, None if by_pointer or ret is None else ret), "external")
+    wrapper.location = fn.location
+    given = list(b.args[1:] if by_pointer else b.args)
+    args = [b.load(v, lt) if isinstance(t, (MemRefType, UnrankedMemRefType)) else v
+            for t, lt, v in zip(inputs, ins, given)]
+    result = b.call(fn.sym_name.data, args, ret)
+    if by_pointer:
+        b.store(result, b.args[0])
+        b.ret()
+    else:
+        b.ret(result if ret is not None else None)
 
 
 def lower_return(rw: Lowering, op: func.ReturnOp) -> None:

@@ -8,14 +8,12 @@ x86 backend scalarizes ``llvm.exp.v4f64`` back into libm calls (and
 ``fmul``/``fadd``/``llvm.fma``/``select``/``bitcast`` sequences, so loops over
 them vectorize (AVX2/AVX-512): 4-15x faster than libm on 1e6 elements (pow 2x).
 
-Where: ``convert-math-to-llvm`` keeps emitting the readable intrinsic calls
-(its output and ``irt-opt --emit llvm`` are unchanged); the JIT
-(``irtoolkit.runtime.jit.Executable``) runs ``expand_math_intrinsics`` on the
-lowered module before translating it: each intrinsic becomes a call of a function
-``@__irt_vm_<fn>_<type>`` holding its kernel, defined once per module and inlined
-by LLVM (``inline_kernels``); ``translate.to_llvmlite`` calls ``add_vector_helpers``
-to define the libm helpers the sin, cos and pow kernels call.
-``ExpandVectorMathPass`` (``expand-vector-math``) is the same step as a pass.
+Where: ``convert-math-to-llvm`` emits the readable intrinsic calls; the pass
+``expand-vector-math`` (a step of ``lower-to-llvm``, after ``convert-to-llvm``)
+replaces each by a call of a function ``@__irt_vm_<fn>_<type>`` holding its
+kernel, defined once per module and always inlined by LLVM (``passthrough =
+["alwaysinline"]``), and defines the libm helpers the sin, cos and pow kernels
+call (``add_vector_helpers``).
 
 f32 exp, log and tanh compute in f32 (16 lanes per AVX-512 vector and shorter
 polynomials: 2x faster than through f64); the other kernels compute in f64, an
@@ -502,90 +500,72 @@ def _declare_helper(op: Operation, name: str, arity: int = 1) -> None:
     declare_function(op, name, llvm.LLVMFunctionType([f64] * arity, f64))
 
 
-def _declare(llmod, name: str, fnty):
-    from llvmlite import ir
-    try:
-        return llmod.get_global(name)
-    except KeyError:
-        return ir.Function(llmod, fnty, name)
+def add_vector_helpers(module: ModuleOp) -> None:
+    """Define the libm helpers that ``module`` declares, with their
+    ``vector-function-abi-variant`` vector versions (kept alive until the loop
+    vectorizer uses them through ``@llvm.compiler.used``)."""
+    from xdsl.dialects.builtin import ArrayAttr, SymbolRefAttr, VectorType
 
+    from irtoolkit.passes.lowering.to_llvm.build import (
+        PTR, declare, define, function_type, lookup, set_passthrough,
+    )
 
-def _needs_libm(llmod, b, args, arity: int, n: int | None):
-    """i1 (or <n x i1>): does this lane need libm?"""
-    from llvmlite import ir
-
-    dbl = ir.DoubleType()
-    t = dbl if n is None else ir.VectorType(dbl, n)
-    if arity == 1:
-        name = "llvm.fabs.f64" if n is None else f"llvm.fabs.v{n}f64"
-        a = b.call(_declare(llmod, name, ir.FunctionType(t, [t])), [args[0]])
-        limit = ir.Constant(t, _SIN_LIMIT if n is None else [_SIN_LIMIT] * n)
-        return b.fcmp_unordered(">=", a, limit)
-    zero = ir.Constant(t, 0.0 if n is None else [0.0] * n)
-    return b.fcmp_ordered("!=", args[arity], zero)
-
-
-def add_vector_helpers(llmod) -> None:
-    """Define the libm helpers that ``llmod`` (a llvmlite ``ir.Module``) declares,
-    with their ``vector-function-abi-variant`` vector versions. Called by
-    ``irtoolkit.runtime.translate.to_llvmlite`` after the translation."""
-    from llvmlite import ir
-
-    dbl = ir.DoubleType()
-    i32 = ir.IntType(32)
-    keep: list = []  # vector variants, kept alive through llvm.compiler.used until vectorization
+    keep: list[str] = []
     for name, (fn_name, arity) in HELPERS.items():
-        try:
-            fn = llmod.get_global(name)
-        except KeyError:
+        fn = lookup(module, name)
+        if not isinstance(fn, llvm.FuncOp) or fn.body.blocks:
             continue
-        if not isinstance(fn, ir.Function) or fn.blocks:
-            continue
-        nargs = len(fn.args)
-        libm = _declare(llmod, fn_name, ir.FunctionType(dbl, [dbl] * arity))
+        nargs = len(fn.function_type.inputs)
+        declare(module, fn_name, function_type([f64] * arity, f64))
         # scalar: never inlined, so the loop vectorizer sees the call and its variants
-        entry, slow, fast = (fn.append_basic_block(s) for s in ("entry", "slow", "fast"))
-        b = ir.IRBuilder(entry)
-        b.cbranch(_needs_libm(llmod, b, fn.args, arity, None), slow, fast)
-        b.position_at_end(fast)
-        b.ret(fn.args[0])  # not needed by the caller: skip libm
-        b.position_at_end(slow)
-        b.ret(b.call(libm, list(fn.args[:arity])))
-        fn.linkage = "internal"
-        params = "v" * nargs
-        variants = ",".join(f"_ZGV_LLVM_N{n}{params}_{name}({name}_v{n})" for n in _VECTOR_WIDTHS)
-        fn.attributes.add("noinline")
-        fn.attributes.add("nounwind")
-        set.add(fn.attributes, "willreturn")
-        set.add(fn.attributes, "memory(none)")
-        set.add(fn.attributes, f'"vector-function-abi-variant"="{variants}"')
+        _, b = define(module, name, fn.function_type, "internal")
+        args = b.args
+        if arity == 1:
+            needs = b.fcmp("uge", b.intrinsic("llvm.fabs.f64", [args[0]], f64), b.const(_SIN_LIMIT, f64))
+        else:
+            needs = b.fcmp("une", args[arity], b.const(0.0, f64))
+        slow, fast = b.new_block(), b.new_block()
+        b.cond_br(needs, slow, fast)
+        b.at(fast)
+        b.ret(args[0])  # not needed by the caller: skip libm
+        b.at(slow)
+        b.ret(b.call(fn_name, list(args[:arity]), f64))
+        variants = ",".join(f"_ZGV_LLVM_N{n}{'v' * nargs}_{name}({name}_v{n})" for n in _VECTOR_WIDTHS)
+        set_passthrough(fn, "noinline", "nounwind", "willreturn", "memory(none)",
+                        ("vector-function-abi-variant", variants))
         for n in _VECTOR_WIDTHS:
-            vt = ir.VectorType(dbl, n)
-            vfn = ir.Function(llmod, ir.FunctionType(vt, [vt] * nargs), f"{name}_v{n}")
-            vfn.linkage = "internal"
-            vfn.attributes.add("noinline")
-            vfn.attributes.add("nounwind")
-            keep.append(vfn)
-            args = list(vfn.args)
-            entry, slow, fast = (vfn.append_basic_block(s) for s in ("entry", "slow", "fast"))
-            b = ir.IRBuilder(entry)
-            mask = b.bitcast(_needs_libm(llmod, b, args, arity, n), ir.IntType(n))
-            b.cbranch(b.icmp_unsigned("!=", mask, ir.Constant(ir.IntType(n), 0)), slow, fast)
-            b.position_at_end(fast)
+            vt = VectorType(f64, [n])
+            vname = f"{name}_v{n}"
+            _, b = define(module, vname, function_type([vt] * nargs, vt), "internal",
+                          "noinline", "nounwind")
+            keep.append(vname)
+            args = b.args
+            # does any lane need libm? (fmaximum propagates NaN: NaN lanes need it)
+            probe = b.intrinsic(f"llvm.fabs.v{n}f64", [args[0 if arity == 1 else arity]], vt)
+            top = b.intrinsic(f"llvm.vector.reduce.fmaximum.v{n}f64", [probe], f64)
+            if arity == 1:
+                needs = b.fcmp("uge", top, b.const(_SIN_LIMIT, f64))
+            else:
+                needs = b.fcmp("une", top, b.const(0.0, f64))
+            slow, fast = b.new_block(), b.new_block()
+            b.cond_br(needs, slow, fast)
+            b.at(fast)
             b.ret(args[0])  # no lane needs libm: the caller selects its polynomial everywhere
-            b.position_at_end(slow)
-            acc = args[0]
-            for i in range(n):
-                lane = [b.extract_element(a, ir.Constant(i32, i)) for a in args[:arity]]
-                acc = b.insert_element(acc, b.call(libm, lane), ir.Constant(i32, i))
-            b.ret(acc)
-    if keep and "llvm.compiler.used" not in llmod.globals:
-        ptr = ir.PointerType()
-        arr = ir.ArrayType(ptr, len(keep))
-        used = ir.GlobalVariable(llmod, arr, "llvm.compiler.used")
-        used.linkage = "appending"
-        used.section = "llvm.metadata"
-        used.initializer = ir.Constant(arr, keep)
+            b.at(slow)
+            lanes = [b.alloca(llvm.LLVMArrayType(n, f64), align=64) for _ in range(arity + 1)]
+            for a, mem in zip(args[:arity], lanes):
+                b.store(a, mem, align=8)
+
+            def lane(i: SSAValue) -> None:
+                ins = [b.load(b.gep(mem, i, f64), f64) for mem in lanes[:arity]]
+                b.store(b.call(fn_name, ins, f64), b.gep(lanes[arity], i, f64))
+
+            b.counted_loop(b.const(0, i64), b.const(n, i64), lane)
+            b.ret(b.load(lanes[arity], vt, align=8))
+    if keep and lookup(module, "llvm.compiler.used") is None:
+        module.body.block.add_op(llvm.GlobalOp(
+            llvm.LLVMArrayType(len(keep), PTR), "llvm.compiler.used", "appending",
+            section="llvm.metadata", value=ArrayAttr([SymbolRefAttr(k) for k in keep])))
 
 
 # intrinsic base name -> kernel computing in f32 (the others compute f32 in f64)
@@ -657,6 +637,8 @@ def _kernel_function(module: ModuleOp, op: llvm.CallIntrinsicOp) -> llvm.FuncOp:
     """An internal function of ``module`` computing ``op``'s intrinsic by its kernel."""
     from xdsl.ir import Block, Region
 
+    from irtoolkit.passes.lowering.to_llvm.build import set_passthrough
+
     types = [a.type for a in op.args]
     body = Block(arg_types=types)
     call = llvm.CallIntrinsicOp(op.intrin, list(body.args), op.ress.type)  # type: ignore[union-attr]
@@ -664,6 +646,8 @@ def _kernel_function(module: ModuleOp, op: llvm.CallIntrinsicOp) -> llvm.FuncOp:
     name = KERNEL_PREFIX + op.intrin.data.removeprefix("llvm.").replace(".", "_")
     fn = llvm.FuncOp(name, llvm.LLVMFunctionType(types, op.ress.type),  # type: ignore[union-attr]
                      llvm.LinkageAttr("internal"), body=Region(body))
+    # always inlined: LLVM inlines it before vectorizing, as if each call site had it
+    set_passthrough(fn, "alwaysinline")
     module.body.block.add_op(fn)
     expand_call(call)
     return fn
@@ -692,22 +676,16 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
     return count
 
 
-def inline_kernels(llmod) -> None:
-    """Mark the kernel functions of a llvmlite ``ir.Module`` always-inline (LLVM
-    inlines them before vectorizing, so loops vectorize as with inline kernels)."""
-    for fn in llmod.functions:
-        if fn.name.startswith(KERNEL_PREFIX):
-            fn.attributes.add("alwaysinline")
-
-
 @dataclass(frozen=True)
 class ExpandVectorMathPass(ModulePass):
-    """``expand-vector-math``: exp/log/tanh/sin/cos intrinsic calls (f32/f64) of
-    the llvm dialect to branch-free arithmetic that LLVM vectorizes. The JIT
-    applies it when it translates to LLVM IR (``irtoolkit.runtime.translate``),
-    so ``convert-*-to-llvm`` output keeps the readable intrinsic calls."""
+    """``expand-vector-math``: exp/log/tanh/sin/cos/pow intrinsic calls (f32/f64)
+    of the llvm dialect to branch-free arithmetic that LLVM vectorizes, in
+    always-inlined kernel functions, plus the libm helpers the kernels call for
+    huge or special arguments (a step of ``lower-to-llvm``; ``convert-*-to-llvm``
+    alone keeps the readable intrinsic calls)."""
 
     name = "expand-vector-math"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         expand_math_intrinsics(op)
+        add_vector_helpers(op)

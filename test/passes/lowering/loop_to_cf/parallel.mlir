@@ -3,6 +3,7 @@
 // RUN: irt-opt %s -p lower-loop-to-cf{parallel=false} | FileCheck %s --check-prefix=SEQ
 // RUN: irt-opt %s -p lower-loop-to-cf,convert-to-llvm | FileCheck %s --check-prefix=LLVM
 // RUN: irt-opt %s -p lower-loop-to-cf,convert-to-llvm --emit llvm | FileCheck %s --check-prefix=IR
+// RUN: irt-opt %s -p lower-loop-to-cf,convert-to-llvm,define-parallel-dispatchers | FileCheck %s --check-prefix=DISPATCH
 
 // Loops that may be split over threads are outlined into a private function over
 // [lo, hi); the loop becomes a (sequential) call of it tagged with how each
@@ -170,11 +171,30 @@ func.func @view_alias(%x: memref<?xf64>) -> memref<?xf64> {
 
 // The dispatcher: sequential below the threshold or with one thread, else
 // pthread_create workers, the first chunk inline, join, partial sums added.
-// IR-LABEL:    define internal double @{{"?}}__irt_pfor___irt_par_sum_0{{"?}}(
-// IR:            call {{.*}} @{{"?}}__irt_par_sum_0{{"?}}(
-// IR:            call i32 @{{"?}}pthread_create{{"?}}(
-// IR:            call i32 @{{"?}}pthread_join{{"?}}(
-// IR:            fadd reassoc double
-// IR:          define internal i64 @{{"?}}__irt_num_threads{{"?}}()
-// IR:            call ptr @{{"?}}getenv{{"?}}(
 // IR:          c"IRT_NUM_THREADS\00"
+// IR-LABEL:    define internal double @{{"?}}__irt_pfor___irt_par_sum_0{{"?}}(
+// IR-DAG:        call {{.*}} @{{"?}}__irt_par_sum_0{{"?}}(
+// IR-DAG:        call {{.*}}i32 @{{"?}}pthread_create{{"?}}(
+// IR-DAG:        call {{.*}}i32 @{{"?}}pthread_join{{"?}}(
+// IR-DAG:        fadd reassoc double
+// IR:          define internal i64 @{{"?}}__irt_num_threads{{"?}}()
+// IR:            call {{.*}}ptr @{{"?}}getenv{{"?}}(
+
+// define-parallel-dispatchers (a step of lower-to-llvm): the worker's loads and
+// stores in separate alias scopes, the dispatcher defined in the llvm dialect
+// (threads take chunks from a counter under a mutex), the thread count cached.
+// DISPATCH-LABEL: llvm.func internal @__irt_par_sum_0(
+// DISPATCH-SAME:    attributes {passthrough = ["noinline"]}
+// DISPATCH:         llvm.load %{{.*}} {alias_scopes = ["irt.reads.__irt_par_sum_0"]}
+// DISPATCH-LABEL: llvm.func internal @__irt_pfor___irt_par_sum_0(
+// DISPATCH-SAME:    irt.worker = @__irt_par_sum_0, passthrough = ["noinline"]
+// DISPATCH:         llvm.call @__irt_num_threads()
+// DISPATCH:         llvm.call @pthread_create(
+// DISPATCH:         llvm.call @__irt_pthunk___irt_pfor___irt_par_sum_0(
+// DISPATCH:         llvm.call @pthread_join(
+// DISPATCH:         llvm.fadd %{{.*}}, %{{.*}} {fastmathFlags = #llvm.fastmath<reassoc>} : f64
+// DISPATCH:       llvm.func internal @__irt_num_threads() -> i64
+// DISPATCH:         llvm.load %{{.*}} atomic monotonic
+// DISPATCH-LABEL: llvm.func internal @__irt_pthunk___irt_pfor___irt_par_sum_0(
+// DISPATCH:         llvm.call @pthread_mutex_lock(
+// DISPATCH:         llvm.call @__irt_par_sum_0(

@@ -86,4 +86,11 @@ func.func @check_values(%a: i64, %b: i64) -> i64 {
   cf.assert %c, "'tensor.add' op operand shapes differ"
   return %a : i64
 }
-// CHECK: llvm.func @__irt_check_failed(!llvm.ptr, i64, i64, i64)
+// Outside the JIT a failed check prints its message and aborts, as MLIR's
+// lowering of cf.assert (the JIT's add-jit-interface replaces this body).
+// CHECK-LABEL: llvm.func internal @__irt_check_failed(%{{.*}}: !llvm.ptr, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) attributes {passthrough = ["noinline", "cold"]}
+// CHECK-NEXT:    llvm.call @puts(
+// CHECK-NEXT:    llvm.call @abort()
+// CHECK-NEXT:    llvm.unreachable
+// CHECK: llvm.func @puts(!llvm.ptr) -> i32
+// CHECK: llvm.func @abort() attributes {passthrough = ["noreturn"]}

@@ -1,0 +1,601 @@
+"""``add-jit-interface``: what the JIT needs in an llvm-dialect module to call it from Python.
+
+The JIT (``irtoolkit.runtime``) runs this pass after ``lower-to-llvm``; object
+files for C (``irt-opt --emit obj``) do without it. It
+
+* renames every function defined in the module ``__irt_fn_<name>`` (runtime
+  helpers ``__irt_*`` excepted): LLVM lowers intrinsics to C library calls
+  (``llvm.pow.f64`` to ``pow``) that would otherwise bind to a user function
+  of the same name;
+* adds ``i64 @_irt_call_<name>(ptr frame)`` for every public function whose
+  arguments and results fit the frame (scalars, memref descriptors): the frame
+  is an array of 8-byte words, one slot per argument then one per result
+  (``abi.descriptor_words`` for a memref, one word for a scalar, ``i1`` as one
+  byte 0/1), then ``abi.FRAME_TAIL_WORDS`` (error words, stack limit). The
+  wrapper loads the arguments, calls the function, stores the results and
+  returns ``abi.OK``;
+* when the module can fail at run time, the wrapper keeps a ``jmp_buf`` (found
+  under the pthread key at ``abi.TLS_KEY_SYMBOL``, so that concurrent calls
+  from several threads each find their own): a failure stores its status and
+  details after it and ``longjmp``s back; the wrapper frees every buffer the
+  call allocated and has not freed, copies the details to the frame's error
+  words and returns the status. The failures:
+
+  - ``malloc`` through ``@__irt_malloc``: a null result for a non-zero size,
+    or a negative size (``abi.FAILED_ALLOCATION``); it also lists each buffer
+    for the call (``@__irt_free`` drops one);
+  - ``@__irt_check_failed`` (a failed ``cf.assert``, see ``cf.py``): the
+    message and the two compared values (``abi.FAILED_CHECK``; outside a
+    wrapper it prints the message and aborts);
+  - recursion: every function on a cycle of the call graph compares the stack
+    pointer with the frame's stack limit on entry (``abi.STACK_EXHAUSTED``);
+  - SIGINT: loops that LLVM could not vectorize anyway (``loop.while``, loops
+    holding another loop or a call, loops of unknown origin) and recursive
+    functions poll the counter ``abi.INTERRUPTS_SYMBOL``; a change since the
+    call began stops it (``abi.INTERRUPTED``). Counted innermost loops are
+    not polled: they end by themselves and stay vectorizable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    Float16Type, Float32Type, Float64Type, IntegerAttr, IntegerType, ModuleOp, StringAttr,
+    i1, i8, i32, i64,
+)
+from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.passes import ModulePass
+
+from irtoolkit.abi import (
+    ENTRY_PREFIX, ERROR_WORDS, FAILED_ALLOCATION, FAILED_CHECK, FRAME_TAIL_WORDS, INTERRUPTED,
+    INTERRUPTS_SYMBOL, STACK_EXHAUSTED, STACK_LIMIT_WORD, TLS_KEY_SYMBOL, descriptor_words,
+)
+from irtoolkit.passes.lowering.to_llvm.build import (
+    PTR, SOURCE_NAME, FunctionBuilder, declare, define, function_type, lookup, move_aside,
+    redirect_symbols,
+)
+from irtoolkit.passes.lowering.loop_to_cf import LATCH
+from irtoolkit.passes.lowering.to_llvm.cf import CHECK_FAILED
+
+RESERVED_PREFIXES = ("__irt_", "irt_vm_")  # runtime helpers: never renamed, never entries
+GUARDED_MALLOC = "__irt_malloc"
+TRACKED_FREE = "__irt_free"
+RELEASE = "__irt_release"
+CHECK_STACK = "__irt_check_stack"
+POLL = "__irt_interrupted"
+
+JMPBUF_WORDS = 64  # glibc's x86-64 jmp_buf is 25 words; room for any target
+# after the jmp_buf: the status, the error words (copied to the frame), the
+# stack limit and the interrupt count when the call began, and the list of
+# buffers the call malloc'ed and has not freed {ptr array, count, capacity}
+STATUS_AT = JMPBUF_WORDS
+ERRORS_AT = STATUS_AT + 1
+LIMIT_AT = ERRORS_AT + ERROR_WORDS
+COUNT_AT = LIMIT_AT + 1
+TRACK_AT = COUNT_AT + 1
+BUFFER_WORDS = TRACK_AT + 3
+
+
+# --------------------------------------------------------------------------- renaming
+
+
+def mangle_functions(module: ModuleOp) -> None:
+    """Move every function defined in ``module`` aside (runtime helpers excepted)."""
+    for op in list(module.ops):
+        if isinstance(op, llvm.FuncOp) and op.body.blocks \
+                and not op.sym_name.data.startswith(RESERVED_PREFIXES):
+            move_aside(module, op)
+
+
+def source_name(fn: llvm.FuncOp) -> str | None:
+    """The program's name of a function (None for a runtime helper)."""
+    moved = fn.attributes.get(SOURCE_NAME)
+    if isinstance(moved, StringAttr):
+        return moved.data
+    name = fn.sym_name.data
+    return None if name.startswith(RESERVED_PREFIXES) else name
+
+
+# --------------------------------------------------------------------------- shared pieces
+
+
+def _tls_key(b: FunctionBuilder) -> SSAValue:
+    """The pthread key of the running call's jmp_buf: the address of the
+    external ``abi.TLS_KEY_SYMBOL``, minus one."""
+    module = b.fn.parent_op()
+    assert isinstance(module, ModuleOp)
+    if lookup(module, TLS_KEY_SYMBOL) is None:
+        module.body.block.add_op(llvm.GlobalOp(i8, TLS_KEY_SYMBOL, "external"))
+    return b.sub(b.trunc(b.ptrtoint(b.addressof(TLS_KEY_SYMBOL)), i32), b.i32(1))
+
+
+def _libc(module: ModuleOp) -> None:
+    """Declare the C functions the runtime helpers call."""
+    declare(module, "pthread_getspecific", function_type([i32], PTR))
+    declare(module, "pthread_setspecific", function_type([i32, PTR], i32))
+    declare(module, "_setjmp", function_type([PTR], i32), "returns_twice")
+    declare(module, "longjmp", function_type([PTR, i32]), "noreturn")
+    declare(module, "abort", function_type([]), "noreturn")
+    declare(module, "puts", function_type([PTR], i32))
+    declare(module, "malloc", function_type([i64], PTR))
+    declare(module, "realloc", function_type([PTR, i64], PTR))
+    declare(module, "free", function_type([PTR]))
+
+
+def _current_buffer(b: FunctionBuilder) -> SSAValue:
+    return b.call("pthread_getspecific", [_tls_key(b)], PTR)
+
+
+def _word(b: FunctionBuilder, buf: SSAValue, k: int) -> SSAValue:
+    return b.gep(buf, k * 8)
+
+
+def _jump_back(b: FunctionBuilder, buf: SSAValue, status: int,
+               details: tuple[SSAValue, ...] = ()) -> None:
+    """Store ``status`` and ``details`` (the error words) after the call's
+    jmp_buf and jump back to its entry point."""
+    b.store(b.i64(status), _word(b, buf, STATUS_AT))
+    for k, v in enumerate(details):
+        b.store(v, _word(b, buf, ERRORS_AT + k))
+    b.call("longjmp", [buf, b.i32(1)])
+    b.unreachable()
+
+
+def _abort_unless_in_a_call(b: FunctionBuilder, buf: SSAValue, message: SSAValue | None = None) -> None:
+    """Outside an entry wrapper there is nowhere to jump: print and abort."""
+    outside = b.new_block()
+    inside = b.new_block()
+    b.cond_br(b.is_null(buf), outside, inside)
+    b.at(outside)
+    if message is not None:
+        b.call("puts", [message], i32)
+    b.call("abort", [])
+    b.unreachable()
+    b.at(inside)
+
+
+def _return_unless_in_a_call(b: FunctionBuilder, buf: SSAValue) -> None:
+    """Outside an entry wrapper (a worker thread, a C caller) there is nothing to check."""
+    outside, inside = b.new_block(), b.new_block()
+    b.cond_br(b.is_null(buf), outside, inside)
+    b.at(outside)
+    b.ret()
+    b.at(inside)
+
+
+def _interrupts(b: FunctionBuilder) -> SSAValue:
+    """The process's interrupt count (an atomic read: another thread writes it)."""
+    module = b.fn.parent_op()
+    assert isinstance(module, ModuleOp)
+    if lookup(module, INTERRUPTS_SYMBOL) is None:
+        module.body.block.add_op(llvm.GlobalOp(i64, INTERRUPTS_SYMBOL, "external"))
+    return b.load(b.addressof(INTERRUPTS_SYMBOL), i64, ordering=MONOTONIC)
+
+
+MONOTONIC = 2  # LLVM's atomic ordering code
+
+
+# --------------------------------------------------------------------------- allocations
+
+
+def _route_calls(module: ModuleOp, old: str, new: str) -> bool:
+    return redirect_symbols(module, {old: new})
+
+
+def define_guarded_malloc(module: ModuleOp, track: bool) -> None:
+    """``ptr @__irt_malloc(i64 n)``: malloc, or a jump back to the wrapper with
+    status ``n`` (see the module doc); with ``track``, the buffer joins the
+    call's allocation list."""
+    _, b = define(module, GUARDED_MALLOC, function_type([i64], PTR))
+    (n,) = b.args
+    p = b.call("malloc", [n], PTR)
+    null = b.is_null(p)
+    bad = b.or_(b.icmp("slt", n, b.i64(0)), b.and_(null, b.icmp("ne", n, b.i64(0))))
+    fail, ok = b.new_block(), b.new_block()
+    b.cond_br(bad, fail, ok)
+    b.at(fail)
+    buf = _current_buffer(b)
+    _abort_unless_in_a_call(b, buf)
+    _jump_back(b, buf, FAILED_ALLOCATION, (n,))
+    b.at(ok)
+    if track:
+        buf = _current_buffer(b)
+        listed, done = b.new_block(), b.new_block()
+        b.cond_br(b.is_null(buf), done, listed)
+        b.at(listed)
+        count = b.load(_word(b, buf, TRACK_AT + 1), i64)
+        cap = b.load(_word(b, buf, TRACK_AT + 2), i64)
+        grow, store = b.new_block(), b.new_block()
+        b.cond_br(b.icmp("sge", count, cap), grow, store)
+        b.at(grow)
+        new_cap = b.select(b.icmp("slt", cap, b.i64(16)), b.i64(16), b.mul(cap, b.i64(2)))
+        old = b.inttoptr(b.load(_word(b, buf, TRACK_AT), i64))
+        grown = b.call("realloc", [old, b.mul(new_cap, b.i64(8))], PTR)
+        lost, kept = b.new_block(), b.new_block()
+        b.cond_br(b.is_null(grown), lost, kept)
+        b.at(lost)
+        b.call("free", [p])
+        _jump_back(b, buf, FAILED_ALLOCATION, (n,))
+        b.at(kept)
+        b.store(b.ptrtoint(grown), _word(b, buf, TRACK_AT))
+        b.store(new_cap, _word(b, buf, TRACK_AT + 2))
+        b.br(store)
+        b.at(store)
+        arr = b.inttoptr(b.load(_word(b, buf, TRACK_AT), i64))
+        b.store(p, b.gep(arr, count, PTR))
+        b.store(b.add(count, b.i64(1)), _word(b, buf, TRACK_AT + 1))
+        b.br(done)
+        b.at(done)
+    b.ret(p)
+
+
+def define_tracked_free(module: ModuleOp) -> None:
+    """``void @__irt_free(ptr p)``: drop ``p`` from the call's allocation list
+    (searched from the end: buffers die young), then ``free`` it."""
+    _, b = define(module, TRACKED_FREE, function_type([PTR]))
+    (p,) = b.args
+    buf = _current_buffer(b)
+    search, done = b.new_block(), b.new_block()
+    b.cond_br(b.is_null(buf), done, search)
+    b.at(search)
+    arr = b.inttoptr(b.load(_word(b, buf, TRACK_AT), i64))
+    count = b.load(_word(b, buf, TRACK_AT + 1), i64)
+    loop, body, found = b.new_block([i64]), b.new_block(), b.new_block()
+    b.br(loop, count)
+    b.at(loop)
+    i = loop.args[0]
+    b.cond_br(b.icmp("sgt", i, b.i64(0)), body, done)
+    b.at(body)
+    j = b.sub(i, b.i64(1))
+    slot = b.gep(arr, j, PTR)
+    b.cond_br(b.icmp("eq", b.ptrtoint(b.load(slot, PTR)), b.ptrtoint(p)), found, loop, (), (j,))
+    b.at(found)
+    last = b.sub(count, b.i64(1))
+    b.store(b.load(b.gep(arr, last, PTR), PTR), slot)
+    b.store(last, _word(b, buf, TRACK_AT + 1))
+    b.br(done)
+    b.at(done)
+    b.call("free", [p])
+    b.ret()
+
+
+def define_release(module: ModuleOp) -> None:
+    """``void @__irt_release(ptr buf, i1 all)``: free the call's allocation
+    list, and with ``all`` every buffer still in it (after a failure)."""
+    _, b = define(module, RELEASE, function_type([PTR, i1]))
+    buf, everything = b.args
+    arr = b.inttoptr(b.load(_word(b, buf, TRACK_AT), i64))
+    count = b.load(_word(b, buf, TRACK_AT + 1), i64)
+    freeing, done = b.new_block(), b.new_block()
+    b.cond_br(everything, freeing, done)
+    b.at(freeing)
+    b.counted_loop(b.i64(0), count, lambda i: b.call("free", [b.load(b.gep(arr, i, PTR), PTR)]))
+    b.br(done)
+    b.at(done)
+    b.call("free", [arr])
+    b.ret()
+
+
+def define_check_handler(module: ModuleOp) -> None:
+    """``void @__irt_check_failed(ptr msg, i64 has_values, i64 a, i64 b)`` that
+    jumps back to the wrapper (see the module doc)."""
+    fn = lookup(module, CHECK_FAILED)
+    if isinstance(fn, llvm.FuncOp):  # the portable definition of cf.py: replaced
+        blocks = list(fn.body.blocks)
+        for block in blocks:
+            for op in block.ops:
+                op.drop_all_references()
+        for block in blocks:
+            fn.body.detach_block(block)
+            block.erase(safe_erase=False)
+    fn, b = define(module, CHECK_FAILED, function_type([PTR, i64, i64, i64]), "internal",
+                   "noinline", "cold")
+    msg, flag, x, y = b.args
+    buf = _current_buffer(b)
+    _abort_unless_in_a_call(b, buf, msg)
+    _jump_back(b, buf, FAILED_CHECK, (b.ptrtoint(msg), flag, x, y))
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def is_descriptor(t: Attribute) -> bool:
+    """A memref descriptor ``{ptr, ptr, i64[, [R x i64], [R x i64]]}``."""
+    if not isinstance(t, llvm.LLVMStructType):
+        return False
+    ts = list(t.types)
+    if ts[:3] != [PTR, PTR, i64] or len(ts) not in (3, 5):
+        return False
+    return len(ts) == 3 or (isinstance(ts[3], llvm.LLVMArrayType) and ts[3] == ts[4]
+                             and ts[3].type == i64)
+
+
+def _frame_words(t: Attribute) -> int | None:
+    """Words of a value's frame slot, None if it cannot cross the boundary."""
+    if is_descriptor(t):
+        types = t.types.data  # type: ignore[attr-defined]
+        rank = 0 if len(types) == 3 else types[3].size.data
+        return descriptor_words(rank)
+    if isinstance(t, IntegerType) and t.width.data in (1, 8, 16, 32, 64):
+        return 1
+    if isinstance(t, (Float16Type, Float32Type, Float64Type)):
+        return 1
+    return None
+
+
+def _results(fty: llvm.LLVMFunctionType) -> list[Attribute]:
+    out = fty.output
+    if isinstance(out, llvm.LLVMVoidType):
+        return []
+    if isinstance(out, llvm.LLVMStructType) and not is_descriptor(out):
+        return list(out.types)
+    return [out]
+
+
+def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool,
+                    track: bool, counted: bool) -> bool:
+    """``i64 @_irt_call_<name>(ptr frame)`` calling ``fn``; False (nothing added)
+    when a type does not fit the frame. ``guarded``: with a jmp_buf; ``track``:
+    with a list of the call's buffers; ``counted``: noting the interrupt count."""
+    fty = fn.function_type
+    ins, outs = list(fty.inputs), _results(fty)
+    words = [_frame_words(t) for t in (*ins, *outs)]
+    if any(w is None for w in words):
+        return False
+    wrapper, b = define(module, ENTRY_PREFIX + name, function_type([PTR], i64), "external")
+    wrapper.attributes["irt.frame_words"] = IntegerAttr(sum(words) + FRAME_TAIL_WORDS, i64)  # type: ignore[arg-type]
+    (frame,) = b.args
+    offsets = [sum(words[:k]) * 8 for k in range(len(words))]
+    tail = sum(words) * 8
+    buf = prev = None
+    if guarded:
+        buf = b.alloca(llvm.LLVMArrayType(BUFFER_WORDS, i64))
+        zero = b.i64(0)
+        for k in ([TRACK_AT, TRACK_AT + 1, TRACK_AT + 2] if track else []):
+            b.store(zero, _word(b, buf, k))
+        b.store(b.load(b.gep(frame, tail + 8 * STACK_LIMIT_WORD), i64), _word(b, buf, LIMIT_AT))
+        if counted:
+            b.store(_interrupts(b), _word(b, buf, COUNT_AT))
+        key = _tls_key(b)
+        prev = b.call("pthread_getspecific", [key], PTR)
+        b.call("pthread_setspecific", [key, buf], i32)
+        jumped = b.call("_setjmp", [buf], i32)
+        failed, run = b.new_block(), b.new_block()
+        b.cond_br(b.icmp("ne", jumped, b.i32(0)), failed, run)
+        b.at(failed)
+        for k in range(ERROR_WORDS):
+            b.store(b.load(_word(b, buf, ERRORS_AT + k), i64), b.gep(frame, tail + 8 * k))
+        if track:
+            b.call(RELEASE, [buf, b.true()])
+        b.call("pthread_setspecific", [_tls_key(b), prev], i32)
+        b.ret(b.load(_word(b, buf, STATUS_AT), i64))
+        b.at(run)
+    args = []
+    for t, off in zip(ins, offsets):
+        p = b.gep(frame, off) if off else frame
+        if t == i1:
+            args.append(b.trunc(b.load(p, i8), i1))
+        else:
+            args.append(b.load(p, t))
+    out = fty.output
+    result = b.call(fn.sym_name.data, args, None if isinstance(out, llvm.LLVMVoidType) else out)
+    for j, (t, off) in enumerate(zip(outs, offsets[len(ins):])):
+        v = result if len(outs) == 1 else b.extract(result, j, t)
+        p = b.gep(frame, off) if off else frame
+        b.store(b.zext(v, i8) if t == i1 else v, p)
+    if guarded:
+        assert buf is not None and prev is not None
+        if track:  # the list only: the live buffers are results
+            b.call(RELEASE, [buf, b.const(0, i1)])
+        b.call("pthread_setspecific", [_tls_key(b), prev], i32)
+    b.ret(b.i64(0))
+    return True
+
+
+# --------------------------------------------------------------------------- stack and SIGINT
+
+
+def define_interrupt_poll(module: ModuleOp) -> None:
+    """``void @__irt_interrupted()``: called when the interrupt count is not 0;
+    jumps back if it moved since the running call began."""
+    _, b = define(module, POLL, function_type([]), "internal", "noinline", "cold")
+    buf = _current_buffer(b)
+    _return_unless_in_a_call(b, buf)
+    _jump_back_if_interrupted(b, buf)
+    b.ret()
+
+
+def _jump_back_if_interrupted(b: FunctionBuilder, buf: SSAValue) -> None:
+    """Jump back if the interrupt count moved since the call began."""
+    moved, same = b.new_block(), b.new_block()
+    b.cond_br(b.icmp("ne", _interrupts(b), b.load(_word(b, buf, COUNT_AT), i64)), moved, same)
+    b.at(moved)
+    _jump_back(b, buf, INTERRUPTED)
+    b.at(same)
+
+
+def define_stack_check(module: ModuleOp) -> None:
+    """``void @__irt_check_stack(i64 sp)``: jumps back when ``sp`` is below the
+    call's stack limit, and polls for an interrupt."""
+    _, b = define(module, CHECK_STACK, function_type([i64]), "internal", "noinline")
+    (sp,) = b.args
+    buf = _current_buffer(b)
+    _return_unless_in_a_call(b, buf)
+    deep, fine = b.new_block(), b.new_block()
+    b.cond_br(b.icmp("ult", sp, b.load(_word(b, buf, LIMIT_AT), i64)), deep, fine)
+    b.at(deep)
+    _jump_back(b, buf, STACK_EXHAUSTED)
+    b.at(fine)
+    _jump_back_if_interrupted(b, buf)
+    b.ret()
+
+
+def _callees(fn: llvm.FuncOp) -> set[str]:
+    return {op.callee.string_value() for op in fn.walk()
+            if isinstance(op, llvm.CallOp) and op.callee is not None}
+
+
+def recursive_functions(functions: list[llvm.FuncOp]) -> list[llvm.FuncOp]:
+    """The functions on a cycle of the call graph."""
+    from irtoolkit.passes.transforms.inline import cyclic_nodes
+
+    names = {f.sym_name.data for f in functions}
+    cyclic = cyclic_nodes({f.sym_name.data: _callees(f) & names for f in functions})
+    return [f for f in functions if f.sym_name.data in cyclic]
+
+
+def check_stack_on_entry(fn: llvm.FuncOp) -> None:
+    entry = fn.body.blocks[0]
+    sp = llvm.CallIntrinsicOp("llvm.stacksave.p0", [], [PTR])
+    addr = llvm.PtrToIntOp(sp.results[0], i64)
+    call = llvm.CallOp(CHECK_STACK, addr.results[0])
+    first = entry.first_op
+    assert first is not None
+    entry.insert_ops_before([sp, addr, call], first)
+
+
+def _back_edges(fn: llvm.FuncOp) -> list[tuple[Block, Block]]:
+    """(latch, header) of each loop of ``fn``: edges to a block on the DFS path."""
+    entry = fn.body.blocks[0]
+    edges: list[tuple[Block, Block]] = []
+    seen = {entry}
+    path = {entry}
+    work = [(entry, iter(_successors(entry)))]
+    while work:
+        block, it = work[-1]
+        nxt = next(it, None)
+        if nxt is None:
+            work.pop()
+            path.discard(block)
+        elif nxt in path:
+            edges.append((block, nxt))
+        elif nxt not in seen:
+            seen.add(nxt)
+            path.add(nxt)
+            work.append((nxt, iter(_successors(nxt))))
+    return edges
+
+
+def _successors(block: Block) -> list[Block]:
+    last = block.last_op
+    return list(last.successors) if last is not None else []
+
+
+def _loop_body(latch: Block, header: Block, preds: dict[Block, list[Block]]) -> set[Block]:
+    body = {header, latch}
+    work = [latch]
+    while work:
+        for p in preds.get(work.pop(), ()):
+            if p not in body:
+                body.add(p)
+                work.append(p)
+    return body
+
+
+def _needs_poll(latch: Block, header: Block, body: set[Block], headers: set[Block],
+                user: set[str]) -> bool:
+    """A loop that may not end by itself, or that is not innermost anyway."""
+    branch = latch.last_op
+    kind = branch.attributes.get(LATCH) if branch is not None else None
+    if not (isinstance(kind, StringAttr) and kind.data == "for"):
+        return True  # a while loop, or one of unknown origin
+    if any(h in body for h in headers if h is not header):
+        return True  # an outer loop
+    return any(isinstance(op, llvm.CallOp) and op.callee is not None
+               and op.callee.string_value() in user for b in body for op in b.ops)
+
+
+def poll_loops(module: ModuleOp, fn: llvm.FuncOp, user: set[str]) -> int:
+    """Insert an interrupt poll on the back edges of ``fn``'s loops that need one."""
+    edges = _back_edges(fn)
+    if not edges:
+        return 0
+    preds: dict[Block, list[Block]] = {}
+    for block in fn.body.blocks:
+        for s in _successors(block):
+            preds.setdefault(s, []).append(block)
+    headers = {h for _, h in edges}
+    polled = 0
+    for latch, header in edges:
+        if not _needs_poll(latch, header, _loop_body(latch, header, preds), headers, user):
+            continue
+        b = FunctionBuilder(fn, latch)
+        check = b.new_block([a.type for a in header.args])
+        slow = b.new_block([a.type for a in header.args])
+        branch = latch.last_op
+        assert branch is not None
+        branch.successors = [check if s is header else s for s in branch.successors]
+        b.at(check)
+        b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, header, check.args, check.args)
+        b.at(slow)
+        b.call(POLL, [])
+        b.br(header, *slow.args)
+        polled += 1
+    return polled
+
+
+# --------------------------------------------------------------------------- the pass
+
+
+def _calls(module: ModuleOp, name: str) -> bool:
+    return any(isinstance(op, llvm.CallOp) and op.callee is not None
+               and op.callee.string_value() == name for op in module.walk())
+
+
+def add_jit_interface(module: ModuleOp) -> dict[str, str]:
+    """The whole pass (see the module doc); returns the entry point of each
+    public function that got one."""
+    public = [(source_name(op), op) for op in module.ops
+              if isinstance(op, llvm.FuncOp) and op.body.blocks
+              and op.linkage.linkage.data not in ("internal", "private")
+              and source_name(op) is not None]
+    mangle_functions(module)
+    # the program's own functions: runtime helpers and outlined parallel loops
+    # (which run on worker threads) neither recurse nor poll
+    program = [op for op in module.ops if isinstance(op, llvm.FuncOp) and op.body.blocks
+               and SOURCE_NAME in op.attributes]
+    user = {f.sym_name.data for f in program}
+    recursive = recursive_functions(program)
+    for fn in recursive:
+        check_stack_on_entry(fn)
+    polled = sum(poll_loops(module, fn, user) for fn in program)
+    checked = _calls(module, CHECK_FAILED)
+    # calls are rerouted before the helpers are defined: those call the real ones
+    guarded = _route_calls(module, "malloc", GUARDED_MALLOC)
+    tracked_free = guarded and _route_calls(module, "free", TRACKED_FREE)
+    jumps = guarded or checked or bool(recursive) or bool(polled)
+    if jumps:
+        _libc(module)
+    if guarded:
+        define_guarded_malloc(module, track=True)
+        define_release(module)
+    if tracked_free:
+        define_tracked_free(module)
+    if checked:
+        define_check_handler(module)
+    if recursive:
+        define_stack_check(module)
+    if polled:
+        define_interrupt_poll(module)
+    entries = {}
+    for name, fn in public:
+        if add_entry_point(module, name, fn, jumps, guarded, bool(recursive or polled)):
+            entries[name] = ENTRY_PREFIX + name
+    return entries
+
+
+@dataclass(frozen=True)
+class AddJitInterfacePass(ModulePass):
+    """Entry points, failures that raise in Python, interrupt polls and stack
+    checks for the JIT (see the module doc)."""
+
+    name = "add-jit-interface"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if any(isinstance(o, llvm.FuncOp) and o.sym_name.data.startswith(ENTRY_PREFIX)
+               for o in op.ops):
+            return  # applied already
+        add_jit_interface(op)

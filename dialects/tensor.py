@@ -2138,7 +2138,7 @@ class _ScatterBase(IRDLOperation):
 
     traits = traits_def(Pure())
 
-    #: whether the `unique` keyword belongs to the syntax
+    #: whether the `unique` keyword belongs to the syntax (`tensor.scatter` requires it)
     HAS_UNIQUE: ClassVar[bool] = False
 
     def __init__(self, source: SSAValue | Operation, dest: SSAValue | Operation, indices: SSAValue | Operation,
@@ -2172,15 +2172,13 @@ class _ScatterBase(IRDLOperation):
         printer.print_ssa_value(self.dest)
         _print_indexed(printer, self, self.indices, "scatter_dims", self.dims)
 
-    def _verify_unique(self) -> None:
-        pass
-
     def verify_(self) -> None:
         dt = cast(TensorType, self.dest.type)
         it = cast(TensorType, self.indices.type)
         _verify_indices_type(it, 2)
         _verify_indexed_dims(self.dims, it, dt.get_num_dims(), "scatter", "dest")
-        self._verify_unique()
+        if self.HAS_UNIQUE and self.properties.get("unique") is None:
+            raise VerifyException("requires 'unique' attribute to be set")
         _verify_gathered(dt, it, self.dims, cast(TensorType, self.source.type), "source")
         rt = cast(TensorType, self.result.type)
         if rt.get_element_type() != dt.get_element_type() or rt.get_num_dims() != dt.get_num_dims() \
@@ -2202,10 +2200,6 @@ class ScatterOp(_ScatterBase):
     name = "tensor.scatter"
     unique = opt_prop_def(UnitAttr)
     HAS_UNIQUE: ClassVar[bool] = True
-
-    def _verify_unique(self) -> None:
-        if self.unique is None:
-            raise VerifyException("requires 'unique' attribute to be set")
 
 
 @irdl_op_definition

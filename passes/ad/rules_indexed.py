@@ -55,8 +55,7 @@ def _scatter_jvp(E, op, ins, outs, tangents):
         return [td]
     ts = ts if ts is not None else E.zeros(ins[0])
     td = td if td is not None else E.zeros(ins[1])
-    unique = op.properties.get("unique") is not None
-    return [E.v(type(op)(ts, td, ins[2], op.dims, outs[0].type, **({"unique": True} if unique else {})))]
+    return [E.v(type(op)(ts, td, ins[2], op.dims, outs[0].type, unique=op.properties.get("unique") is not None))]
 
 
 def _scatter_add_vjp(E, op, ins, outs, adjoints, need):

@@ -14,7 +14,8 @@ with irtoolkit's (relative max-abs error, 1e-6 for f32, 1e-12 for f64;
 disagreements are printed loudly). ``--background-load`` times every
 contender again while another process keeps one core busy and prints the
 slowdowns. Then the compile-time scaling series: generated programs of 1k,
-10k, 100k ops through ``irt-opt -p ad,lower-to-llvm``.
+10k, 100k ops through ``irt-opt -p ad,lower-to-llvm``, and parsing alone:
+10k and 100k-op chains, 1k and 10k nested regions.
 
 It is not part of the test suite. Exit status: 0, or 1 when a gradient
 disagrees (``--strict``).
@@ -287,11 +288,15 @@ def main(argv=None) -> int:
         alarms += res["alarms"]
 
     if not args.no_scaling and (not only or "SCALING" in only):
-        from bench.scaling import run_scaling
+        from bench.scaling import run_parse_scaling, run_scaling
 
         sizes = ([int(s) for s in args.scaling_sizes.split(",")] if args.scaling_sizes
                  else [100, 200] if args.quick else [1000, 10000, 100000])
         run_scaling(sizes, timeout=120.0 if args.quick else 1800.0)
+        if args.quick:
+            run_parse_scaling([1000, 10000], [100, 1000])
+        else:
+            run_parse_scaling([10000, 100000], [1000, 10000])
 
     if alarms:
         print("\n!!!!!! GRADIENT DISAGREEMENTS:")

@@ -5,6 +5,11 @@ The program is one long elementwise chain on a tensor<16xf64> (sin, mul, tanh,
 add, cycling) ending in a reduce_sum, plus a ``@grad`` that differentiates it;
 N counts the ops of ``@loss``. Reported: wall time of the whole command, the
 time per input op, and the per-pass split that ``--timing`` prints.
+
+Then parsing alone (``run_parse_scaling``, also ``python -m bench.scaling
+--parse``): ``irt.parse`` (parse, then verify) of a chain of N ``arith.addf``
+(10k and 100k ops) and of N nested ``loop.if`` (1k and 10k levels), CPU
+seconds in a fresh process each.
 """
 
 from __future__ import annotations
@@ -160,6 +165,83 @@ def run_pass_series(sizes: list[int]) -> None:
         prev = (n, parts)
 
 
+def addf_chain(n: int) -> str:
+    """``n`` chained scalar ``arith.addf`` (the 4.6 MB program of issue 15 at 100k)."""
+    lines = ["func.func @main(%x: f64) -> f64 {"]
+    prev = "%x"
+    for i in range(n):
+        lines.append(f"  %v{i} = arith.addf {prev}, %x : f64")
+        prev = f"%v{i}"
+    return "\n".join(lines + [f"  return {prev} : f64", "}"]) + "\n"
+
+
+def nested_ifs(depth: int) -> str:
+    """``depth`` nested ``loop.if`` with a result each."""
+    s = "func.func @main(%c: i1, %x: f64) -> f64 {\n"
+    s += "".join(f"  %r{i} = loop.if %c -> (f64) {{\n" for i in range(depth)) + "  loop.yield %x : f64\n"
+    for i in reversed(range(depth)):
+        s += "  } else {\n  loop.yield %x : f64\n  }\n" + (f"  loop.yield %r{i} : f64\n" if i else "")
+    return s + "  return %r0 : f64\n}\n"
+
+
+_PARSE_CHILD = """
+import sys, time
+from bench.scaling import addf_chain, nested_ifs
+from irtoolkit.deepstack import run_with_deep_stack
+from irtoolkit.parsing import parse_module
+from irtoolkit.verifier import verify_module
+parse_module(addf_chain(100))  # imports
+text = {"chain": addf_chain, "nested": nested_ifs}[sys.argv[1]](int(sys.argv[2]))
+def work():
+    t = time.process_time(); m = parse_module(text, verify=False); p = time.process_time() - t
+    t = time.process_time(); verify_module(m); v = time.process_time() - t
+    return p, v
+p, v = run_with_deep_stack(work)
+print(p, v, len(text))
+"""
+
+
+def parse_one(kind: str, n: int, timeout: float = 900.0) -> dict:
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    try:
+        proc = subprocess.run([sys.executable, "-c", _PARSE_CHILD, kind, str(n)], cwd=root,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"n": n, "error": f"timeout after {timeout:.0f} s"}
+    if proc.returncode != 0:
+        return {"n": n, "error": (proc.stderr.strip().splitlines() or ["?"])[-1][:300]}
+    p, v, size = proc.stdout.split()
+    return {"n": n, "parse": float(p), "verify": float(v), "bytes": int(size)}
+
+
+def run_parse_scaling(chain_sizes: list[int], depths: list[int]) -> list[dict]:
+    print("\n=== parsing: irt.parse = parse + verify (CPU seconds, fresh process each) ===", flush=True)
+    results = []
+    for kind, sizes, unit in (("chain", chain_sizes, "ops"), ("nested", depths, "levels")):
+        what = "arith.addf chain" if kind == "chain" else "nested loop.if"
+        rows = []
+        for n in sizes:
+            r = parse_one(kind, n)
+            r["kind"] = kind
+            rows.append(r)
+            if "error" in r:
+                print(f"  {what:>16} {n:>7} {unit}: error: {r['error']}", flush=True)
+                continue
+            total = r["parse"] + r["verify"]
+            print(f"  {what:>16} {n:>7} {unit} ({r['bytes'] / 1e6:.1f} MB): parse {r['parse']:7.2f} s, "
+                  f"verify {r['verify']:6.2f} s, {total / n * 1e6:7.1f} us per {unit[:-1]}", flush=True)
+        ok = [r for r in rows if "error" not in r]
+        if len(ok) >= 2:
+            a, b = ok[0], ok[-1]
+            growth = ((b["parse"] + b["verify"]) / (a["parse"] + a["verify"])) / (b["n"] / a["n"])
+            print(f"  {what}: cost per {unit[:-1]} {a['n']}->{b['n']} grows x{growth:.2f} "
+                  f"({'~linear' if growth < 1.5 else 'SUPERLINEAR'})")
+        results += rows
+    return results
+
+
 if __name__ == "__main__":
     import argparse
 
@@ -168,8 +250,13 @@ if __name__ == "__main__":
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--passes", action="store_true",
                     help="in-process per-pass series without verify-each instead of irt-opt")
+    ap.add_argument("--parse", action="store_true",
+                    help="parsing alone: arith.addf chains and nested loop.if of the given sizes")
     a = ap.parse_args()
-    if a.passes:
+    if a.parse:
+        sizes = a.sizes or [10000, 100000]
+        run_parse_scaling(sizes, [s // 10 for s in sizes])
+    elif a.passes:
         run_pass_series(a.sizes or [250, 500, 1000, 2000])
     else:
         run_scaling(a.sizes or [1000, 10000, 50000], a.timeout)

@@ -146,6 +146,12 @@ def run_guarded(body: Callable[[], int], debug: bool, prog: str) -> int:
             traceback.print_exception(err, file=sys.stderr)
         sys.stderr.write("error: program nested too deeply (recursion limit)\n")
         return EXIT_FAILURE
+    except MemoryError as err:  # the program's data does not fit: not a bug of the tool
+        if debug:
+            traceback.print_exception(err, file=sys.stderr)
+        detail = str(err)
+        sys.stderr.write("error: out of memory" + (f" ({detail})" if detail else "") + "\n")
+        return EXIT_FAILURE
     except Exception as err:  # a bug: still no traceback unless --debug
         if debug:
             traceback.print_exception(err, file=sys.stderr)
@@ -159,21 +165,50 @@ def run_guarded(body: Callable[[], int], debug: bool, prog: str) -> int:
 def read_text(path: str) -> tuple[str, str]:
     """Read an input file (``-`` is stdin); returns ``(text, display name)``."""
     if path == "-":
-        data = sys.stdin.buffer.read()
+        data = _read_text_bytes(sys.stdin.buffer, "<stdin>")
         name = "<stdin>"
     else:
         if os.path.isdir(path):
             raise error(f"cannot open input file '{path}': is a directory")
         try:
             with open(path, "rb") as f:
-                data = f.read()
+                data = _read_text_bytes(f, path)
         except OSError as err:
             raise error(f"cannot open input file '{path}': {err.strerror or err}") from None
         name = path
+    nul = data.find(b"\0")
+    if nul >= 0:
+        from irtoolkit.diagnostics import Location, printable_name
+
+        line = data.count(b"\n", 0, nul) + 1
+        col = nul - (data.rfind(b"\n", 0, nul) + 1) + 1
+        raise DiagnosticError(Diagnostic("unexpected NUL byte: the input is not a text file",
+                                         Location(printable_name(name), line, col)))
     try:
         return data.decode("utf-8"), name
     except UnicodeDecodeError as err:
         raise error(f"cannot read input file '{name}': not valid UTF-8 (byte {err.start})") from None
+
+
+#: the largest input read (MLIR text); a device such as /dev/zero never ends
+MAX_INPUT_BYTES = 1 << 31
+
+
+def _read_text_bytes(f: IO[bytes], name: str) -> bytes:
+    """Read ``f`` in chunks, stopping at a NUL byte (not MLIR text: an endless
+    /dev/zero is refused at once) or past MAX_INPUT_BYTES."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = f.read(1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if b"\0" in chunk:
+            return b"".join(chunks)
+        if size > MAX_INPUT_BYTES:
+            raise error(f"cannot read input file '{name}': larger than {MAX_INPUT_BYTES >> 30} GiB")
 
 
 def _is_special(path: str) -> bool:
@@ -189,13 +224,17 @@ def _is_special(path: str) -> bool:
 def atomic_write(path: str, writer: Callable[[IO[Any]], None], binary: bool = False) -> None:
     """Write ``path`` whole or not at all: a temporary file in the same
     directory, then ``os.replace``. An existing file is untouched on failure.
-    ``-`` writes to stdout; devices and fifos (``/dev/null``) are written directly.
+    ``-`` writes to stdout; devices and fifos (``/dev/null``) are written directly;
+    a symbolic link is written through (its target is replaced, the link stays).
     """
     if path == "-":
         stream = sys.stdout.buffer if binary else sys.stdout
         writer(stream)
         stream.flush()
         return
+    if os.path.islink(path):
+        # write through the link, as mlir-opt does: the target is replaced atomically
+        path = os.path.realpath(path)
     if _is_special(path):
         try:
             with open(path, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:

@@ -179,6 +179,31 @@ def convert_value(index: int, path: str, value: np.ndarray, spec: ValueSpec) -> 
     return dtype.type(value.item())
 
 
+def _check_npy_size(path: str, what: str) -> None:
+    """Refuse an .npy file whose header claims more data than the file holds
+    (numpy would first allocate what the header says)."""
+    import math
+    import os
+
+    import numpy as np
+
+    with open(path, "rb") as fh:
+        version = np.lib.format.read_magic(fh)
+        read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                       (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+        if read_header is None:  # np.load reports other versions itself
+            return
+        shape, _, dtype = read_header(fh)
+        available = os.fstat(fh.fileno()).st_size - fh.tell()
+    if dtype.hasobject:
+        return  # np.load refuses it (no pickles)
+    claimed = math.prod(shape) * dtype.itemsize
+    if claimed > available:
+        raise error(f"cannot read {what} '{path}': not a valid .npy file (its header claims "
+                    f"{math.prod(shape)} elements of {dtype}, {claimed} bytes, but the file "
+                    f"holds {available} bytes of data)")
+
+
 def _read_array_file(path: str, what: str) -> Any:
     """np.load of an .npy or .npz file, every failure a diagnostic."""
     import numpy as np
@@ -192,7 +217,11 @@ def _read_array_file(path: str, what: str) -> Any:
                         "(name it .npz to pass its arrays)")
         if magic != b"\x93NUMPY" and magic[:2] != b"PK":
             raise error(f"cannot read {what} '{path}': not an {want}")
+        if magic == b"\x93NUMPY":
+            _check_npy_size(path, what)
         value = np.load(path, allow_pickle=False)
+    except MemoryError:
+        raise error(f"cannot read {what} '{path}': out of memory") from None
     except FileNotFoundError:
         raise error(f"cannot read {what} '{path}': no such file") from None
     except IsADirectoryError:
@@ -207,6 +236,8 @@ def _read_array_file(path: str, what: str) -> Any:
     if not isinstance(value, np.ndarray):
         try:
             return {key: value[key] for key in value.files}
+        except MemoryError:  # a member whose header claims more than there is
+            raise error(f"cannot read {what} '{path}': out of memory reading its arrays") from None
         except (OSError, ValueError, EOFError) as err:
             raise error(f"cannot read {what} '{path}': not a valid .npz archive ({err})") from None
         finally:
@@ -306,7 +337,7 @@ def find_entry(module: ModuleOp, entry: str, filename: str) -> FuncOp:
 
 def argument_names(f: FuncOp) -> list[str | None]:
     """The SSA names of the entry's arguments (``%lr`` -> ``lr``), as written."""
-    return [arg.name_hint for arg in f.body.block.args]
+    return [arg.name_hint for arg in f.body.blocks.first.args]  # the entry block (of a CFG too)
 
 
 # ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from fractions import Fraction
 from xdsl.dialects import arith, math
 
 from irtoolkit.dialects.elementwise import NEG_ONE, ONE, Cost, declare, np
+from irtoolkit.ties import winner_weights
 
 CHEAP, MEDIUM, EXPENSIVE = Cost.CHEAP, Cost.MEDIUM, Cost.EXPENSIVE
 
@@ -108,16 +109,37 @@ def p_div(D, ins, outs, need):
     return [D.recip(b) if need[0] else None, D.neg(D.div(y, b)) if need[1] else None]
 
 
-def _p_extremum(predicate):
-    """d max(a, b) (predicate "ge") / d min(a, b) ("le"): 1 to a where a wins, else
-    to b (NaN propagates through the value)."""
+def float_to_int(x, dst: np.dtype, signed: bool = True):
+    """Float to integer as compiled code converts (``llvm.fptosi.sat`` /
+    ``fptoui.sat``, as XLA): truncate toward zero, saturate at the bounds of
+    the (signed or unsigned) type, NaN gives 0. ``dst`` is the storage dtype
+    (``bool`` for i1, whose signed range is {-1, 0}: true only for x <= -1)."""
+    if dst == np.bool_:
+        return (x <= -1.0) if signed else (x >= 1.0)
+    bits = dst.itemsize * 8
+    lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1)) if signed else (0, 2**bits)  # [lo, hi)
+    scalar = not isinstance(x, np.ndarray)
+    arr = np.asarray(x)
+    nan = np.isnan(arr)
+    above = arr >= float(hi)
+    below = arr <= float(lo) - 1.0 if signed else arr <= -1.0
+    inside = np.where(nan | above | below, 0, arr)
+    work = np.dtype(f"{'i' if signed else 'u'}{dst.itemsize}")
+    out = inside.astype(work)
+    if above.any() or below.any():
+        out = np.where(above, work.type(hi - 1), np.where(below, work.type(lo), out))
+    out = out.astype(work).view(dst) if work != dst else out
+    return dst.type(out) if scalar else out
+
+
+def _p_extremum(predicate: str, nan_loses: bool = False):
+    """d max(a, b) (predicate "gt") / d min(a, b) ("lt"): 1 to the winner, 1/2 each
+    at a tie (SPEC §6, irtoolkit.ties); with ``nan_loses`` (maxnum, minnum) a NaN
+    operand gets nothing."""
 
     def partials(D, ins, outs, need):
-        a, b = ins
-        one, zero = D.const(1.0, a), D.zeros(a)
-        mask = D.cmp(predicate, a, b)
-        return [D.select(mask, one, zero) if need[0] else None,
-                D.select(mask, zero, one) if need[1] else None]
+        wa, wb = winner_weights(D, ins[0], ins[1], predicate, nan_loses)
+        return [wa if need[0] else None, wb if need[1] else None]
 
     return partials
 
@@ -185,10 +207,10 @@ declare(arith.MulfOp, numpy=np.multiply, partials=p_mul, unit=1.0, commutative=T
 declare(arith.DivfOp, numpy=np.divide, partials=p_div, unit=1.0, cost=MEDIUM,
         domain=[(-2.0, 2.0), (0.5, 2.0)])
 declare(arith.NegfOp, numpy=np.negative, partials=lambda D, ins, outs, need: [NEG_ONE])
-declare(arith.MaximumfOp, numpy=_ieee_extremum(np.maximum, False), partials=_p_extremum("ge"))
-declare(arith.MinimumfOp, numpy=_ieee_extremum(np.minimum, True), partials=_p_extremum("le"))
-declare(arith.MaxnumfOp, numpy=np.fmax, partials=_p_extremum("ge"))
-declare(arith.MinnumfOp, numpy=np.fmin, partials=_p_extremum("le"))
+declare(arith.MaximumfOp, numpy=_ieee_extremum(np.maximum, False), partials=_p_extremum("gt"))
+declare(arith.MinimumfOp, numpy=_ieee_extremum(np.minimum, True), partials=_p_extremum("lt"))
+declare(arith.MaxnumfOp, numpy=np.fmax, partials=_p_extremum("gt", nan_loses=True))
+declare(arith.MinnumfOp, numpy=np.fmin, partials=_p_extremum("lt", nan_loses=True))
 
 # ---------------------------------------------------------------------------
 # arith (integers): the counterparts of the tensor ops on integer and i1 tensors

@@ -63,6 +63,7 @@ from xdsl.traits import (
 from xdsl.interfaces import HasFolderInterface
 from xdsl.utils.exceptions import VerifyException
 
+from irtoolkit.dialects.scalar import float_to_int
 from irtoolkit.dialects.elementwise import (
     Cost,
     ElementKind,
@@ -271,6 +272,8 @@ def _splat_value(value: SSAValue) -> float | int | None:
     attr = _constant_value(value)
     if attr is None:
         return None
+    if len(attr) == 1:  # a splat kept as one element (irtoolkit.dense): read just that
+        attr = DenseIntOrFPElementsAttr(TensorType(attr.get_element_type(), [1]), attr.data)
     a = _to_numpy(attr)
     if a is None or a.size == 0:
         return None
@@ -1371,8 +1374,11 @@ class _Conversion(Elementwise):
         to_i1 = dst is np.bool_
 
         def convert(x):
-            # float -> integer truncates toward zero (numpy's astype); NaN/out of range is poison
-            return x != 0 if to_i1 and x.dtype != dst else x.astype(dst)
+            if to_i1 and x.dtype != dst:
+                return x != 0
+            if x.dtype.kind == "f" and np.dtype(dst).kind in "iu":  # as compiled code: saturating
+                return float_to_int(x, np.dtype(dst))
+            return x.astype(dst)
 
         return convert
 

@@ -6,7 +6,8 @@ without RUN/CHECK comments and without ``expected-error``, ``examples/*.mlir``).
 Each case is a seed with a few random mutations (lines dropped, duplicated,
 swapped, truncation, tokens replaced by other op names, types, huge or
 negative numbers, deep nesting, unbalanced brackets, garbage and non-UTF-8
-bytes, consistent type/shape substitutions ...). Every case goes through the
+bytes, consistent type/shape substitutions, sizes near 2^63/2^64, integer
+division by zero, loop steps of zero or less ...). Every case goes through the
 selected pipelines:
 
   parse     irt-opt FILE                            (parse + verify + print)
@@ -375,11 +376,81 @@ def m_float_type(r, text, seeds):
     return re.sub(rf"\b{old}\b", new, text)
 
 
+#: sizes whose byte count is near or beyond what 64 bits hold (2^60 .. 2^64)
+HUGE_SIZES = ["1152921504606846976", "2305843009213693952", "4611686018427387904",
+              "9223372036854775807", "9223372036854775808", "18446744073709551615",
+              "18446744073709551616", "4294967296x4294967296", "2147483648x2147483648x4"]
+
+
+def m_size_edge(r, text, seeds):
+    """A dimension of a shape, or an index constant (a dynamic size, a bound), becomes a
+    size near 2^63 or 2^64: byte counts that overflow, at compile time or at run time."""
+    dims = list(re.finditer(r"(?<=[<x])(\d+|\?)(?=x)", text))
+    consts = list(re.finditer(r"(?<=arith\.constant )-?\d+(?= : (?:index|i64))", text))
+    spans = dims + consts
+    if not spans:
+        return text
+    m = r.choice(spans)
+    new = r.choice(HUGE_SIZES)
+    if m in consts:
+        new = new.split("x")[0]
+    return text[: m.start()] + new + text[m.end():]
+
+
+_INT_BINARY_LINE = re.compile(
+    r"^(\s*)(%[\w.$-]+) = arith\.(addi|subi|muli|andi|ori|xori|maxsi|minsi|divsi|remsi) "
+    r"(%[\w.$-]+), (%[\w.$-]+) : (i64|i32|i8|index)\s*$", re.M)
+_DIVISIONS = ["divsi", "divui", "remsi", "remui", "floordivsi", "ceildivsi", "ceildivui"]
+
+
+def m_div_zero(r, text, seeds):
+    """An integer op becomes a division by zero (or the minimum divided by -1)."""
+    lines = list(_INT_BINARY_LINE.finditer(text))
+    if not lines:
+        return text
+    m = r.choice(lines)
+    indent, res, _, lhs, _, t = m.groups()
+    op = r.choice(_DIVISIONS)
+    k = r.randrange(1000)
+    if r.random() < 0.7 or t == "index":
+        consts = f"{indent}%dz{k} = arith.constant 0 : {t}\n"
+        body = f"{indent}{res} = arith.{op} {lhs}, %dz{k} : {t}"
+    else:
+        lo = {"i64": -(2**63), "i32": -(2**31), "i8": -128}[t]
+        consts = (f"{indent}%dm{k} = arith.constant {lo} : {t}\n"
+                  f"{indent}%dn{k} = arith.constant -1 : {t}\n")
+        body = f"{indent}{res} = arith.{r.choice(['divsi', 'floordivsi', 'ceildivsi'])} %dm{k}, %dn{k} : {t}"
+    return text[: m.start()] + consts + body + text[m.end():]
+
+
+_FOR_STEP = re.compile(r"^(\s*)(.*\b(?:loop|scf)\.for\b.*\bstep )(%[\w.$-]+)", re.M)
+
+
+def m_loop_step(r, text, seeds):
+    """A loop's step becomes 0 or negative: a constant, or computed so that only
+    run time knows (a loop that would never end if nothing checked it)."""
+    loops = list(_FOR_STEP.finditer(text))
+    if not loops:
+        return text
+    m = r.choice(loops)
+    indent, head, old = m.groups()
+    k = r.randrange(1000)
+    value = r.choice(["0", "-1", "-9223372036854775808"])
+    if r.random() < 0.5:
+        define = f"{indent}%st{k} = arith.constant {value} : index\n"
+    else:  # old - old (+ value): the step is an expression, 0 or negative
+        define = (f"{indent}%sz{k} = arith.subi {old}, {old} : index\n"
+                  f"{indent}%sv{k} = arith.constant {value} : index\n"
+                  f"{indent}%st{k} = arith.addi %sz{k}, %sv{k} : index\n")
+    return text[: m.start()] + define + indent + head + f"%st{k}" + text[m.end():]
+
+
 MUTATORS = [
     (m_drop_line, 6), (m_dup_line, 4), (m_swap_lines, 4), (m_truncate, 2), (m_op_name, 5), (m_type, 6),
     (m_number, 5), (m_dim, 5), (m_consistent_elt, 10), (m_consistent_dim, 10), (m_list, 4), (m_symbol, 3),
     (m_ssa, 3), (m_predicate, 2), (m_delete_token, 3), (m_dup_token, 2), (m_punct, 3), (m_splice, 3),
     (m_nest, 1), (m_huge_line, 1), (m_checkpoint, 2), (m_same_kind_op, 14), (m_float_type, 5),
+    (m_size_edge, 4), (m_div_zero, 3), (m_loop_step, 3),
 ]
 
 

@@ -17,6 +17,20 @@ if TYPE_CHECKING:
 _SOURCES: dict[str, str] = {}
 
 
+def printable_name(name: str) -> str:
+    """``name`` as valid UTF-8 text: the bytes of a file name that is not UTF-8
+    (which Python decodes to lone surrogates) are shown escaped, ``bad\\xff.mlir``."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        try:
+            raw = name.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
+        return raw.decode("utf-8", "backslashreplace")
+
+
 def register_source(filename: str, text: str) -> None:
     _SOURCES[filename] = text
 

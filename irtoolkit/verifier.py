@@ -11,8 +11,12 @@ from xdsl.ir import ErasedSSAValue, Operation
 from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
+from irtoolkit import xdsl_patches
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, location_of, op_error
 from irtoolkit.dominance import DominanceChecker
+
+xdsl_patches.apply()
+
 
 def _check_subview(op: Operation) -> None:
     # xDSL 0.74 does not check that a subview has one offset, size and stride per dim
@@ -128,25 +132,66 @@ def _verify_empty_blocks(op: Operation) -> None:
             raise VerifyException("empty block: expect at least a terminator")
 
 
-def _verify_dominance(op: Operation, dominance: DominanceChecker) -> None:
+def _verify_dominance(op: Operation, dominance: DominanceChecker, visible: set | None) -> None:
     for i, value in enumerate(op.operands):
+        if visible is not None and value in visible:
+            continue  # defined before `op` in its block or an enclosing one
         if not dominance.properly_dominates(value, op):
             raise VerifyException(f"operand #{i} does not dominate this use")
+
+
+_TYPE_ONLY: frozenset[str] | None = None
+
+
+def _verified_by_types(op: Operation) -> bool:
+    """Ops whose own verifier looks at nothing but their operand and result
+    types, properties and attributes: ``arith``, ``math`` and the elementwise
+    ``tensor`` ops. One check per distinct signature is enough."""
+    global _TYPE_ONLY
+    if _TYPE_ONLY is None:
+        from irtoolkit.dialects.tensor import ELEMENTWISE_OPS
+
+        _TYPE_ONLY = frozenset(cls.name for cls in ELEMENTWISE_OPS)
+    name = op.name
+    return not op.regions and (name.startswith(("arith.", "math.")) or name in _TYPE_ONLY)
+
+
+def _own_verifier(op: Operation, passed: dict | None) -> None:
+    """``op.verify_()``, skipped for an op verified by types whose signature
+    already passed (``passed``: the signatures seen by this verification)."""
+    key = None
+    if passed is not None and _verified_by_types(op):
+        key = (op.name, *[v.type for v in op.operands], None, *[r.type for r in op.results],
+               *op.properties.items(), None, *op.attributes.items())
+        try:
+            if key in passed:
+                return
+        except TypeError:  # an unhashable attribute
+            key = None
+    op.verify_()
+    if key is not None:
+        passed[key] = True
 
 
 def verify_op(
     op: Operation,
     block_counts: dict[int, int] | None = None,
     dominance: DominanceChecker | None = None,
+    visible: set | None = None,
+    passed: dict | None = None,
 ) -> None:
-    """Verify ``op`` alone (not its nested ops); raise a located DiagnosticError."""
+    """Verify ``op`` alone (not its nested ops); raise a located DiagnosticError.
+
+    ``visible``: values known to dominate ``op`` (see :func:`verify_module`);
+    the others are checked with ``dominance``. ``passed``: signatures of ops
+    already verified (see :func:`_own_verifier`)."""
     try:
         counts = {} if block_counts is None else block_counts
         _verify_structure(op, counts)
-        _verify_dominance(op, dominance or DominanceChecker())
+        _verify_dominance(op, dominance or DominanceChecker(), visible)
         _verify_empty_blocks(op)
         try:
-            op.verify_()
+            _own_verifier(op, passed)
         except (VerifyException, DiagnosticException, ValueError):
             raise
         except Exception as err:  # some xDSL verifiers (memref.load/store) raise bare Exceptions
@@ -166,18 +211,60 @@ def verify_op(
 
 
 def verify_module(module: ModuleOp) -> None:
-    """Verify every op of ``module``, outermost first, reporting the first failure."""
+    """Verify every op of ``module``, outermost first, reporting the first failure.
+
+    Linear in the size of the module however deeply it nests: the ops are
+    walked with an explicit stack (xDSL's nested generators cost the depth per
+    op), and the values defined so far in the current block and the enclosing
+    ones are kept in a set, so that the usual use (of a value defined above, in
+    structured control flow) is checked in O(1); only uses across the blocks of
+    a CFG region ask the dominator tree, which walks up to the defining region.
+    Ops whose verifier reads only types run it once per distinct signature.
+    An op's ``verify_regions_`` (MLIR's `verifyRegions`: checks that need the
+    nested ops verified first, e.g. `tensor.generate`'s terminator) runs when
+    the walk leaves the op."""
     block_counts: dict[int, int] = {}
     dominance = DominanceChecker()
-    with_regions = []
-    for op in module.walk():
-        verify_op(op, block_counts, dominance)
-        if hasattr(op, "verify_regions_"):
-            with_regions.append(op)
-    # checks of an op's regions that need its nested ops verified first (MLIR's
-    # `verifyRegions`: a body's terminator is checked after the terminator itself)
-    for op in reversed(with_regions):
-        try:
-            op.verify_regions_()
-        except VerifyException as err:
-            raise op_error(op, str(err.args[0]) if err.args else str(err)) from None
+    visible: set = set()
+    passed: dict = {}
+    verify_op(module, block_counts, dominance, visible, passed)
+    # frames: [op, its regions' blocks (iterator), ops of the current block
+    # (iterator), values the current block made visible]
+    stack: list[list] = [[module, _blocks_of(module), None, []]]
+    while stack:
+        frame = stack[-1]
+        ops = frame[2]
+        op = next(ops, None) if ops is not None else None
+        if op is None:
+            visible.difference_update(frame[3])  # leaving the block
+            block = next(frame[1], None)
+            if block is None:
+                stack.pop()
+                owner = frame[0]
+                if hasattr(owner, "verify_regions_"):
+                    _verify_regions(owner)
+                if stack and owner.results:  # its results dominate what follows it
+                    visible.update(owner.results)
+                    stack[-1][3].extend(owner.results)
+                continue
+            frame[3] = list(block.args)
+            visible.update(frame[3])
+            frame[2] = iter(block.ops)
+            continue
+        verify_op(op, block_counts, dominance, visible, passed)
+        if op.regions:
+            stack.append([op, _blocks_of(op), None, []])
+        elif op.results:
+            visible.update(op.results)
+            frame[3].extend(op.results)
+
+
+def _blocks_of(op: Operation):
+    return (block for region in op.regions for block in region.blocks)
+
+
+def _verify_regions(op: Operation) -> None:
+    try:
+        op.verify_regions_()
+    except VerifyException as err:
+        raise op_error(op, str(err.args[0]) if err.args else str(err)) from None

@@ -4,10 +4,17 @@ Integers are numpy fixed-width signed integers (``i1`` is ``np.bool_``);
 arithmetic wraps like the hardware. Unsigned ops reinterpret the bits as the
 unsigned type of the same width. ``i1`` arithmetic is computed on the signed
 values {0, -1} in ``int8`` and truncated back to one bit.
-Division by zero and other poison cases give whatever numpy gives, quietly.
+
+Where arith says poison, the result is the one compiled code computes (see
+``passes/lowering/to_llvm/arith.py``): integer division or remainder by zero
+and signed division of the minimum by -1 are located errors (``remsi`` of the
+minimum by -1 is 0); shifts by the width or more give 0 (the sign for
+``shrsi``), as numpy; float to integer conversions saturate (NaN gives 0).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from xdsl.dialects import arith
@@ -19,8 +26,10 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 
+from irtoolkit import checks
 from irtoolkit.diagnostics import op_error
 from irtoolkit.dialects.arith import IndexCastUIOp
+from irtoolkit.dialects.scalar import float_to_int
 from irtoolkit.interpreter.core import (
     BITS,
     UNSIGNED,
@@ -46,7 +55,7 @@ def dense_to_array(attr: DenseIntOrFPElementsAttr, t=None) -> np.ndarray:
     shape = tuple(static_shape(t))
     if any(s is None for s in shape):
         raise ValueError(f"dense constant of dynamic shape {t}")
-    n = int(np.prod(shape, dtype=np.int64))
+    n = math.prod(shape)
     arr = None
     raw = getattr(attr.data, "data", None)
     if isinstance(raw, (bytes, bytearray)):
@@ -69,7 +78,8 @@ def dense_to_array(attr: DenseIntOrFPElementsAttr, t=None) -> np.ndarray:
             arr = np.full(shape, values[0], dtype=dt)
         else:
             arr = np.array(values, dtype=dt).reshape(shape)
-    arr = np.array(arr, order="C", copy=True)
+    if not arr.flags.c_contiguous:  # (np.ascontiguousarray would make a 0-d array 1-d)
+        arr = arr.copy()
     arr.flags.writeable = False
     return arr
 
@@ -126,12 +136,24 @@ def _ceildivui(a, b, dt):
 
 # addi subi muli maxsi minsi andi ori xori, and the float arithmetic, are declared
 # elementwise (irtoolkit/dialects/scalar.py): their numpy meaning is their rule.
+
+
+def _remsi(a, b, dt):
+    # C's %; the minimum % -1 is 0 (numpy gives 0 too, with an overflow warning)
+    with np.errstate(over="ignore"):
+        return np.fmod(a, b)
+
+
+def _floordivsi(a, b, dt):
+    return np.floor_divide(a, b)
+
+
 _INT_BINARY = {
     arith.DivSIOp: _divsi,
     arith.DivUIOp: lambda a, b, dt: np.floor_divide(_u(a, dt), _u(b, dt)).astype(dt),
-    arith.RemSIOp: lambda a, b, dt: np.fmod(a, b),
+    arith.RemSIOp: _remsi,
     arith.RemUIOp: lambda a, b, dt: np.remainder(_u(a, dt), _u(b, dt)).astype(dt),
-    arith.FloorDivSIOp: lambda a, b, dt: np.floor_divide(a, b),
+    arith.FloorDivSIOp: _floordivsi,
     arith.CeilDivSIOp: _ceildivsi,
     arith.CeilDivUIOp: _ceildivui,
     arith.MinUIOp: lambda a, b, dt: np.minimum(_u(a, dt), _u(b, dt)).astype(dt),
@@ -141,22 +163,49 @@ _INT_BINARY = {
     arith.ShRUIOp: lambda a, b, dt: np.right_shift(_u(a, dt), _u(b, dt)).astype(dt),
 }
 
+def check_division(op, a, b, minimum: int, width: int, signed_overflow: bool) -> None:
+    """The run-time checks of compiled integer division (``irtoolkit.checks``):
+    a zero divisor, and ``minimum / -1`` when ``signed_overflow``. ``op`` is the
+    op reported (``tensor.div`` on integers checks the same)."""
+    if np.any(np.asarray(b) == 0):
+        raise op_error(op, checks.division_by_zero(op.name))
+    if signed_overflow and np.any((np.asarray(a) == minimum) & (np.asarray(b) == -1)):
+        raise op_error(op, checks.division_overflow(op.name, width))
 
-def _make_int_binary(fn):
+
+def _make_int_binary(cls, fn):
     def make(op):
         dt = dtype_of(op.result.type)
         if dt == _BOOL:
-            return lambda interp, op, args: (_to_i1(fn(_signed_i1(args[0]), _signed_i1(args[1]), _I8)),)
-        if dt.kind == "u":  # explicitly unsigned types: compute on the bits as signed
+            rule = lambda interp, op, args: (_to_i1(fn(_signed_i1(args[0]), _signed_i1(args[1]), _I8)),)  # noqa: E731
+            minimum = -1
+        elif dt.kind == "u":  # explicitly unsigned types: compute on the bits as signed
             sdt = np.dtype(f"i{dt.itemsize}")
-            return lambda interp, op, args: (fn(args[0].astype(sdt), args[1].astype(sdt), sdt).astype(dt),)
-        return lambda interp, op, args: (fn(args[0], args[1], dt),)
+            rule = lambda interp, op, args: (fn(args[0].astype(sdt), args[1].astype(sdt), sdt).astype(dt),)  # noqa: E731
+            minimum = int(np.iinfo(sdt).min)
+        else:
+            rule = lambda interp, op, args: (fn(args[0], args[1], dt),)  # noqa: E731
+            minimum = int(np.iinfo(dt).min)
+        if cls.name not in checks.DIVISIONS:
+            return rule
+        overflow = cls.name in checks.SIGNED_DIVISIONS
+        width = BITS.get(dt, dt.itemsize * 8)
+
+        def checked(interp, op, args):
+            a, b = args
+            if dt == _BOOL:
+                a, b = _signed_i1(a), _signed_i1(b)
+            check_division(op, a, b, minimum, width, overflow)
+            with np.errstate(over="ignore"):
+                return rule(interp, op, args)
+
+        return checked
 
     return make
 
 
 for _cls, _fn in _INT_BINARY.items():
-    register_specialized(_cls)(_make_int_binary(_fn))
+    register_specialized(_cls)(_make_int_binary(_cls, _fn))
 
 
 def _pyint(x, dt, signed: bool) -> int:
@@ -348,17 +397,11 @@ def _uitofp(x, src, dst):
 
 
 def _fptosi(x, src, dst):
-    if dst == _BOOL:
-        return np.trunc(x) != 0
-    return x.astype(dst)  # truncates toward zero
+    return float_to_int(x, dst, signed=True)
 
 
 def _fptoui(x, src, dst):
-    if dst == _BOOL:
-        return np.trunc(x) != 0
-    if dst.kind == "i":
-        return x.astype(UNSIGNED[dst]).astype(dst)
-    return x.astype(dst)
+    return float_to_int(x, dst, signed=False)
 
 
 def _float_to_float(x, src, dst):
@@ -386,4 +429,4 @@ register_specialized(arith.IndexCastOp)(_cast_rule(_int_to_int_signext))
 register_specialized(arith.BitcastOp)(_cast_rule(_bitcast))
 register_specialized(IndexCastUIOp)(_cast_rule(_int_to_int_zeroext))
 
-__all__ = ["dense_to_array", "CMPF_FUNCTIONS"]
+__all__ = ["dense_to_array", "CMPF_FUNCTIONS", "check_division", "float_to_int"]

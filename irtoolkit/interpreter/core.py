@@ -288,6 +288,8 @@ class Interpreter:
                 raise
             except UnsupportedType as err:
                 raise op_error(op, f"cannot be interpreted: {err}") from None
+            except (ValueError, MemoryError) as err:  # a constant numpy cannot hold
+                raise op_error(op, _describe(err)) from None
         rule = _lookup(RULES, cls)
         if rule is not _MISSING:
             return rule
@@ -460,13 +462,16 @@ class Interpreter:
         return converted
 
 
-_USER_ERRORS = (IndexError, ValueError, ArithmeticError, InterpreterError, UnsupportedType)
+_USER_ERRORS = (IndexError, ValueError, ArithmeticError, InterpreterError, UnsupportedType, MemoryError)
 
 
 def _describe(err: Exception) -> str:
     """A failing rule's exception as a message: run-time errors of the program
-    (out of bounds, bad shapes ...) vs. errors in the interpreter itself."""
+    (out of bounds, bad shapes, arrays too large for memory ...) vs. errors in
+    the interpreter itself."""
     text = str(err) or type(err).__name__
+    if isinstance(err, MemoryError):
+        text = "out of memory" + (f" ({text})" if str(err) else "")
     if isinstance(err, _USER_ERRORS):
         return f"at run time: {text}"
     return f"interpreter internal error ({type(err).__name__}): {text}"

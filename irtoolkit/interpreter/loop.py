@@ -12,6 +12,7 @@ import itertools
 
 import numpy as np
 
+from irtoolkit import checks
 from irtoolkit.diagnostics import op_error
 from irtoolkit.dialects import loop as _loop
 from irtoolkit.interpreter.core import register, register_exit, register_specialized
@@ -24,8 +25,8 @@ def make_for_rule(op):
     def rule(interp, op, args):
         lb, ub, step = args[0], args[1], args[2]
         values = args[3:]
-        if step <= 0:
-            raise op_error(op, f"step must be positive, got {int(step)}")
+        if step <= 0:  # as the check compiled code makes (lower-loop-to-cf)
+            raise op_error(op, f"{checks.step_not_positive(op.name)}: {int(step)} vs 0")
         ity = type(lb)
         run = interp.run_region
         for i in range(int(lb), int(ub), int(step)):

@@ -16,7 +16,14 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.emit import is_float_like
-from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, unsupported_reason, vjp_rule
+from irtoolkit.passes.ad.rules import (
+    is_nondiff,
+    is_structural,
+    jvp_rule,
+    rule_inputs,
+    unsupported_reason,
+    vjp_rule,
+)
 
 
 def _loop():
@@ -92,11 +99,16 @@ class Activity:
                     break
             self._mark(r for r, v in zip(op.res, op.condition_op.args) if v in self.varied)
             return
+        if isinstance(op, loop.ParallelOp):
+            self._forward_block(op.body.block)
+            reduced = op.body.block.last_op.operands
+            self._mark(r for r, i, v in zip(op.res, op.initVals, reduced) if i in self.varied or v in self.varied)
+            return
         if op.regions and not isinstance(op, func.FuncOp):
             for region in op.regions:
                 for block in region.blocks:
                     self._forward_block(block)
-        if not any(o in self.varied for o in op.operands) and not self._captures_varied(op):
+        if not any(o in self.varied for o in rule_inputs(op)):
             return
         if is_nondiff(op):
             return
@@ -111,26 +123,6 @@ class Activity:
             raise op_error(op, "cannot be differentiated (no derivative rule for this op)" if reason is None
                            else f"cannot be differentiated: {reason}")
         self._mark(op.results)
-
-    def _captures_varied(self, op: Operation) -> bool:
-        """Does a region of ``op`` (not a loop: those are handled above) read a varied
-        value defined outside it (``tensor.generate``'s body)?"""
-        if not op.regions or isinstance(op, func.FuncOp):
-            return False
-        inside: set[SSAValue] = set()
-        for region in op.regions:
-            for block in region.blocks:
-                inside.update(block.args)
-        for inner in op.walk():
-            if inner is op:
-                continue
-            if any(v in self.varied and v not in inside for v in inner.operands):
-                return True
-            inside.update(inner.results)
-            for region in inner.regions:
-                for block in region.blocks:
-                    inside.update(block.args)
-        return False
 
     # -- useful (reverse mode) ------------------------------------------------
     def backward(self, block: Block, outputs: Iterable[SSAValue]) -> None:
@@ -176,11 +168,17 @@ class Activity:
             return
         if not any(r in self.useful for r in op.results):
             return
+        if isinstance(op, loop.ParallelOp):
+            reduced = op.body.block.last_op.operands
+            self._use(i for i, r in zip(op.initVals, op.res) if r in self.useful)
+            self._use(v for v, r in zip(reduced, op.res) if r in self.useful)
+            self._backward_block(op.body.block)
+            return
         if isinstance(op, loop.WhileOp):
             raise op_error(op, "internal: while loops are rewritten before reverse differentiation")
         if is_nondiff(op):
             return
-        self._use(op.operands)
+        self._use(rule_inputs(op))
 
     def is_active(self, v: SSAValue) -> bool:
         return v in self.varied and v in self.useful

@@ -5,7 +5,11 @@ generated private function, named after its callee and unique in the symbol
 table (``@loss_grad_0_1``, ``@f_jvp_0``), generated once per (callee, mode,
 wrt) and reused. A function's own autodiff ops are lowered before it is
 differentiated (callees first), so derivatives of derivatives work: the
-generated code is ordinary IR. ``autodiff.stop_gradient`` is erased at the end.
+generated code is ordinary IR. At the end ``autodiff.stop_gradient`` is erased
+and the custom-rule attributes are dropped: no autodiff op is left to apply
+them, and the lowering changes the signatures they relate (a rule's
+``tensor`` types become ``memref`` ones), so the output is free of the
+autodiff dialect.
 """
 
 from __future__ import annotations
@@ -77,6 +81,9 @@ class Driver:
         for f in list(self.funcs.values()):
             self.lower(f)
         self.erase_stop_gradients()
+        for f in self.funcs.values():
+            for attr in (CUSTOM_VJP, CUSTOM_JVP):
+                f.attributes.pop(attr, None)
 
     def lower(self, f: func.FuncOp) -> None:
         """Replace the autodiff ops of ``f`` by calls (differentiating their callees first)."""

@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from irtoolkit.dense import splat_dense
 from irtoolkit.dialects.elementwise import lifted
 
 DYN = -(2**63)  # xDSL DYNAMIC_INDEX, as the parser produces for `?`
@@ -115,7 +116,7 @@ class Emitter:
         if isinstance(t, TensorType):
             et = t.get_element_type()
             if DYN not in t.get_shape():
-                return self.v(arith.ConstantOp(DenseIntOrFPElementsAttr.from_list(t, [value])))
+                return self.v(arith.ConstantOp(splat_dense(t, value)))  # one element, not one per entry
             assert not isinstance(like, Attribute), "dynamic shape needs a value"
             scalar = self.const(value, et)
             sizes = [self.dim(like, i) for i, d in enumerate(t.get_shape()) if d == DYN]

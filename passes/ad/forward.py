@@ -15,7 +15,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity, body_ops
 from irtoolkit.passes.ad.emit import Emitter
-from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule
+from irtoolkit.passes.ad.parallel import jvp_parallel
+from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, rule_inputs
 
 
 def _loop():
@@ -66,7 +67,8 @@ class ForwardGen:
         varied = self.act.varied
         for op in ops:
             El = E.located(op.location)
-            has_tangent = any(o in tmap for o in op.operands) or (
+            inputs = rule_inputs(op)
+            has_tangent = any(o in tmap for o in inputs) or (
                 op.regions and any(r in varied for r in op.results)
             )
             if not has_tangent or is_nondiff(op):
@@ -78,17 +80,19 @@ class ForwardGen:
                 self.jvp_if(El, op, vmap, tmap)
             elif isinstance(op, loop.WhileOp):
                 self.jvp_while(El, op, vmap, tmap)
+            elif isinstance(op, loop.ParallelOp):
+                jvp_parallel(self, El, op, vmap, tmap)
             elif isinstance(op, func.CallOp):
                 self.jvp_call(El, op, vmap, tmap)
-            elif is_structural(op) or op.regions:
+            elif is_structural(op):
                 raise op_error(op, "cannot be differentiated (no derivative rule for this op)")
             else:
                 rule = jvp_rule(op)
                 if rule is None:
                     raise op_error(op, "cannot be differentiated (no derivative rule for this op)")
                 new = E.raw(op.clone(value_mapper=vmap))
-                ins = [vmap[o] for o in op.operands]
-                tangents = [tmap.get(o) for o in op.operands]
+                ins = [vmap[o] for o in inputs]
+                tangents = [tmap.get(o) for o in inputs]
                 outs = rule(El, op, ins, list(new.results), tangents)
                 for r, t in zip(op.results, outs):
                     if t is not None and r in varied:

@@ -31,8 +31,9 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity, body_ops
 from irtoolkit.passes.ad.emit import DYN, Emitter, const_int
+from irtoolkit.passes.ad.parallel import reverse_parallel
 from irtoolkit.passes.ad.residuals import OuterProducts, prune_residual_tapes, residual_candidates, tape_residuals
-from irtoolkit.passes.ad.rules import Contribution, is_nondiff, is_primal_only, vjp_rule
+from irtoolkit.passes.ad.rules import Contribution, is_nondiff, is_primal_only, rule_inputs, vjp_rule
 
 MAX_TRIP_ATTR = "autodiff.max_trip"  # internal hint on strip-mined inner loops
 REVOLVE_ATTR = "autodiff.revolve_slots"  # internal: reversed by Revolve (checkpoint.py)
@@ -211,15 +212,20 @@ class ReverseGen:
         return tapes
 
     def trip_count(self, E: Emitter, op, vmap) -> tuple[SSAValue, int | None]:
-        lb, ub, step = const_int(op.lb), const_int(op.ub), const_int(op.step)
+        return self.span(E, op.lb, op.ub, op.step, vmap)
+
+    def span(self, E: Emitter, lb_v, ub_v, step_v, vmap) -> tuple[SSAValue, int | None]:
+        """The number of iterations from ``lb_v`` below ``ub_v`` by ``step_v`` (an index),
+        and its value when static."""
+        lb, ub, step = const_int(lb_v), const_int(ub_v), const_int(step_v)
         if lb is not None and ub is not None and step is not None and step > 0:
             n = max(0, -(-(ub - lb) // step))
             return E.index(n), n
-        lbv, ubv, stepv = vmap[op.lb], vmap[op.ub], vmap[op.step]
+        lbv, ubv, stepv = vmap[lb_v], vmap[ub_v], vmap[step_v]
         if lb == 0 and step == 1:
-            return E.to_index(E.imax(ubv, E.int_const(0, op.lb.type))), None
-        one = E.int_const(1, op.lb.type)
-        zero = E.int_const(0, op.lb.type)
+            return E.to_index(E.imax(ubv, E.int_const(0, lb_v.type))), None
+        one = E.int_const(1, lb_v.type)
+        zero = E.int_const(0, lb_v.type)
         span = E.isub(E.iadd(E.isub(ubv, lbv), stepv), one)
         n = E.imax(E.idiv(span, stepv), zero)
         return E.to_index(n), None
@@ -314,6 +320,8 @@ class ReverseGen:
                 self.reverse_for(El, op, vmap, amap, tapes[op])
             elif isinstance(op, loop.IfOp):
                 self.reverse_if(El, op, vmap, amap)
+            elif isinstance(op, loop.ParallelOp):
+                reverse_parallel(self, El, op, vmap, amap)
             elif isinstance(op, func.CallOp):
                 self.reverse_call(El, op, vmap, amap)
             elif is_nondiff(op):
@@ -322,14 +330,15 @@ class ReverseGen:
                 rule = vjp_rule(op)
                 if rule is None:
                     raise op_error(op, "cannot be differentiated (no derivative rule for this op)")
-                need = [o in useful for o in op.operands]
+                inputs = rule_inputs(op)
+                need = [o in useful for o in inputs]
                 if not any(need):
                     continue
-                ins = [vmap[o] for o in op.operands]
+                ins = [vmap[o] for o in inputs]
                 outs = [vmap[r] for r in op.results]
                 adjs = [amap.get(El, r) for r in op.results]
                 contribs = rule(El, op, ins, outs, adjs, need)
-                for o, c, n in zip(op.operands, contribs, need):
+                for o, c, n in zip(inputs, contribs, need):
                     if n:
                         amap.add(El, o, c)
 
@@ -364,15 +373,7 @@ class ReverseGen:
         ops = body_ops(body)
         inner_tapes = self.forward(EB, ops, bmap, replay=True)
         local = AdjointMap(bmap)
-        # Accumulators of the loop invariants, threaded through the reverse
-        # loop (and through the loops nested in it), so that contributions add
-        # in the same order with or without checkpointing.
-        candidates = self.free_useful(op)
-        acc_args = {}
-        for v in candidates:
-            acc_args[v] = block.insert_arg(v.type, len(block.args))
-            local.dense[v] = acc_args[v]
-            local.order.append(v)
+        acc_args = self.open_accumulators(op, block, local)
         for j, k in enumerate(C):
             if yields[k] in useful:
                 local.add(EB, yields[k], block.args[1 + j])
@@ -388,23 +389,9 @@ class ReverseGen:
         n_static = const_int(info.n) if MAX_TRIP_ATTR not in op.attributes else None
         if EXACT_TRIP_ATTR in op.attributes:
             n_static = op.attributes[EXACT_TRIP_ATTR].value.data
-        outer = OuterProducts(block, idx, n_static, E, EB)
-        free, acc_inits = [], []
-        for v in candidates:
-            a = local.get(EB, v)
-            if a is not acc_args[v]:
-                a = outer.rewrite(v, acc_args[v], a)
-            if a is acc_args[v]:  # nothing flowed into it (or only stacked outer products)
-                block.erase_arg(acc_args[v])
-                continue
-            free.append(v)
-            outs.append(a)
-            init = amap.take(E, v)
-            acc_inits.append(init if init is not None else E.zeros(vmap[v]))
-        for v in local.keys():
-            if v not in acc_args and not defined_inside(v, op):
-                raise op_error(op, "internal: adjoint of a loop invariant was not accumulated")
-        EB.op(loop.YieldOp(*outs, *outer.yields))
+        free, acc_outs, acc_inits, outer = self.close_accumulators(E, EB, op, block, local, acc_args, amap,
+                                                                   vmap, idx, n_static)
+        EB.op(loop.YieldOp(*outs, *acc_outs, *outer.yields))
         tape_residuals(op, info, block, idx, bmap, self.load)
         rev = loop.ForOp(c0, info.n, c1, [*inits, *ck_inits, *acc_inits, *outer.inits], block)
         E.op(rev)
@@ -415,6 +402,41 @@ class ReverseGen:
                 amap.add(E, op.iter_args[k], rev.res[j])
         for i, v in enumerate(free):
             amap.add(E, v, rev.res[first_acc + i])
+
+    def open_accumulators(self, op: Operation, block: Block, local: AdjointMap) -> dict[SSAValue, SSAValue]:
+        """Block arguments of the reverse loop ``block`` of ``op`` accumulating the adjoints of
+        the values read from outside ``op``, threaded through the reverse loop (and through
+        the loops nested in it), so that contributions add in the same order with or
+        without checkpointing."""
+        acc_args = {}
+        for v in self.free_useful(op):
+            acc_args[v] = block.insert_arg(v.type, len(block.args))
+            local.dense[v] = acc_args[v]
+            local.order.append(v)
+        return acc_args
+
+    def close_accumulators(self, E: Emitter, EB: Emitter, op, block: Block, local: AdjointMap, acc_args,
+                           amap: AdjointMap, vmap, idx, n_static):
+        """After the reverse body: (the values that got adjoints, the accumulators' values at
+        the end of an iteration, their initial values, the stacked outer products); the
+        arguments of accumulators that nothing flowed into are erased."""
+        outer = OuterProducts(block, idx, n_static, E, EB)
+        free, outs, inits = [], [], []
+        for v, arg in acc_args.items():
+            a = local.get(EB, v)
+            if a is not arg:
+                a = outer.rewrite(v, arg, a)
+            if a is arg:  # nothing flowed into it (or only stacked outer products)
+                block.erase_arg(arg)
+                continue
+            free.append(v)
+            outs.append(a)
+            init = amap.take(E, v)
+            inits.append(init if init is not None else E.zeros(vmap[v]))
+        for v in local.keys():
+            if v not in acc_args and not defined_inside(v, op):
+                raise op_error(op, "internal: adjoint of a loop invariant was not accumulated")
+        return free, outs, inits, outer
 
     def free_useful(self, op: Operation) -> list[SSAValue]:
         """Values defined outside ``op``, used inside it, that may receive adjoints."""

@@ -17,6 +17,14 @@ Signatures (``None`` is a symbolic zero everywhere):
     its adjoint (it is active); a rule may return a :class:`Contribution`,
     a sparse update that the adjoint map adds into an accumulator in place.
 
+The inputs of an op are its operands, then (for an op with regions, such as
+``tensor.pad``) the values its regions capture from outside
+(:func:`rule_inputs`): ``ins``, ``tangents`` and ``need`` list them all, so
+that a rule sees every value its result depends on. A rule returns ``None``
+for an input only where the derivative is zero; where it cannot produce one
+for an active input it raises a located error (``op_error``), never a
+silent zero.
+
 Elementwise ops have no entry here: their rules are generated from the
 partial derivatives of their declaration (``irtoolkit/dialects/elementwise.py``;
 ``partials(E, ins, outs, need) -> [∂out/∂in_i | ONE | NEG_ONE | None]``), and
@@ -85,6 +93,25 @@ def derivatives(cls: type, jvp: Callable | None = None, vjp: Callable | None = N
         JVP[cls] = jvp
     if vjp is not None:
         VJP[cls] = vjp
+
+
+def captured_values(op: Operation) -> list[SSAValue]:
+    """Values used in the regions of ``op`` and defined outside it, in order of first use."""
+    seen: dict[SSAValue, None] = {}
+    for inner in op.walk():
+        if inner is op:
+            continue
+        for v in inner.operands:
+            if not op.is_ancestor(v.owner):
+                seen.setdefault(v, None)
+    return list(seen)
+
+
+def rule_inputs(op: Operation) -> list[SSAValue]:
+    """What a rule of ``op`` differentiates with respect to: operands, then captured values."""
+    if not op.regions:
+        return list(op.operands)
+    return [*op.operands, *captured_values(op)]
 
 
 def register(cls: type, jvp: Callable, vjp: Callable) -> None:

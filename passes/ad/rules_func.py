@@ -10,16 +10,15 @@ from __future__ import annotations
 from xdsl.dialects import func, printf
 
 from irtoolkit.dialects import autodiff, loop
-from irtoolkit.passes.ad.rules import nondiff, primal_only, structural, unsupported
+from irtoolkit.passes.ad.rules import nondiff, primal_only, structural
 
 structural(func.FuncOp, func.CallOp, func.ReturnOp)
 # a print is a side effect without a derivative: it stays in the primal code, once
 # (the reverse sweep's replays of loop bodies and branches leave it out)
 nondiff(printf.PrintFormatOp, printf.PrintCharOp, printf.PrintIntOp)
 primal_only(printf.PrintFormatOp, printf.PrintCharOp, printf.PrintIntOp)
-structural(loop.ForOp, loop.IfOp, loop.WhileOp, loop.YieldOp, loop.ConditionOp)
-for _cls in (loop.ParallelOp, loop.ReduceOp, loop.ReduceReturnOp):
-    unsupported(_cls, "loop.parallel works on memrefs after lowering; differentiate the tensor form")
+structural(loop.ForOp, loop.IfOp, loop.WhileOp, loop.YieldOp, loop.ConditionOp,
+           loop.ParallelOp, loop.ReduceOp, loop.ReduceReturnOp)
 # stop_gradient is the identity whose derivative is zero.
 nondiff(autodiff.StopGradientOp)
 # grad/value_and_grad/vjp/jvp are lowered (callee first) before a function

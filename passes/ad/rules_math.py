@@ -10,6 +10,7 @@ from __future__ import annotations
 from xdsl.dialects import math
 
 from irtoolkit.dialects.math import FP_CLASS_OPS, ClampFOp, SinCosOp
+from irtoolkit.ties import clamp_weights
 from irtoolkit.passes.ad.rules import jvp_from_partials, nondiff, register, vjp_from_partials
 
 # Integer ops.
@@ -17,14 +18,11 @@ nondiff(math.AbsIOp, math.CountLeadingZerosOp, math.CountTrailingZerosOp, math.C
 
 
 def p_clampf(E, ins, outs, need):
-    """clampf(x, lo, hi): the cotangent goes to x inside [lo, hi] (bounds included), else to the bound."""
+    """clampf(x, lo, hi): the cotangent goes to x inside [lo, hi] (bounds included), else to
+    the bound (SPEC §6, irtoolkit.ties)."""
     x, lo, hi = ins
-    one, zero = E.const(1.0, x), E.zeros(x)
-    below, above = E.cmp("lt", x, lo), E.cmp("gt", x, hi)
-    px = E.select(below, zero, E.select(above, zero, one)) if need[0] else None
-    plo = E.select(below, one, zero) if need[1] else None
-    phi = E.select(above, one, zero) if need[2] else None
-    return [px, plo, phi]
+    w_lo, w_x, w_hi = clamp_weights(E, lo, x, hi)
+    return [w_x if need[0] else None, w_lo if need[1] else None, w_hi if need[2] else None]
 
 
 register(ClampFOp, jvp_from_partials(p_clampf), vjp_from_partials(p_clampf))

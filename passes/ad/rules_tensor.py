@@ -23,6 +23,7 @@ from irtoolkit.passes.ad.rules import (
     structural,
 )
 from irtoolkit.passes.ad.rules_arith import select_jvp, select_vjp
+from irtoolkit.ties import reduce_weights
 
 register(tensor.SelectOp, select_jvp, select_vjp)
 nondiff(tensor.EmptyOp, tensor.DimOp)
@@ -143,21 +144,18 @@ linear_unary(
 )
 
 
-def _max_weights(E, op, x, y):
-    """Where x attains the max (ties share equally): mask / count."""
+def _extreme_weights(E, op, x, y):
+    """Where x attains the max (or min) of the reduction (ties share equally, ties.py)."""
     dims = list(op.dimensions.get_values())
     kept = _kept_dims(x.type.get_num_dims(), dims)
-    yb = _broadcast_like(E, op, y, kept, x)
-    maskf = E.select(E.cmp("eq", x, yb), E.const(1.0, x), E.zeros(x))
-    count = E.reduce_sum(maskf, dims)
-    return E.div(maskf, _broadcast_like(E, op, count, kept, x)), kept
+    return reduce_weights(E, x, y, dims, lambda v: _broadcast_like(E, op, v, kept, x)), kept
 
 
 def _reduce_max_jvp(E, op, ins, outs, tangents):
     t = tangents[0]
     if t is None:
         return [None]
-    w, _ = _max_weights(E, op, ins[0], outs[0])
+    w, _ = _extreme_weights(E, op, ins[0], outs[0])
     return [E.reduce_sum(E.mul(t, w), list(op.dimensions.get_values()))]
 
 
@@ -165,7 +163,7 @@ def _reduce_max_vjp(E, op, ins, outs, adjoints, need):
     a = adjoints[0]
     if a is None or not need[0]:
         return [None]
-    w, kept = _max_weights(E, op, ins[0], outs[0])
+    w, kept = _extreme_weights(E, op, ins[0], outs[0])
     return [E.mul(_broadcast_like(E, op, a, kept, ins[0]), w)]
 
 
@@ -369,40 +367,79 @@ def _concat_vjp(E, op, ins, outs, adjoints, need):
 register(tensor.ConcatOp, _concat_jvp, _concat_vjp)
 
 
-# -- pad (differentiable in its source; the padding value must be inactive) ------
-def _pad_jvp(E, op, ins, outs, tangents):
-    t = tangents[0]
-    if t is None:
-        return [None]
+# -- pad: linear in its source and in its padding value -------------------------
+# The padding value is what the region yields; a value captured from outside
+# the region is an input of the rules (rules.rule_inputs), after the operands.
+def _padding_input(op):
+    """Position among the captured values of the value the region yields, or None
+    when it is computed inside the region."""
+    from irtoolkit.passes.ad.rules import captured_values
+
+    (value,) = op.region.block.last_op.operands
+    captured = captured_values(op)
+    return captured.index(value) if value in captured else None
+
+
+def _check_padding(op, active_captures) -> int | None:
+    """The active captured input that is the padding value (None if none is active);
+    an error when the region computes the padding value from an active value."""
+    k = _padding_input(op)
+    if any(j != k for j in active_captures):
+        from irtoolkit.diagnostics import op_error
+
+        raise op_error(op, "cannot differentiate a padding value computed inside the region from a "
+                           "differentiated value; compute it before the tensor.pad and yield it")
+    return k if k in active_captures else None
+
+
+def _pad_like(E, op, ins, source, value):
+    """``op`` on ``source`` (in the generated code), padding with the scalar ``value`` (0 if None)."""
     mapper = {old: new for old, new in zip(op.operands, ins)}
     new = op.clone(value_mapper=mapper)
-    new.operands[0] = t
-    # the tangent of a constant padding value is zero
+    new.operands[0] = source
     block = new.region.block
-    yield_op = block.last_op
-    zero = Emitter_zero(block, yield_op, outs[0].type.get_element_type())
-    yield_op.operands[0] = zero
-    return [E.v(new)]
+    term = block.last_op
+    for o in reversed(list(block.ops)):
+        if o is not term:
+            block.erase_op(o, safe_erase=False)
+    if value is None:
+        from irtoolkit.passes.ad.emit import Emitter
+
+        value = Emitter(block, term, E.loc).zeros(term.operands[0].type)
+    term.operands = [value]
+    return E.v(new)
 
 
-def Emitter_zero(block, before, t):
-    from irtoolkit.passes.ad.emit import Emitter
-
-    return Emitter(block, before).zeros(t)
+def _pad_jvp(E, op, ins, outs, tangents):
+    n = len(op.operands)
+    captured = tangents[n:]
+    k = _check_padding(op, [j for j, t in enumerate(captured) if t is not None])
+    ts, tp = tangents[0], (captured[k] if k is not None else None)
+    if ts is None and tp is None:
+        return [None]
+    return [_pad_like(E, op, ins, ts if ts is not None else E.zeros(ins[0]), tp)]
 
 
 def _pad_vjp(E, op, ins, outs, adjoints, need):
     a = adjoints[0]
     res = [None] * len(ins)
-    if a is None or not need[0]:
+    n = len(op.operands)
+    k = _check_padding(op, [j for j, nd in enumerate(need[n:]) if nd])
+    if a is None:
         return res
-    low = list(op.static_low.get_values())
-    src_t: TensorType = ins[0].type
-    if DYN in low or DYN in src_t.get_shape():
-        from irtoolkit.diagnostics import op_error
+    if need[0]:
+        low = list(op.static_low.get_values())
+        src_t: TensorType = ins[0].type
+        if DYN in low or DYN in src_t.get_shape():
+            from irtoolkit.diagnostics import op_error
 
-        raise op_error(op, "cannot differentiate a pad with dynamic sizes")
-    res[0] = E.extract_slice(a, low, list(src_t.get_shape()), [1] * len(low), src_t)
+            raise op_error(op, "cannot differentiate a pad with dynamic sizes")
+        res[0] = E.extract_slice(a, low, list(src_t.get_shape()), [1] * len(low), src_t)
+    if k is not None:
+        # the sum of the cotangent over the padded positions (a mask: no cancellation)
+        one = E.const(1.0, outs[0].type.get_element_type())
+        mask = _pad_like(E, op, ins, E.zeros(ins[0]), one)
+        res[n + k] = E.full_reduce_to_scalar(E.mul(a, mask))
     return res
 
 

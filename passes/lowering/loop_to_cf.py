@@ -5,6 +5,8 @@ As MLIR's ``convert-scf-to-cf`` (which xDSL lacks for ``while``):
 * ``loop.for``: ``br ^cond(lb, inits)``; ``^cond(iv, iters)``: ``cmpi slt iv, ub``,
   ``cond_br ^body(iv, iters), ^end``; the body's ``loop.yield`` becomes
   ``iv + step`` and ``br ^cond``; the results are the ``^cond`` iter arguments.
+  A step that is not a positive constant is checked first (``cf.assert``: a
+  step of 0 or less would never end; the interpreter reports the same).
 * ``loop.if``: ``cond_br ^then, ^else``; each ``loop.yield`` branches to
   ``^end(results)``.
 * ``loop.while``: ``br ^before(inits)``; ``loop.condition(%c) args`` becomes
@@ -16,7 +18,8 @@ As MLIR's ``convert-scf-to-cf`` (which xDSL lacks for ``while``):
 
 Threads: before that, a ``loop.for`` that can run its iterations in any order and split
 its range (``parallel_kinds``: step 1; only arith/math/memref.load/store/dim and nested
-loop.for/loop.if in its body -- no ``cf.assert``, call or allocation; each store writes
+loop.for/loop.if in its body -- no ``cf.assert``, call or allocation, nor an op whose
+lowering checks at run time (integer division, a loop with a dynamic step); each store writes
 a buffer allocated in this function at an index holding the loop's induction variable,
 and the loop reads no buffer it writes; each iteration value is a buffer passed through
 unchanged, an integer sum or a ``fastmath<reassoc>`` float sum) and whose work may pay
@@ -40,11 +43,12 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from irtoolkit import checks
 from irtoolkit.diagnostics import op_error
 from irtoolkit.pipeline import option
 
@@ -57,7 +61,7 @@ def _set_loc(ops, origin: Operation) -> None:
         new.location = origin.location
 
 
-def _split_block_before(block: Block, first: Operation) -> Block:
+def split_block_before(block: Block, first: Operation) -> Block:
     """``block.split_before(first)`` in O(#moved ops): xDSL's version looks the
     block's index up (linear in the number of blocks of the region)."""
     region = block.parent
@@ -88,7 +92,7 @@ def _split_after(op: Operation) -> tuple[Block, Block]:
     nxt = op.next_op
     if nxt is None:
         raise op_error(op, "is the last op of its block (a terminator must follow it)")
-    end = _split_block_before(block, nxt)
+    end = split_block_before(block, nxt)
     return block, end
 
 
@@ -123,6 +127,14 @@ def lower_for(op: Operation, loop) -> None:
         raise op_error(op, "expects a single-block body")
     body = body_blocks[0]
     iv_type = op.lb.type
+    step = _const_int(op.step)
+    if step is None or step <= 0:
+        zero = arith.ConstantOp(IntegerAttr(0, op.step.type))
+        positive = arith.CmpiOp(op.step, zero.result, "sgt")
+        check = cf.AssertOp(positive.result, checks.step_not_positive(op.name))
+        _set_loc([zero, positive, check], op)
+        for new in (zero, positive, check):
+            block.insert_op_before(new, op)
     cond = Block(arg_types=[iv_type, *(v.type for v in op.iter_args)])
     region.insert_block_before(cond, end)
     _take_blocks(op.body, end)
@@ -370,6 +382,7 @@ def parallel_kinds(op: Operation) -> list[str] | None:
     from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, IndexType
 
     from irtoolkit.dialects import loop
+    from irtoolkit.passes.lowering.to_llvm.arith import division_checks
 
     if _const_int(op.step) != 1 or not isinstance(op.lb.type, IndexType):  # type: ignore[attr-defined]
         return None
@@ -410,6 +423,10 @@ def parallel_kinds(op: Operation) -> list[str] | None:
             continue
         name = inner.name
         if not (name in _ALLOWED or name.startswith(("arith.", "math."))):
+            return None
+        if any(division_checks(inner)):
+            return None  # a run-time check cannot fail in a worker thread
+        if isinstance(inner, loop.ForOp) and (_const_int(inner.step) or 0) <= 0:
             return None
         if isinstance(inner, loop.ForOp) and inner is not op:
             ib = inner.body.block

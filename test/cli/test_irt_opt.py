@@ -186,18 +186,17 @@ def test_fast_start_imports_lazily():
     assert proc.returncode == 0, proc.stderr
 
 
-def test_small_file_start_time(small):
-    import time
-
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "irtoolkit.cli.opt", str(small)],
-                              capture_output=True, text=True, timeout=60)
-        best = min(best, time.perf_counter() - start)
-        assert proc.returncode == 0, proc.stderr
-    # 0.5 s is the target on an idle machine; leave room for a loaded test run.
-    assert best < 1.5, f"irt-opt on a small file took {best:.2f} s"
+def test_small_file_loads_no_backend(small):
+    """irt-opt on a file that needs no lowering loads neither LLVM nor the JIT (its
+    start-up time is measured by `python -m bench`, not here)."""
+    probe = ("import sys\nfrom irtoolkit.cli.opt import main\n"
+             "try:\n    main([sys.argv[1]])\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+             "print(sorted(m for m in ('llvmlite', 'irtoolkit.runtime', 'irtoolkit.passes.ad') "
+             "if m in sys.modules), file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", probe, str(small)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "[]", proc.stderr
 
 
 # --- the --verify-diagnostics engine ---------------------------------------

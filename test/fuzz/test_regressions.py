@@ -126,7 +126,36 @@ func.func @f(%x: f64) -> f64 {
   return %r : f64
 }
 """),
+    # --- sizes (issue 15) ----------------------------------------------------
+    "alloc-static-zero-and-dynamic-dim": dict(pipeline="ad-llvm", text="""
+func.func @scale(%a: memref<0x?xf32>) -> memref<0x?xf32> {
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %a, %c1 : memref<0x?xf32>
+  %out = memref.alloc(%n) : memref<0x?xf32>
+  return %out : memref<0x?xf32>
+}
+"""),
+    "interp-constant-of-rank-150": dict(pipeline="interp", entry="nest", want="diag", text="""
+func.func @nest() -> tensor<""" + "1x" * 150 + """f64> {
+  %0 = arith.constant dense<""" + "[" * 150 + "1.0" + "]" * 150 + """> : tensor<""" + "1x" * 150 + """f64>
+  func.return %0 : tensor<""" + "1x" * 150 + """f64>
+}
+"""),
+    "interp-splat-result-of-800-mb": dict(pipeline="interp", entry="f", text="""
+func.func @f() -> tensor<100000000xf64> {
+  %c = arith.constant dense<1.5> : tensor<100000000xf64>
+  return %c : tensor<100000000xf64>
+}
+"""),
     # --- CLI ----------------------------------------------------------------
+    "irt-run-entry-with-several-blocks": dict(pipeline="interp", entry="countdown", text="""
+func.func @countdown(%n: i64) -> (i64, f16) {
+  %acc0 = arith.constant 1.0 : f16
+  cf.br ^head(%n, %acc0 : i64, f16)
+^head(%i: i64, %acc: f16):
+  return %i, %acc : i64, f16
+}
+"""),
     "irt-run-private-entry": dict(pipeline="jit", entry="unused", text="""
 func.func private @unused() {
   func.return

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+
+import irtoolkit as irt
 from interp_helpers import DTYPES, run_ir
 
 NAN = float("nan")
@@ -360,3 +362,11 @@ def test_integer_overflow_wraps_silently():
         assert run_ir(ir, "f", 2 ** 62, 4) == 0
         assert run_ir(binop_ir("addi", "i8"), "f", 127, 1) == -128
         assert np.isinf(run_ir(binop_ir("divf", "f64"), "f", 1.0, 0.0))
+
+
+@pytest.mark.parametrize("literal", ["dense<0xFF800000>", "dense<2.5>"])
+def test_rank_0_dense_constant_stays_rank_0(literal):
+    module = irt.parse("func.func @main() -> tensor<f32> {\n"
+                       f"  %c = arith.constant {literal} : tensor<f32>\n"
+                       "  return %c : tensor<f32>\n}")
+    assert np.shape(irt.interpret(module, "main")) == ()

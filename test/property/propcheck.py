@@ -21,13 +21,20 @@ import numpy as np
 
 import irtoolkit as irt
 
-#: reverse vs forward mode (both interpreted), relative to sum |grad_i v_i| (or max |grad|)
+#: the primal of the jvp vs the function (both interpreted: the same operations)
 AD_RTOL = 1e-12
 #: compiled vs interpreted derivatives: the compiled code sums in other orders (blocked
-#: reductions, matmul), and with cancellation the difference scales with the intermediate
-#: sums rather than the result; no propagated bound here (the derivative code is the ad
-#: pass's), so a relative tolerance about 10x the largest difference seen over 2,000 programs
+#: reductions, matmul) and its transcendental functions (so the partials) differ by ulps;
+#: relative to the magnitude of the derivative paths (propgen.Program.path_magnitude),
+#: which with cancellation is far larger than the derivative: about 10x the largest
+#: difference seen over 2,000 programs
 AD_JIT_RTOL = 1e-11
+#: forward vs reverse mode (both interpreted) compute the same sums over the derivative
+#: paths from the same partials in other orders: each is within L * eps * P of the exact
+#: sum, P = the paths' magnitude, L = the longest chain of roundings (Program.path_magnitude);
+#: the margin covers the partials propgen evaluates in float64 against the computed ones
+EPS = float(np.finfo(np.float64).eps)
+PATH_MARGIN = 1.01
 #: tolerance of central differences (h = FD_H * (1 + |x|)) against the derivative
 FD_RTOL = 1e-6
 FD_H = 1e-6
@@ -245,6 +252,15 @@ def _track(stats, key, got, want, tol, program=None):
             stats.worst_program[key] = program
 
 
+def forward_reverse_tolerance(p, args, v, terms):
+    """(P, the bound on |jvp(v) - grad . v|): each mode within ``L eps P`` of the exact sum
+    of the paths (``Program.path_magnitude``), the dot product within ``n eps`` of its
+    ``terms`` (sum |grad_i v_i|)."""
+    paths, length = p.path_magnitude(args, v)
+    n = sum(np.size(a) for a in args)
+    return paths, 2 * length * EPS * PATH_MARGIN * paths + n * EPS * terms + 1e-300
+
+
 def _check_one_gradient(p, seed, args, exe, interp_module, stats, directions):
     name = p.name
     f_c = float(exe[name](*args))
@@ -255,7 +271,9 @@ def _check_one_gradient(p, seed, args, exe, interp_module, stats, directions):
     (mv, me), = model
     # the primal: compiled vs interpreted within the model's bound
     compare(np.float64(f_c), np.float64(f_i), me, f"@{name}: compiled vs interpreted loss")
-    scale = max(1.0, abs(f_i), *(float(np.max(np.abs(_f64(g)))) if np.size(g) else 0.0 for g in g_i))
+    # every component's paths are among those of the all-ones direction
+    ones_paths, _ = p.path_magnitude(args, [np.ones(np.shape(a)) for a in args])
+    scale = max(1.0, abs(f_i), ones_paths, *(float(np.max(np.abs(_f64(g)))) if np.size(g) else 0.0 for g in g_i))
     for k, (gc, gi) in enumerate(zip(g_c, g_i)):
         compare(_f64(gc), _f64(gi), AD_JIT_RTOL * scale, f"@{name}_g result {k}: compiled vs interpreted gradient")
         _track(stats, "grad compiled vs interpreted", gc, gi, AD_JIT_RTOL * scale, p)
@@ -266,13 +284,13 @@ def _check_one_gradient(p, seed, args, exe, interp_module, stats, directions):
         v = [np.asarray(t) if np.ndim(a) else np.float64(t) for t, a in zip(v, args)]
         terms = sum(float(np.sum(np.abs(_f64(g) * t))) for g, t in zip(g_i, v))
         dot = sum(float(np.sum(_f64(g) * t)) for g, t in zip(g_i, v))
+        paths, tol_ad = forward_reverse_tolerance(p, args, v, terms)
         y_c, dy_c = exe[name + "_j"](*args, *v)
         y_i, dy_i = irt.interpret(interp_module, name + "_j", *args, *v)
-        tol_ad = AD_RTOL * max(terms, 1e-300) + 1e-300
         compare(np.float64(y_i), np.float64(f_i), AD_RTOL * max(1.0, abs(f_i)), f"@{name}_j: primal of jvp vs function")
         compare(np.float64(y_c), np.float64(f_c), AD_JIT_RTOL * max(1.0, abs(f_i)), f"@{name}_j compiled: primal of jvp vs function")
         compare(np.float64(dy_i), np.float64(dot), tol_ad, f"@{name}: forward (jvp) vs reverse (grad . v), interpreted")
-        tol_jit = AD_JIT_RTOL / AD_RTOL * tol_ad
+        tol_jit = AD_JIT_RTOL * max(paths, terms, 1e-300)
         compare(np.float64(dy_c), np.float64(dy_i), tol_jit, f"@{name}_j: compiled vs interpreted jvp")
         _track(stats, "forward vs reverse", dy_i, dot, tol_ad, (p, seed, d))
         _track(stats, "jvp compiled vs interpreted", dy_c, dy_i, tol_jit, (p, seed, d))

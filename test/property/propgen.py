@@ -42,13 +42,27 @@ squashed (``tanh``) back into the interval declared for them.
 ``mode="grad"`` generates differentiable f64 programs (smooth ops only, no
 compare-dependent ``select``; ``loop.if`` conditions are recorded so that the
 tests can require a margin) ending in a scalar ``f64`` loss.
+
+For derivatives, ``Program.path_magnitude(args, v)`` runs the model with the
+error channel carrying instead, for every value, the sum over the derivative
+paths from the inputs of ``|product of the partials| * |v|`` (the forward
+mode of ``|J|`` applied to ``|v|``), and the length ``L`` of the longest chain
+of roundings a derivative code can apply along a path (each op counts
+``1 + `` the size of its largest operand or result: a reduction, a matmul or
+the transpose of a broadcast sums that many terms). Forward and reverse mode
+compute the same paths from the same partials in other orders, so they differ
+by at most ``L * eps`` of that magnitude each: with cancellation (paths of
+opposite signs) the derivative can be far smaller than the magnitude that
+bounds its rounding error (``propcheck``).
 """
 
 from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -260,6 +274,9 @@ class Op:
     def run(self, env, stats):
         for v, (val, err) in zip(self.results, self.fn(env)):
             env[v.name] = (val, err)
+        if _PATHS:
+            sizes = [np.size(env[n][0]) for n in _NAME.findall(self.text) if n in env]
+            stats["path length"] += 1 + max(sizes, default=0)
 
 
 def _res_names(base, n):
@@ -418,6 +435,41 @@ class While:
 
 # --------------------------------------------------------------------------- model rules
 
+#: set while ``Program.path_magnitude`` runs the model: the error channel carries the
+#: magnitude of the derivative paths (first order, |partials|, no rounding)
+_PATHS = False
+_NAME = re.compile(r"%[\w#]+")
+
+
+@contextmanager
+def _path_magnitudes():
+    global _PATHS
+    _PATHS = True
+    try:
+        yield
+    finally:
+        _PATHS = False
+
+
+def _unary_partial(name, x, r):
+    return {"neg": lambda: -np.ones_like(x), "exp": lambda: r, "log": lambda: 1 / x, "sqrt": lambda: 0.5 / r,
+            "tanh": lambda: 1 - r * r, "sin": lambda: np.cos(x), "cos": lambda: -np.sin(x),
+            "abs": lambda: np.sign(x), "logistic": lambda: r * (1 - r)}[name]()
+
+
+def _binary_partials(name, a, b, r):
+    if name in ("add", "sub"):
+        return np.ones_like(a), np.ones_like(b)
+    if name == "mul":
+        return b, a
+    if name == "div":
+        return 1 / b, r / b
+    if name in ("max", "min"):
+        wins = (a > b) if name == "max" else (a < b)
+        ties = a == b
+        return np.where(wins | ties, 1.0, 0.0), np.where(~wins | ties, 1.0, 0.0)
+    return b * np.power(a, b - 1), r * np.log(a)  # pow, positive base
+
 
 def _exact_or(d, r, dt):
     """Correctly rounded op: exact when operands agree, else d + one ulp."""
@@ -450,6 +502,8 @@ ARITH_OF = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "div"
 def unary_model(name, x, e, dt):
     with np.errstate(all="ignore"):
         r = np.asarray(UNARY_NP[name](x))
+        if _PATHS:
+            return r, np.abs(_unary_partial(name, _f64(x), _f64(r))) * _f64(e)
         if name in ("neg", "abs"):
             return r, _f64(e)
         xf = _f64(x)
@@ -472,6 +526,9 @@ def binary_model(name, a, ea, b, eb, dt):
     with np.errstate(all="ignore"):
         r = np.asarray(BINARY_NP[name](a, b))
         af, bf, ea, eb = _f64(a), _f64(b), _f64(ea), _f64(eb)
+        if _PATHS:
+            pa, pb = _binary_partials(name, af, bf, _f64(r))
+            return r, np.abs(pa) * ea + np.abs(pb) * eb
         if name in ("add", "sub"):
             return r, _exact_or(ea + eb, r, dt)
         if name == "mul":
@@ -526,6 +583,8 @@ def generic_model(name, args, dt):
 
 def cmp_model(fn, a, ea, b, eb):
     r = np.asarray(fn(a, b))
+    if _PATHS:  # no derivative flows through a compare (and the branches are certain)
+        return r, np.zeros(r.shape)
     with np.errstate(all="ignore"):
         s = _f64(ea) + _f64(eb)
         unc = (s > 0) & (np.abs(_f64(a) - _f64(b)) <= s)
@@ -544,6 +603,8 @@ def reduce_sum_model(x, e, axes, dt):
     n = int(np.prod([x.shape[a] for a in axes])) if axes else 1
     r = np.asarray(np.sum(x, axis=axes, dtype=NP[dt]))
     es = np.sum(_f64(e), axis=axes)
+    if _PATHS:
+        return r, es
     with np.errstate(all="ignore"):
         if n <= 2:
             return r, _exact_or(es, r, dt)
@@ -560,6 +621,8 @@ def reduce_max_model(x, e, axes, dt):
 def matmul_model(a, ea, b, eb, dt):
     r = np.asarray(np.matmul(a, b))
     af, bf, ea, eb = np.abs(_f64(a)), np.abs(_f64(b)), _f64(ea), _f64(eb)
+    if _PATHS:
+        return r, af @ eb + ea @ bf
     with np.errstate(all="ignore"):
         d = af @ eb + ea @ bf + ea @ eb
         k = a.shape[1]
@@ -571,7 +634,7 @@ def matmul_model(a, ea, b, eb, dt):
 
 def convert_model(x, e, src, dst):
     r = np.asarray(x.astype(NP[dst]))
-    if dst == "f32" and src == "f64":
+    if dst == "f32" and src == "f64" and not _PATHS:
         return r, _exact_or(e, r, dst)
     return r, _f64(e)
 
@@ -606,6 +669,18 @@ class Program:
         for s in self.body:
             s.run(env, stats)
         return [env[r.name] for r in self.results], stats
+
+    def path_magnitude(self, args, v):
+        """(sum over the derivative paths of |product of partials| * |v|, the path length L)
+        for the first result (the loss; see the module docstring)."""
+        env = {}
+        for p, a, t in zip(self.params, args, v):
+            env[p.name] = (np.asarray(a), np.abs(_f64(t)))
+        stats = Counter()
+        with _path_magnitudes():
+            for s in self.body:
+                s.run(env, stats)
+        return float(np.sum(env[self.results[0].name][1])), stats["path length"]
 
     def __repr__(self):
         return f"<program @{self.name}>\n{self.text}"
@@ -1397,6 +1472,10 @@ class Gen:
                 idx = [v for v in self.pool if v.kind == "i" and v.name.startswith("%r")]
                 if idx:
                     results.append(idx[-1])
+        return self.build(params, results)
+
+    def build(self, params, results) -> Program:
+        """The program of the statements generated so far, returning ``results``."""
         lines = []
         for s in self.cur:
             s.emit(lines, 2)

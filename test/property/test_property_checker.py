@@ -144,3 +144,34 @@ def test_shrink_minimizes_a_choice_sequence():
     vals = [v for v, _ in rec.log]
     small = pg.shrink(vals, fails, budget=300)
     assert fails(small) and len(small) < len(vals)
+
+
+def _cancelling_program():
+    """exp(x) * (1e8 + 1) - exp(x) * 1e8: the derivative exp(x) is 1e-8 of its paths."""
+    g = pg.Gen(pg.RandomChooser(0), "grad", name="c")
+    x = pg.V("%arg0", "s", (), "f64", -1.0, 1.0)
+    e = g.unary("exp", x, force=True)
+    big = [g.binary("mul", e, g.scalar_const("f64", c), force=True) for c in (1e8 + 1, 1e8)]
+    return g.build([x], [g.binary("sub", *big, force=True)])
+
+
+def test_path_magnitude_bounds_the_derivative_and_explains_cancellation():
+    """Forward and reverse mode differ by far more than 1e-12 of the derivative here (their
+    roundings scale with the paths, 2e8 exp(x)), within the model's 2 L eps P."""
+    p = _cancelling_program()
+    x, v = np.float64(0.3), np.float64(1.0)
+    m = irt.parse(pc.derivative_text(p))
+    irt.run_pipeline(m, "ad")
+    g = irt.interpret(m, "c_g", x)
+    _, dy = irt.interpret(m, "c_j", x, v)
+    paths, tol = pc.forward_reverse_tolerance(p, [x], [v], abs(g))
+    assert paths == pytest.approx(np.exp(x) * (2e8 + 1), rel=1e-12)
+    assert 1e-12 * abs(g) < abs(dy - g) <= tol
+    for k in range(10):  # |J| |v| bounds |J v| on generated programs
+        q = pg.generate(pg.RandomChooser(k), "grad", name="q")
+        args = q.inputs(k)
+        mq = irt.parse(pc.derivative_text(q))
+        irt.run_pipeline(mq, "ad")
+        ones = [np.ones(np.shape(a)) if np.ndim(a) else np.float64(1.0) for a in args]
+        _, dq = irt.interpret(mq, "q_j", *args, *ones)
+        assert abs(dq) <= q.path_magnitude(args, ones)[0] * (1 + 1e-9)

@@ -3,9 +3,11 @@ differentiable programs (f64, smooth ops, loops included, scalar loss).
 
 For each program ``@p``: ``autodiff.grad`` (``@p_g``) and ``autodiff.jvp``
 (``@p_j``) along two random directions ``v``; checks, compiled and
-interpreted: ``jvp(v) == grad . v`` (to ``AD_RTOL`` = 1e-12 of ``sum |grad_i v_i|``),
-compiled == interpreted (gradient and jvp to ``AD_JIT_RTOL`` = 1e-11; the loss
-within the model's propagated bound), and central differences of the compiled
+interpreted: ``jvp(v) == grad . v`` within ``2 L eps P`` (``P`` the magnitude of the
+derivative paths along ``v``, ``L`` the longest chain of roundings on them:
+``propgen.Program.path_magnitude``; with cancellation ``P`` is far larger than the
+derivative), compiled == interpreted (gradient and jvp to ``AD_JIT_RTOL`` = 1e-11 of
+``P``; the loss within the model's propagated bound), and central differences of the compiled
 loss along ``v`` (f64, ``h = 1e-6``) within ``FD_RTOL`` = 1e-6 of
 ``sum |grad_i v_i|`` (plus 1e-7 of the loss). Loops may carry
 ``autodiff.checkpoint`` (sqrt or a segment length). Central differences are

@@ -286,7 +286,7 @@ def long_chain(n: int, pad: int = 0) -> str:
 
 
 def test_long_files_parse_linearly():
-    """4x the ops must take < 6x the time. The lines carry 500-character comments,
+    """4x the ops must take < 6x the (CPU) time. The lines carry 500-character comments,
     so that work per op that grows with the file's size (locating an op by
     counting the newlines before it) shows at a size a test can afford:
     1.5k vs 6k ops (the measured 5k vs 20k ops without padding: see the report)."""
@@ -298,8 +298,8 @@ def test_long_files_parse_linearly():
         irt.parse(long_chain(200))  # warm up imports and caches
         def timed(n):
             text = long_chain(n, pad=500)
-            t = time.perf_counter(); irt.parse(text); return time.perf_counter() - t
-        print(timed(1500), timed(6000))
+            t = time.process_time(); irt.parse(text); return time.process_time() - t
+        print(min(timed(1500) for _ in range(2)), timed(6000))
     """ % os.path.dirname(os.path.abspath(__file__)), timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     small, large = map(float, proc.stdout.split())

@@ -2,10 +2,21 @@
 
 Semantics kept from arith: ``maximumf``/``minimumf`` propagate NaN
 (``llvm.maximum``/``llvm.minimum`` intrinsics); ``maxnumf``/``minnumf`` do not
-(``llvm.maxnum``/``llvm.minnum``); ``fptosi``/``fptoui`` truncate toward zero
-and saturate out-of-range values (NaN gives 0) through
-``llvm.fptosi.sat``/``llvm.fptoui.sat``; ``floordivsi``/``ceildivsi``/``ceildivui``
+(``llvm.maxnum``/``llvm.minnum``); ``floordivsi``/``ceildivsi``/``ceildivui``
 are expanded into sdiv/srem/select sequences; ``cmpf false/true`` become constants.
+
+Where arith says poison or undefined behaviour, we define the result (the
+interpreter computes the same):
+
+* integer division and remainder (``divsi divui remsi remui floordivsi
+  ceildivsi ceildivui``) by zero, and signed division of the minimum by -1
+  (``divsi floordivsi ceildivsi``), are run-time checks (``RuntimeCheckError``
+  at the op, see ``cf.emit_check``), never a hardware trap; ``remsi`` of the
+  minimum by -1 is 0. A constant divisor that cannot fail emits no check.
+* shifts by the bit width or more (the amount read as unsigned): ``shli`` and
+  ``shrui`` give 0, ``shrsi`` gives the sign (0 or -1), as XLA and numpy.
+* ``fptosi``/``fptoui`` truncate toward zero and saturate: NaN gives 0, values
+  beyond the range give its minimum or maximum (``llvm.fptosi.sat``, as XLA).
 """
 
 from __future__ import annotations
@@ -27,11 +38,13 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from irtoolkit import checks, dense
 from irtoolkit.diagnostics import op_error
 from irtoolkit.dialects.arith import IndexCastUIOp, RemFOp
 from irtoolkit.passes.lowering.to_llvm.common import (
     Lowering,
     apply_handlers,
+    constant_int,
     convert_type,
     intrinsic_suffix,
 )
@@ -76,8 +89,8 @@ def lower_constant(rw: Lowering, op: arith.ConstantOp) -> None:
     elif isinstance(value, FloatAttr):
         res = rw.const_float(value.value.data, lt)
     elif isinstance(value, DenseIntOrFPElementsAttr) and isinstance(t, VectorType):
-        if lt != t:  # vector<..xindex>
-            value = DenseIntOrFPElementsAttr.from_list(lt, value.get_values())  # type: ignore[arg-type]
+        if lt != t or len(value) != t.element_count():  # vector<..xindex>, or a splat kept as one
+            value = DenseIntOrFPElementsAttr.from_list(lt, dense.values(value))  # type: ignore[arg-type]
         res = rw.emit(llvm.ConstantOp(value, lt)).results[0]
     else:
         raise op_error(op, f"cannot lower constant of type {t} to the llvm dialect "
@@ -91,16 +104,9 @@ _INT_BINARY = {
     arith.AddiOp: llvm.AddOp,
     arith.SubiOp: llvm.SubOp,
     arith.MuliOp: llvm.MulOp,
-    arith.DivSIOp: llvm.SDivOp,
-    arith.DivUIOp: llvm.UDivOp,
-    arith.RemSIOp: llvm.SRemOp,
-    arith.RemUIOp: llvm.URemOp,
     arith.AndIOp: llvm.AndOp,
     arith.OrIOp: llvm.OrOp,
     arith.XOrIOp: llvm.XOrOp,
-    arith.ShLIOp: llvm.ShlOp,
-    arith.ShRSIOp: llvm.AShrOp,
-    arith.ShRUIOp: llvm.LShrOp,
 }
 
 _FLOAT_BINARY = {
@@ -131,7 +137,22 @@ def _icmp(rw: Lowering, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
 
 
 def _select(rw: Lowering, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-    return rw.emit(llvm.SelectOp(c, a, b)).results[0]
+    if not isinstance(c.type, VectorType):
+        return rw.emit(llvm.SelectOp(c, a, b)).results[0]
+    # xDSL's llvm.select takes an i1 condition only: blend with a lane mask
+    t = a.type
+    assert isinstance(t, VectorType)
+    bits = t.element_type.bitwidth if not isinstance(t.element_type, IntegerType) \
+        else t.element_type.width.data  # type: ignore[attr-defined]
+    it = VectorType(IntegerType(bits), t.get_shape())
+    ai = a if it == t else rw.emit(llvm.BitcastOp(a, it)).results[0]
+    bi = b if it == t else rw.emit(llvm.BitcastOp(b, it)).results[0]
+    mask = rw.emit(llvm.SExtOp(c, it)).results[0]
+    keep_a = rw.emit(llvm.AndOp(ai, mask)).results[0]
+    inverse = rw.emit(llvm.XOrOp(mask, _splat_const(rw, -1, it))).results[0]
+    keep_b = rw.emit(llvm.AndOp(bi, inverse)).results[0]
+    r = rw.emit(llvm.OrOp(keep_a, keep_b)).results[0]
+    return r if it == t else rw.emit(llvm.BitcastOp(r, t)).results[0]
 
 
 def lower_int_binary(rw: Lowering, op: Operation) -> None:
@@ -168,15 +189,98 @@ def lower_negf(rw: Lowering, op: arith.NegfOp) -> None:
     rw.replace([rw.emit(llvm.FNegOp(a, _fastmath(op))).results[0]])
 
 
-def _rounded_sdiv(rw: Lowering, up: bool) -> None:
+# --------------------------------------------------------------------------- division, shifts
+
+
+def _splat_const(rw: Lowering, value: int, t: Attribute) -> SSAValue:
+    """An integer constant of scalar or vector type ``t``."""
+    if isinstance(t, VectorType):
+        attr = DenseIntOrFPElementsAttr.from_list(t, [value])  # type: ignore[arg-type]
+        return rw.emit(llvm.ConstantOp(attr, t)).results[0]
+    return rw.const_int(value, t)
+
+
+def _any_lane(rw: Lowering, c: SSAValue) -> SSAValue:
+    """A vector of i1 reduced with ``or`` (a scalar stays as it is)."""
+    if isinstance(c.type, VectorType):
+        name = f"llvm.vector.reduce.or.{intrinsic_suffix(c.type)}"
+        return rw.intrinsic(name, [c], i1)  # type: ignore[return-value]
+    return c
+
+
+def _signed_constant(op: Operation, v: SSAValue) -> int | None:
+    """The value of the (scalar) constant ``v`` as a signed integer of its width."""
+    c = constant_int(v)
+    if c is None or isinstance(v.type, VectorType):
+        return None
+    w = _width(op.operands[0].type)
+    c &= (1 << w) - 1
+    return c - (1 << w) if c >> (w - 1) else c
+
+
+def division_checks(op: Operation) -> tuple[bool, bool]:
+    """Which run-time checks an integer division or remainder ``op`` needs:
+    (divisor may be zero, signed overflow minimum / -1 may happen). Also read
+    by ``lower-loop-to-cf``, which splits no loop that contains a check."""
+    if op.name not in checks.DIVISIONS:
+        return False, False
+    rhs = _signed_constant(op, op.operands[1])
+    lhs = _signed_constant(op, op.operands[0])
+    w = _width(op.operands[0].type)
+    zero = rhs is None or rhs == 0
+    overflow = op.name in checks.SIGNED_DIVISIONS and (rhs is None or rhs == -1) \
+        and (lhs is None or lhs == -(1 << (w - 1)))
+    return zero, overflow
+
+
+def _checked_operands(rw: Lowering, op: Operation) -> tuple[SSAValue, SSAValue]:
+    """The operands of a division, after the checks it needs."""
+    from irtoolkit.passes.lowering.to_llvm.cf import emit_check
+
+    zero, overflow = division_checks(op)
+    a, b = rw.operands()
+    t = a.type
+    if zero:
+        is_zero = _any_lane(rw, _icmp(rw, "eq", b, _splat_const(rw, 0, t)))
+        ok = rw.emit(llvm.XOrOp(is_zero, rw.const_int(1, i1))).results[0]
+        emit_check(rw, ok, checks.division_by_zero(op.name))
+    if overflow:
+        w = _width(t)
+        a_min = _icmp(rw, "eq", a, _splat_const(rw, -(1 << (w - 1)), t))
+        b_m1 = _icmp(rw, "eq", b, _splat_const(rw, -1, t))
+        both = _any_lane(rw, rw.emit(llvm.AndOp(a_min, b_m1)).results[0])
+        ok = rw.emit(llvm.XOrOp(both, rw.const_int(1, i1))).results[0]
+        emit_check(rw, ok, checks.division_overflow(op.name, w))
+    return a, b
+
+
+def lower_division(rw: Lowering, op: Operation) -> None:
+    a, b = _checked_operands(rw, op)
+    cls = {arith.DivSIOp: llvm.SDivOp, arith.DivUIOp: llvm.UDivOp,
+           arith.RemUIOp: llvm.URemOp}[type(op)]
+    rw.replace([rw.emit(cls(a, b)).results[0]])
+
+
+def lower_remsi(rw: Lowering, op: Operation) -> None:
+    """``a % b`` with the sign of ``a``; ``min % -1`` is 0 (srem would trap):
+    a divisor of -1 is replaced by 1, which gives the same remainder, 0."""
+    a, b = _checked_operands(rw, op)
+    if _signed_constant(op, op.rhs) in (None, -1):
+        t = b.type
+        is_m1 = _icmp(rw, "eq", b, _splat_const(rw, -1, t))
+        b = _select(rw, is_m1, _splat_const(rw, 1, t), b)
+    rw.replace([rw.emit(llvm.SRemOp(a, b)).results[0]])
+
+
+def _rounded_sdiv(rw: Lowering, op: Operation, up: bool) -> None:
     """Signed division rounded down (floordivsi) or up (ceildivsi).
 
     q = a / b rounds toward zero; when the remainder r is non-zero, the floor is
     q - 1 if r and b have different signs, the ceiling q + 1 if they have the same.
     """
-    a, b = rw.operands()
+    a, b = _checked_operands(rw, op)
     t = a.type
-    zero, one = rw.const_int(0, t), rw.const_int(1, t)
+    zero, one = _splat_const(rw, 0, t), _splat_const(rw, 1, t)
     q = rw.emit(llvm.SDivOp(a, b)).results[0]
     r = rw.emit(llvm.SRemOp(a, b)).results[0]
     r_nz = _icmp(rw, "ne", r, zero)
@@ -189,23 +293,47 @@ def _rounded_sdiv(rw: Lowering, up: bool) -> None:
 
 
 def lower_floordivsi(rw: Lowering, op: Operation) -> None:
-    _rounded_sdiv(rw, up=False)
+    _rounded_sdiv(rw, op, up=False)
 
 
 def lower_ceildivsi(rw: Lowering, op: Operation) -> None:
-    _rounded_sdiv(rw, up=True)
+    _rounded_sdiv(rw, op, up=True)
 
 
 def lower_ceildivui(rw: Lowering, op: Operation) -> None:
     # a == 0 ? 0 : (a - 1) / b + 1
-    a, b = rw.operands()
+    a, b = _checked_operands(rw, op)
     t = a.type
-    zero, one = rw.const_int(0, t), rw.const_int(1, t)
+    zero, one = _splat_const(rw, 0, t), _splat_const(rw, 1, t)
     am1 = rw.emit(llvm.SubOp(a, one)).results[0]
     q = rw.emit(llvm.UDivOp(am1, b)).results[0]
     qp1 = rw.emit(llvm.AddOp(q, one)).results[0]
     is_zero = _icmp(rw, "eq", a, zero)
     rw.replace([_select(rw, is_zero, zero, qp1)])
+
+
+def lower_shift(rw: Lowering, op: Operation) -> None:
+    """Shifts by the width or more give 0 (``shli``, ``shrui``) or the sign
+    (``shrsi``) instead of LLVM's poison; a constant in-range amount emits the
+    bare shift."""
+    a, b = rw.operands()
+    t = a.type
+    w = _width(t)
+    amount = constant_int(op.operands[1]) if not isinstance(t, VectorType) else None
+    if amount is not None and 0 <= amount % (1 << w) < w:
+        cls = {arith.ShLIOp: llvm.ShlOp, arith.ShRSIOp: llvm.AShrOp, arith.ShRUIOp: llvm.LShrOp}[type(op)]
+        rw.replace([rw.emit(cls(a, b)).results[0]])
+        return
+    if isinstance(op, arith.ShRSIOp):
+        # shifting by w - 1 already gives the sign: clamp the (unsigned) amount
+        big = _icmp(rw, "ugt", b, _splat_const(rw, w - 1, t))
+        clamped = _select(rw, big, _splat_const(rw, w - 1, t), b)
+        rw.replace([rw.emit(llvm.AShrOp(a, clamped)).results[0]])
+        return
+    cls = llvm.ShlOp if isinstance(op, arith.ShLIOp) else llvm.LShrOp
+    shifted = rw.emit(cls(a, b)).results[0]
+    in_range = _icmp(rw, "ult", b, _splat_const(rw, w, t))
+    rw.replace([_select(rw, in_range, shifted, _splat_const(rw, 0, t))])
 
 
 # --------------------------------------------------------------------------- compares, select
@@ -317,9 +445,16 @@ HANDLERS: dict = {
     **{cls: lower_float_intrinsic for cls in _FLOAT_INTRINSIC},
     **{cls: lower_minmax_int for cls in _MINMAX_INT},
     arith.NegfOp: lower_negf,
+    arith.DivSIOp: lower_division,
+    arith.DivUIOp: lower_division,
+    arith.RemUIOp: lower_division,
+    arith.RemSIOp: lower_remsi,
     arith.FloorDivSIOp: lower_floordivsi,
     arith.CeilDivSIOp: lower_ceildivsi,
     arith.CeilDivUIOp: lower_ceildivui,
+    arith.ShLIOp: lower_shift,
+    arith.ShRSIOp: lower_shift,
+    arith.ShRUIOp: lower_shift,
     arith.CmpiOp: lower_cmpi,
     arith.CmpfOp: lower_cmpf,
     arith.SelectOp: lower_select,

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import cf, llvm
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
-from xdsl.ir import Block, Operation, Region
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, i32
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from irtoolkit.diagnostics import location_of
@@ -88,39 +88,53 @@ CHECK_FAILED = "__irt_check_failed"
 
 
 def _compared_values(rw: Lowering, cond) -> tuple[object, object] | None:
-    """The two i64 operands of the ``llvm.icmp`` computing ``cond`` (to report
-    them when the check fails), or None."""
+    """The two integer operands of the ``llvm.icmp`` computing ``cond`` as i64
+    (to report them when the check fails; narrower ones sign-extended), or None."""
     owner = cond.owner
-    if isinstance(owner, llvm.ICmpOp) and owner.lhs.type == I64 and owner.rhs.type == I64:
-        return owner.lhs, owner.rhs
-    return None
+    if not isinstance(owner, llvm.ICmpOp):
+        return None
+    values = []
+    for v in (owner.lhs, owner.rhs):
+        t = v.type
+        if not isinstance(t, IntegerType) or t.width.data > 64:
+            return None
+        if t.width.data < 64:
+            cls = llvm.ZExtOp if t.width.data == 1 else llvm.SExtOp
+            v = rw.emit(cls(v, I64)).results[0]
+        values.append(v)
+    return values[0], values[1]
 
 
-def assert_message_text(op: cf.AssertOp) -> str:
+def check_message_text(where: Operation, message: str) -> str:
     """``file\x1fline\x1fcol\x1fmessage`` (empty location fields when unknown)."""
-    loc = location_of(op)
-    where = f"{loc.file}\x1f{loc.line}\x1f{loc.col}" if loc is not None else "\x1f\x1f"
-    return f"{where}\x1f{op.msg.data}"
+    loc = location_of(where)
+    prefix = f"{loc.file}\x1f{loc.line}\x1f{loc.col}" if loc is not None else "\x1f\x1f"
+    return f"{prefix}\x1f{message}"
 
 
-def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
-    """Branch to a cold block calling ``@__irt_check_failed(msg, has_values, a, b)``
-    (``msg``: a global ``file\x1fline\x1fcol\x1fmessage``; ``a``, ``b``: the
-    operands of the comparison computing the condition, when it is one). The JIT
-    defines that function to jump back to the entry point and raise
-    ``RuntimeCheckError`` (outside the JIT: print the message and abort)."""
-    cond = rw.value(op.arg)
-    values = _compared_values(rw, cond)
+def emit_check(rw: Lowering, cond: SSAValue, message: str,
+               values: tuple[SSAValue, SSAValue] | None = None) -> None:
+    """A run-time check right before ``rw.op``: unless ``cond`` (i1) holds, call
+    ``@__irt_check_failed(msg, has_values, a, b)`` (``msg``: a global
+    ``file\x1fline\x1fcol\x1fmessage`` located at ``rw.op``; ``a``, ``b``: the
+    i64 ``values`` to report, if given). The JIT defines that function to jump
+    back to the entry point and raise ``RuntimeCheckError`` (outside the JIT:
+    print the message and abort). ``rw.op`` and the ops after it move to a new
+    block, which becomes ``rw``'s insertion block."""
+    from irtoolkit.passes.lowering.loop_to_cf import split_block_before
+
+    op = rw.op
     block = rw.block
     region = block.parent
     assert region is not None
-    cont = block.split_before(op)  # `op` and everything after it move to `cont`
+    cont = split_block_before(block, op)  # `op` and everything after it move to `cont`
     fail = Block()
     region.insert_block_after(fail, block)
     br = llvm.CondBrOp(cond, cont, [], fail, [])
     br.location = op.location
     block.add_op(br)
-    name = add_string_global(op, "__irt_assert_msg_", assert_message_text(op))
+    rw.block = cont
+    name = add_string_global(op, "__irt_assert_msg_", check_message_text(op, message))
     declare_function(op, CHECK_FAILED, llvm.LLVMFunctionType([PTR, I64, I64, I64]))
     addr = llvm.AddressOfOp(name, PTR)
     new_ops: list[Operation] = [addr]
@@ -137,6 +151,13 @@ def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
     for new in new_ops:
         new.location = op.location
         fail.add_op(new)
+
+
+def lower_assert(rw: Lowering, op: cf.AssertOp) -> None:
+    """``cf.assert``: a run-time check (:func:`emit_check`) reporting the
+    operands of the comparison computing the condition, when it is one."""
+    cond = rw.value(op.arg)
+    emit_check(rw, cond, op.msg.data, _compared_values(rw, cond))
     op.detach()
     op.erase()
 

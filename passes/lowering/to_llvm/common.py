@@ -19,6 +19,7 @@ and ``!llvm.struct<(ptr, ptr, i64)>`` for rank 0.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
@@ -148,6 +149,22 @@ def element_size(t: Attribute) -> int:
     raise ValueError(f"unsupported memref element type {t}")
 
 
+def constant_int(v: SSAValue) -> int | None:
+    """The value of an integer scalar constant (``arith.constant`` or
+    ``llvm.mlir.constant``, through conversion casts), else None."""
+    for _ in range(8):
+        owner = v.owner
+        if isinstance(owner, UnrealizedConversionCastOp) and len(owner.operands) == 1:
+            v = owner.operands[0]
+            continue
+        if isinstance(owner, Operation) and owner.name in ("arith.constant", "llvm.mlir.constant"):
+            value = owner.properties.get("value")
+            if isinstance(value, IntegerAttr):
+                return value.value.data
+        return None
+    return None
+
+
 def intrinsic_suffix(t: Attribute) -> str:
     """LLVM's mangling of a scalar type in intrinsic names (``f64``, ``i32``)."""
     if isinstance(t, Float16Type):
@@ -194,26 +211,43 @@ def cast_op(v: SSAValue, t: Attribute) -> UnrealizedConversionCastOp:
     return UnrealizedConversionCastOp.create(operands=[v], result_types=[t])
 
 
+# module -> (its symbols by name, (prefix, text) -> global name): one scan of a
+# module's symbols instead of one per string (a module may hold thousands of checks)
+_STRING_GLOBALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def add_string_global(op: Operation, prefix: str, text: str) -> str:
     """A constant NUL-terminated string global at the top of ``op``'s module,
-    named ``prefix`` + the first free number; returns its name."""
+    named ``prefix`` + the first free number; returns its name. Equal strings
+    with the same prefix share one global."""
     module = op
     while not isinstance(module, ModuleOp):
         module = module.parent_op()  # type: ignore[assignment]
-    names = {o.properties["sym_name"].data for o in module.ops if "sym_name" in o.properties}  # type: ignore[union-attr]
-    k = 0
-    while f"{prefix}{k}" in names:
+    entry = _STRING_GLOBALS.get(module)
+    if entry is None:
+        symbols = {o.properties["sym_name"].data: o  # type: ignore[union-attr]
+                   for o in module.ops if "sym_name" in o.properties}
+        entry = _STRING_GLOBALS[module] = (symbols, {}, {})
+    symbols, by_text, next_free = entry
+    name = by_text.get((prefix, text))
+    if name is not None and symbols[name].parent is module.body.block:
+        return name
+    k = next_free.get(prefix, 0)
+    while f"{prefix}{k}" in symbols:
         k += 1
+    next_free[prefix] = k + 1
     name = f"{prefix}{k}"
-    text += "\0"
-    glob = llvm.GlobalOp(llvm.LLVMArrayType(len(text.encode()), i8), name, "internal",
-                         constant=True, value=StringAttr(text))
+    data = text + "\0"
+    glob = llvm.GlobalOp(llvm.LLVMArrayType(len(data.encode()), i8), name, "internal",
+                         constant=True, value=StringAttr(data))
     glob.location = op.location
     block = module.body.block
     if block.first_op is not None:
         block.insert_op_before(glob, block.first_op)
     else:
         block.add_op(glob)
+    symbols[name] = glob
+    by_text[(prefix, text)] = name
     return name
 
 

@@ -16,6 +16,12 @@ gives a descriptor whose allocated pointer is the dead marker ``0xdeadbeef``
 Also handled: dim, rank, cast, copy (contiguous: ``llvm.memcpy``), subview
 (including rank-reducing), reinterpret_cast, collapse_shape, expand_shape,
 extract_aligned_pointer_as_index, memref.global.
+
+Sizes are checked: a buffer whose static sizes need 2^63 bytes or more is a
+located error here (no such buffer can exist); with dynamic sizes, a run-time
+check before ``malloc`` (``RuntimeCheckError`` at the op) fails when the byte
+count would not fit in 63 bits -- it would wrap around, and the buffer be too
+small -- as a negative size makes it.
 """
 
 from __future__ import annotations
@@ -41,12 +47,14 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from irtoolkit import dense
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.lowering.to_llvm.common import (
     I64,
     PTR,
     Lowering,
     apply_handlers,
+    constant_int,
     convert_type,
     descriptor_type,
     element_size,
@@ -172,8 +180,27 @@ def _sized(t: Attribute) -> bool:
 # --------------------------------------------------------------------------- allocation
 
 
+#: the largest size in bytes of a buffer (sizes and offsets are signed i64)
+MAX_BYTES = (1 << 63) - 1
+#: the largest splat initializer of a global written out element by element
+MAX_EMBEDDED_BYTES = 1 << 28
+
+
+def static_size_in_bytes(op: Operation, t: MemRefType) -> int:
+    """The bytes that the static dims of ``t`` need (dynamic ones counted as 1);
+    a located error when they exceed MAX_BYTES: no such buffer can exist."""
+    n = element_size(t.element_type)
+    for d in t.get_shape():
+        if _static(d):
+            n *= d
+    if n > MAX_BYTES:
+        raise op_error(op, f"{t} cannot be allocated: it needs {n} bytes, more than 2^63 - 1")
+    return n
+
+
 def _shape_values(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[SSAValue]):
     """Sizes of a new row-major buffer, its strides and its element count (i64 values)."""
+    static_size_in_bytes(op, t)
     shape = t.get_shape()
     dyn = iter(dynamic)
     sizes = [rw.const_int(d) if _static(d) else next(dyn) for d in shape]
@@ -191,17 +218,56 @@ def _shape_values(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[
     return sizes, strides, running
 
 
+def _icmp(rw: Lowering, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+    flag = llvm.ICmpPredicateFlag(pred)
+    return rw.emit(llvm.ICmpOp(a, b, IntegerAttr(flag.to_int(), 64))).results[0]
+
+
+def _check_byte_count(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[SSAValue],
+                      padding: int) -> None:
+    """A run-time check (``RuntimeCheckError`` at the op) that the dynamic sizes
+    times the static bytes per slice, plus ``padding``, fit in MAX_BYTES -- so
+    that the byte count passed to ``malloc`` did not wrap around. A negative size
+    reads as a huge unsigned one and fails too; a zero size passes whatever the
+    others (the buffer is empty)."""
+    from irtoolkit.passes.lowering.to_llvm.cf import emit_check
+
+    slice_bytes = static_size_in_bytes(op, t)
+    limit = rw.const_int((MAX_BYTES - padding) // slice_bytes)
+    product = dynamic[0]
+    wrapped: SSAValue | None = None
+    pair = llvm.LLVMStructType.from_type_list([I64, i1])
+    for d in dynamic[1:]:
+        both = rw.intrinsic("llvm.umul.with.overflow.i64", [product, d], pair)
+        product = rw.extract(both, [0], I64)  # type: ignore[arg-type]
+        flag = rw.extract(both, [1], i1)  # type: ignore[arg-type]
+        wrapped = flag if wrapped is None else rw.emit(llvm.OrOp(wrapped, flag)).results[0]
+    ok = _icmp(rw, "ule", product, limit)
+    if wrapped is not None:
+        ok = rw.emit(llvm.AndOp(ok, rw.emit(llvm.XOrOp(wrapped, rw.const_int(1, i1))).results[0])).results[0]
+        zero = rw.const_int(0)
+        for d in dynamic:
+            ok = rw.emit(llvm.OrOp(ok, _icmp(rw, "eq", d, zero))).results[0]
+    emit_check(rw, ok, f"'{op.name}' op cannot allocate {t}: its size in bytes is "
+                       "2^63 or more (or a size is negative)")
+
+
 def lower_alloc(rw: Lowering, op: memref.AllocOp) -> None:
     t = _memref_type(op, op.memref.type)
     if layout_of(op, t)[1] != 0 or not isinstance(t.layout, NoneAttr):
         raise op_error(op, "only identity layouts can be allocated")
     dynamic = [rw.value(v) for v in op.dynamic_sizes]
+    align = op.alignment.value.data if op.alignment is not None else 0
+    padding = align - 1 if align > 16 else 0
+    if dynamic and static_size_in_bytes(op, t) != 0:  # a static 0 size: empty whatever the others
+        _check_byte_count(rw, op, t, dynamic, padding)
+    elif static_size_in_bytes(op, t) + padding > MAX_BYTES:
+        raise op_error(op, f"{t} cannot be allocated: it needs more than 2^63 - 1 bytes")
     sizes, strides, count = _shape_values(rw, op, t, dynamic)
     nbytes = rw.emit(llvm.MulOp(count, rw.const_int(element_size(t.element_type)))).results[0]
-    align = op.alignment.value.data if op.alignment is not None else 0
     declare_function(op, "malloc", llvm.LLVMFunctionType([I64], PTR))
-    if align > 16:
-        padded = rw.emit(llvm.AddOp(nbytes, rw.const_int(align - 1))).results[0]
+    if padding:
+        padded = rw.emit(llvm.AddOp(nbytes, rw.const_int(padding))).results[0]
         allocated = rw.call("malloc", [padded], PTR)
         as_int = rw.emit(llvm.PtrToIntOp(allocated, I64)).results[0]
         bumped = rw.emit(llvm.AddOp(as_int, rw.const_int(align - 1))).results[0]
@@ -258,22 +324,11 @@ def lower_store(rw: Lowering, op: memref.StoreOp) -> None:
     rw.replace([])
 
 
-def _constant_index(v: SSAValue) -> int | None:
-    owner = v.owner
-    value = getattr(owner, "value", None) if isinstance(owner, Operation) else None
-    if owner is not None and getattr(owner, "name", "") in ("arith.constant", "llvm.mlir.constant") \
-            and isinstance(value, IntegerAttr):
-        return value.value.data
-    if getattr(owner, "name", "") == "builtin.unrealized_conversion_cast":
-        return _constant_index(owner.operands[0])  # type: ignore[union-attr]
-    return None
-
-
 def lower_dim(rw: Lowering, op: memref.DimOp) -> None:
     t = _memref_type(op, op.source.type)
     desc = rw.value(op.source)
     m = Memref(rw)
-    k = _constant_index(op.index)
+    k = constant_int(op.index)
     rank = t.get_num_dims()
     if k is not None:
         if not 0 <= k < rank:
@@ -468,6 +523,7 @@ def lower_expand_shape(rw: Lowering, op: memref.ExpandShapeOp) -> None:
 def _global_array_type(op: Operation, t: MemRefType) -> llvm.LLVMArrayType:
     if not t.has_static_shape():
         raise op_error(op, "globals need a static shape")
+    static_size_in_bytes(op, t)
     n = 1
     for d in t.get_shape():
         n *= d
@@ -481,18 +537,19 @@ def lower_global(rw: Lowering, op: memref.GlobalOp) -> None:
     elem = convert_type(t.element_type)
     n = arr.size.data
     if isinstance(value, DenseIntOrFPElementsAttr):
-        values = list(value.get_values())
-        if len(values) == 1 and n != 1:
-            values = values * n
+        if dense.is_splat_form(value) and n * element_size(t.element_type) > MAX_EMBEDDED_BYTES:
+            raise op_error(op, f"its splat initializer would be embedded as {n} elements (more than "
+                               f"{MAX_EMBEDDED_BYTES >> 20} MB): fill the buffer with a loop instead")
+        values = list(dense.values(value))
     else:  # uninitialized: zero
         values = [0.0 if not isinstance(elem, IntegerType) else 0] * n
     if isinstance(elem, IntegerType) and elem.width.data == 1:
         values = [1 if v else 0 for v in values]
     from xdsl.dialects.builtin import TensorType
 
-    dense = DenseIntOrFPElementsAttr.from_list(TensorType(elem, [n]), values)  # type: ignore[arg-type]
+    initial = DenseIntOrFPElementsAttr.from_list(TensorType(elem, [n]), values)  # type: ignore[arg-type]
     new = llvm.GlobalOp(arr, op.sym_name.data, "internal",
-                        constant=op.constant is not None, value=dense,
+                        constant=op.constant is not None, value=initial,
                         alignment=op.alignment.value.data if op.alignment is not None else None)
     rw.emit(new)
     rw.replace([])

@@ -94,10 +94,13 @@ class Runner:
         self.module, self.backend = module, backend
         if backend == "jit":
             self.exe, self.suffix = compiled(text)
+        else:  # what irt.interpret does on every call, once
+            self.lowered = module.clone()
+            irt.run_pipeline(self.lowered, "ad")
 
     def __call__(self, name, *args):
         if self.backend == "interp":
-            out = irt.interpret(self.module, name, *args)
+            out = irt.interpret(self.lowered, name, *args)
         else:
             out = self.exe[name + self.suffix](*args)
         return out if isinstance(out, tuple) else (out,)

@@ -81,3 +81,36 @@ func.func @main_while(%x: f64) -> f64 {
   %g = autodiff.grad @h(%x) : (f64) -> f64
   func.return %g : f64
 }
+
+// A parallel loop is replayed to count ties of its max and to run its reverse
+// sweep (forward mode: its tangent loop): none of them prints again.
+// CHECK-LABEL: func.func private @p_grad_0
+// CHECK-COUNT-1: printf.print_format "v = {}\0A"
+// CHECK-NOT:     printf.print_format
+// CHECK:         func.return
+// CHECK-LABEL: func.func private @p_jvp_0
+// CHECK-COUNT-1: printf.print_format "v = {}\0A"
+// CHECK-NOT:     printf.print_format
+// CHECK:         func.return
+func.func @p(%x: tensor<4xf64>) -> f64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %ninf = arith.constant 0xFFF0000000000000 : f64
+  %m = loop.parallel (%i) = (%c0) to (%c4) step (%c1) init (%ninf) -> f64 {
+    %v = tensor.extract %x[%i] : tensor<4xf64>
+    %s = math.sin %v : f64
+    printf.print_format "v = {}\n", %s : f64
+    loop.reduce(%s : f64) {
+    ^bb0(%l: f64, %r: f64):
+      %a = arith.maximumf %l, %r : f64
+      loop.reduce.return %a : f64
+    }
+  }
+  func.return %m : f64
+}
+func.func @main_parallel(%x: tensor<4xf64>, %t: tensor<4xf64>) -> (tensor<4xf64>, f64) {
+  %g = autodiff.grad @p(%x) : (tensor<4xf64>) -> tensor<4xf64>
+  %y, %dy = autodiff.jvp @p(%x) tangents(%t) : (tensor<4xf64>, tensor<4xf64>) -> (f64, f64)
+  func.return %g, %dy : tensor<4xf64>, f64
+}

@@ -90,6 +90,85 @@ func.func @floordiv(%a: i64, %b: i64) -> i64 {
   return %0 : i64
 }
 
+// Division by a divisor that may be zero, and signed division of the minimum by
+// -1, branch to a run-time check (RuntimeCheckError at the op) before dividing.
+// CHECK-LABEL: func.func @checked_divsi
+// CHECK:         %[[Z:.*]] = llvm.icmp "eq" %b, %{{.*}} : i64
+// CHECK:         %[[NZ:.*]] = llvm.xor %[[Z]], %{{.*}} : i1
+// CHECK:         llvm.cond_br %[[NZ]], ^[[OK:.*]], ^[[FAIL:[^ ]*]]
+// CHECK:       ^[[FAIL]]:
+// CHECK:         llvm.mlir.addressof @[[MSG:[^ ]*]]
+// CHECK:         llvm.call @__irt_check_failed
+// CHECK:       ^[[OK]]:
+// CHECK:         %[[MIN:.*]] = llvm.mlir.constant(-9223372036854775808) : i64
+// CHECK:         llvm.icmp "eq" %a, %[[MIN]] : i64
+// CHECK:         llvm.cond_br
+// CHECK:         llvm.call @__irt_check_failed
+// CHECK:         llvm.sdiv %a, %b : i64
+func.func @checked_divsi(%a: i64, %b: i64) -> i64 {
+  %0 = arith.divsi %a, %b : i64
+  return %0 : i64
+}
+
+// A constant divisor other than 0 and -1 needs no check; remsi by an unknown
+// divisor replaces -1 by 1 (min % -1 would trap; the remainder is 0 either way).
+// CHECK-LABEL: func.func @constant_divisor
+// CHECK-NOT:     __irt_check_failed
+// CHECK:         llvm.sdiv %a, %{{.*}} : i64
+// CHECK-NOT:     __irt_check_failed
+// CHECK:         llvm.udiv %a, %{{.*}} : i64
+// CHECK:         func.return
+func.func @constant_divisor(%a: i64) -> i64 {
+  %c7 = arith.constant 7 : i64
+  %0 = arith.divsi %a, %c7 : i64
+  %1 = arith.divui %a, %c7 : i64
+  %2 = arith.addi %0, %1 : i64
+  return %2 : i64
+}
+
+// CHECK-LABEL: func.func @remsi_minus_one
+// CHECK:         llvm.call @__irt_check_failed
+// CHECK:         %[[M1:.*]] = llvm.icmp "eq" %b, %{{.*}} : i64
+// CHECK:         %[[B:.*]] = llvm.select %[[M1]], %{{.*}}, %b : i1, i64
+// CHECK:         llvm.srem %a, %[[B]] : i64
+func.func @remsi_minus_one(%a: i64, %b: i64) -> i64 {
+  %0 = arith.remsi %a, %b : i64
+  return %0 : i64
+}
+
+// Vectors: a zero in any lane fails the check.
+// CHECK-LABEL: func.func @vector_div
+// CHECK:         llvm.icmp "eq" %{{.*}}, %{{.*}} : vector<4xi32>
+// CHECK:         llvm.call_intrinsic "llvm.vector.reduce.or.v4i1"
+// CHECK:         llvm.call @__irt_check_failed
+// CHECK:         llvm.udiv %{{.*}}, %{{.*}} : vector<4xi32>
+func.func @vector_div(%a: vector<4xi32>, %b: vector<4xi32>) -> vector<4xi32> {
+  %0 = arith.divui %a, %b : vector<4xi32>
+  return %0 : vector<4xi32>
+}
+
+// Shifts by the width or more: shl/lshr select 0, ashr clamps the amount to
+// width - 1 (the sign); a constant amount in range is a bare shift.
+// CHECK-LABEL: func.func @shifts
+// CHECK:         %[[SHL:.*]] = llvm.shl %a, %b : i32
+// CHECK:         %[[IN:.*]] = llvm.icmp "ult" %b, %{{.*}} : i32
+// CHECK:         llvm.select %[[IN]], %[[SHL]], %{{.*}} : i1, i32
+// CHECK:         %[[BIG:.*]] = llvm.icmp "ugt" %b, %{{.*}} : i32
+// CHECK:         %[[AMT:.*]] = llvm.select %[[BIG]], %{{.*}}, %b : i1, i32
+// CHECK:         llvm.ashr %{{.*}}, %[[AMT]] : i32
+// CHECK:         llvm.lshr
+// CHECK:         llvm.select
+// CHECK:         llvm.shl %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:    func.return
+func.func @shifts(%a: i32, %b: i32) -> i32 {
+  %0 = arith.shli %a, %b : i32
+  %1 = arith.shrsi %0, %b : i32
+  %2 = arith.shrui %1, %b : i32
+  %c3 = arith.constant 3 : i32
+  %3 = arith.shli %2, %c3 : i32
+  return %3 : i32
+}
+
 // Every predicate maps to the llvm one of the same name.
 // CHECK-LABEL: func.func @compares
 // CHECK:         llvm.fcmp "oeq"

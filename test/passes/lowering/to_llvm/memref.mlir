@@ -2,9 +2,17 @@
 // RUN: irt-opt %s -p convert-memref-to-llvm | irt-opt | FileCheck %s
 // RUN: irt-opt %s -p convert-to-llvm | FileCheck %s --check-prefix=FULL
 
-// alloc: sizes (static and dynamic), row-major strides, malloc(count * elemsize).
+// alloc: sizes (static and dynamic), row-major strides, malloc(count * elemsize),
+// after a check that the byte count fits in 63 bits (n * 16 <= 2^63 - 1).
 // CHECK-LABEL: func.func @alloc
 // CHECK:         %[[N:.*]] = builtin.unrealized_conversion_cast %n : index to i64
+// CHECK:         %[[LIMIT:.*]] = llvm.mlir.constant(576460752303423487) : i64
+// CHECK:         %[[OK:.*]] = llvm.icmp "ule" %[[N]], %[[LIMIT]] : i64
+// CHECK:         llvm.cond_br %[[OK]], ^[[GO:.*]], ^[[FAIL:[^ ]*]]
+// CHECK:       ^[[FAIL]]:
+// CHECK:         llvm.call @__irt_check_failed
+// CHECK:         llvm.unreachable
+// CHECK:       ^[[GO]]:
 // CHECK:         %[[FOUR:.*]] = llvm.mlir.constant(4) : i64
 // CHECK:         %[[ONE:.*]] = llvm.mlir.constant(1) : i64
 // CHECK:         %[[COUNT:.*]] = llvm.mul %[[FOUR]], %[[N]] : i64
@@ -20,6 +28,22 @@
 func.func @alloc(%n: index) -> memref<?x4xf32> {
   %m = memref.alloc(%n) : memref<?x4xf32>
   return %m : memref<?x4xf32>
+}
+
+// Several dynamic sizes: their product is checked for unsigned overflow, and a
+// zero size lets any others pass (the buffer is empty).
+// CHECK-LABEL: func.func @alloc_2d
+// CHECK:         %[[P:.*]] = llvm.call_intrinsic "llvm.umul.with.overflow.i64"(%{{.*}}, %{{.*}}) : (i64, i64) -> !llvm.struct<(i64, i1)>
+// CHECK:         %[[PROD:.*]] = llvm.extractvalue %[[P]][0]
+// CHECK:         %[[WRAP:.*]] = llvm.extractvalue %[[P]][1]
+// CHECK:         llvm.icmp "ule" %[[PROD]], %{{.*}} : i64
+// CHECK-COUNT-2: llvm.icmp "eq"
+// CHECK:         llvm.cond_br
+// CHECK:         llvm.call @__irt_check_failed
+// CHECK:         llvm.call @malloc
+func.func @alloc_2d(%m: index, %n: index) -> memref<?x?xf64> {
+  %a = memref.alloc(%m, %n) : memref<?x?xf64>
+  return %a : memref<?x?xf64>
 }
 
 // Static strides are constants: element (i, j) is at aligned[i * 4 + j].
@@ -87,11 +111,11 @@ func.func @glob() -> memref<2xf64> {
 
 // After the full conversion only llvm ops remain.
 // FULL-NOT:    builtin.unrealized_conversion_cast
-// FULL-NOT:    memref.
+// FULL-NOT:    {{^ *(%[a-z0-9_]+ = )?memref\.}}
 // FULL-NOT:    func.
 // FULL:        llvm.func @glob() -> !llvm.struct<(!llvm.ptr, !llvm.ptr, i64, !llvm.array<1 x i64>, !llvm.array<1 x i64>)>
 // FULL-NOT:    builtin.unrealized_conversion_cast
-// FULL-NOT:    memref.
+// FULL-NOT:    {{^ *(%[a-z0-9_]+ = )?memref\.}}
 // FULL-NOT:    func.
 // FULL:        llvm.func @free(!llvm.ptr)
 func.func @scalar_buf() -> f32 {

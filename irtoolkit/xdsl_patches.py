@@ -1,0 +1,189 @@
+"""The few places where irtoolkit changes xDSL 0.74's own code (it is pinned).
+
+Each patch keeps xDSL's behaviour and fixes a measured problem; ``apply()``
+installs them once (the parser and the verifier call it). Tested in
+``test/test_xdsl_patches.py``.
+
+* The string-literal regex backtracks exponentially on an unterminated string
+  (``(a+)*`` shape); the possessive form accepts the same strings.
+* ``IsolatedFromAbove.verify`` asks ``is_ancestor`` (a walk up the parents) for
+  every operand nested in the op: quadratic in the nesting depth (10,000 nested
+  ``loop.if``: minutes). The same check with the set of values defined inside
+  is linear.
+* ``MLIRLexer.lex`` builds a 15-entry dict and slices the input through three
+  helper calls for every token; the common tokens (punctuation, ``->``, bare
+  and ``%`` identifiers) are lexed here directly, into the same tokens, and
+  everything else (numbers, strings, ``@``/``#``/``!``/``^`` identifiers, end of
+  input, errors) by xDSL's code, as are subclasses' tokens. About 2x faster lexing.
+* In ``dense<0xFF800000> : tensor<f32>`` a hex literal is the bit pattern of the
+  float (MLIR's rule, and how xDSL itself prints inf and NaN); xDSL reads it as
+  the integer 4286578688 converted to float.
+* ``tensor<42 x i32>`` is MLIR (spaces around ``x``); xDSL gives a trailing ``x``
+  back by stepping one character back, which loses an ``x`` followed by a space.
+"""
+
+from __future__ import annotations
+
+import re
+
+_APPLIED: list[bool] = []
+#: what each patch replaced ("Class.method" -> xDSL's function), for the tests
+ORIGINALS: dict[str, object] = {}
+
+
+def _string_literal_regex() -> None:
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    MLIRLexer._unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
+    )
+
+
+def _isolated_from_above_verify(self, op) -> None:
+    """xDSL's check, linearly: every operand of an op nested in ``op`` (not
+    looking inside nested isolated ops, which check themselves) is a value
+    defined inside ``op`` -- a block argument of a nested block or a result of
+    a nested op."""
+    from xdsl.traits import IsolatedFromAbove
+    from xdsl.utils.exceptions import VerifyException
+
+    inside: set = set()
+    pending = list(op.regions)
+    while pending:
+        region = pending.pop()
+        for block in region.blocks:
+            inside.update(block.args)
+            for child in block.ops:
+                inside.update(child.results)
+                if child.regions:
+                    pending.extend(child.regions)
+    pending = list(op.regions)
+    while pending:
+        region = pending.pop()
+        for block in region.blocks:
+            for child in block.ops:
+                for operand in child.operands:
+                    if operand not in inside:
+                        raise VerifyException(
+                            "Operation using value defined out of its "
+                            f"IsolatedFromAbove parent: {child}"
+                        )
+                if child.regions and not child.has_trait(IsolatedFromAbove):
+                    pending.extend(child.regions)
+
+
+def _linear_isolated_from_above() -> None:
+    from xdsl.traits import IsolatedFromAbove
+
+    ORIGINALS["IsolatedFromAbove.verify"] = IsolatedFromAbove.verify
+    IsolatedFromAbove.verify = _isolated_from_above_verify  # type: ignore[method-assign]
+
+
+def _hex_float_literals() -> None:
+    """In `dense<0xFF800000> : tensor<f32>` the hex literal is the bit pattern of
+    the float (MLIR's rule, and how xDSL itself prints inf and NaN); xDSL 0.74
+    reads it as the integer 4286578688 converted to float."""
+    from xdsl.dialects.builtin import AnyFloat
+    from xdsl.parser.attribute_parser import AttrParser
+
+    element = AttrParser._TensorLiteralElement
+    to_type = element.to_type
+
+    def hex_aware_to_type(self, parser, type):
+        text = self.span.text
+        if isinstance(type, AnyFloat) and text[:2] in ("0x", "0X") and isinstance(self.value, int):
+            raw = self.value.to_bytes(type.compile_time_size, "little")
+            return next(type.iter_unpack(raw))
+        return to_type(self, parser, type)
+
+    ORIGINALS["_TensorLiteralElement.to_type"] = to_type
+    element.to_type = hex_aware_to_type
+
+
+def _spaced_dimension_lists() -> None:
+    """`tensor<42 x i32>` is MLIR (spaces around `x`); xDSL 0.74 gives a trailing
+    `x` back by stepping one character back, which loses an `x` followed by a
+    space. The same loop, giving the `x` back from where it started."""
+    from xdsl.parser.attribute_parser import AttrParser
+    from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+    dims_kinds = (MLIRTokenKind.INTEGER_LIT, MLIRTokenKind.QUESTION)
+
+    def parse_dimension_list(self) -> list[int]:
+        if self._current_token.kind not in dims_kinds:
+            return []
+        dims = [self.parse_shape_dimension()]
+        while True:
+            x_start = self._current_token.span.start
+            if self._parse_optional_shape_delimiter() is None:
+                break
+            if self._current_token.kind not in dims_kinds:
+                self._resume_from(x_start)
+                break
+            dims.append(self.parse_shape_dimension())
+        return dims
+
+    ORIGINALS["AttrParser.parse_dimension_list"] = AttrParser.parse_dimension_list
+    AttrParser.parse_dimension_list = parse_dimension_list
+
+
+def _fast_lexer() -> None:
+    from xdsl.utils.lexer import Span, Token
+    from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+
+    K = MLIRTokenKind
+    single = {
+        ":": K.COLON, ",": K.COMMA, "(": K.L_PAREN, ")": K.R_PAREN, "}": K.R_BRACE,
+        "[": K.L_SQUARE, "]": K.R_SQUARE, "<": K.LESS, ">": K.GREATER, "=": K.EQUAL,
+        "+": K.PLUS, "/": K.SLASH, "*": K.STAR, "?": K.QUESTION, "|": K.VERTICAL_BAR,
+    }
+    whitespace = MLIRLexer._whitespace_regex
+    bare = re.compile(r"[a-zA-Z_][a-zA-Z0-9_$.]*")
+    percent_suffix = MLIRLexer._suffix_id
+    xdsl_lex = ORIGINALS["MLIRLexer.lex"] = MLIRLexer.lex
+
+    def lex(self):
+        if type(self) is not MLIRLexer:  # subclasses (the assembly-format lexer) lex their way
+            return xdsl_lex(self)
+        content = self.input.content
+        pos = whitespace.match(content, self.pos).end()
+        c = content[pos:pos + 1]
+        kind = single.get(c)
+        if kind is not None:
+            self.pos = pos + 1
+            return Token(kind, Span(pos, pos + 1, self.input))
+        if c == "%":
+            m = percent_suffix.match(content, pos + 1)
+            if m is not None:
+                self.pos = m.end()
+                return Token(K.PERCENT_IDENT, Span(pos, self.pos, self.input))
+        elif c == "-":
+            if content[pos + 1:pos + 2] == ">":
+                self.pos = pos + 2
+                return Token(K.ARROW, Span(pos, pos + 2, self.input))
+            self.pos = pos + 1
+            return Token(K.MINUS, Span(pos, pos + 1, self.input))
+        elif c == "{":
+            if content[pos + 1:pos + 3] != "-#":
+                self.pos = pos + 1
+                return Token(K.L_BRACE, Span(pos, pos + 1, self.input))
+        else:
+            m = bare.match(content, pos)
+            if m is not None:
+                self.pos = m.end()
+                return Token(K.BARE_IDENT, Span(pos, self.pos, self.input))
+        self.pos = pos
+        return xdsl_lex(self)
+
+    MLIRLexer.lex = lex  # type: ignore[method-assign]
+
+
+def apply() -> None:
+    if _APPLIED:
+        return
+    _APPLIED.append(True)
+    _string_literal_regex()
+    _linear_isolated_from_above()
+    _fast_lexer()
+    _hex_float_literals()
+    _spaced_dimension_lists()

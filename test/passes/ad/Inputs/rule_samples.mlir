@@ -1,0 +1,41 @@
+// Instances of differentiable ops for the rule audit (test_rule_audit.py) that the other
+// programs of the repository lack, or in forms worth auditing on their own. The audit takes
+// every instance of every op with derivative rules from all the repository's programs; it
+// is not run as a program itself.
+
+func.func @scalar_ops(%a: f64, %b: f64, %c: i1) -> (f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64) {
+  %s = arith.select %c, %a, %b : f64
+  %acos = math.acos %a : f64
+  %asin = math.asin %a : f64
+  %atan = math.atan %a : f64
+  %atanh = math.atanh %a : f64
+  %acosh = math.acosh %a : f64
+  %asinh = math.asinh %a : f64
+  %cbrt = math.cbrt %a : f64
+  %cs = math.copysign %a, %b : f64
+  %cosh = math.cosh %a : f64
+  %sinh = math.sinh %a : f64
+  %tan = math.tan %a : f64
+  return %s, %acos, %asin, %atan, %atanh, %acosh, %asinh, %cbrt, %cs, %cosh, %sinh, %tan : f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64
+}
+
+// The padding value of tensor.pad: a value from outside the region (differentiated), and
+// one computed in the region from outside values (a located error when active).
+func.func @pads(%x: tensor<2x3xf64>, %p: f64) -> (tensor<4x6xf64>, tensor<3x4xf64>) {
+  %a = tensor.pad %x low[1, 2] high[1, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %p : f64
+  } : tensor<2x3xf64> to tensor<4x6xf64>
+  %b = tensor.pad %x low[0, 1] high[1, 0] {
+  ^bb0(%i: index, %j: index):
+    %q = arith.mulf %p, %p : f64
+    tensor.yield %q : f64
+  } : tensor<2x3xf64> to tensor<3x4xf64>
+  return %a, %b : tensor<4x6xf64>, tensor<3x4xf64>
+}
+
+func.func @reshape(%x: tensor<2x3xf64>) -> tensor<3x2xf64> {
+  %s = arith.constant dense<[3, 2]> : tensor<2xi64>
+  %r = tensor.reshape %x(%s) : (tensor<2x3xf64>, tensor<2xi64>) -> tensor<3x2xf64>
+  return %r : tensor<3x2xf64>
+}

@@ -472,7 +472,7 @@ class _Command(click.Command):
               show_default=True,
               help="Print MLIR, LLVM IR or assembly, or write (with -o) an object file, for this "
                    "host (a module not in the llvm dialect after the pipeline gets the default "
-                   "lowering 'ad,lower-to-llvm' appended, with a note).")
+                   "lowering 'convert-stablehlo-to-tensor,ad,lower-to-llvm' appended, with a note).")
 @click.option("--split-input-file", is_flag=True,
               help="Split the input on '// -----' lines and process each chunk on its own.")
 @click.option("--verify-diagnostics", is_flag=True,

@@ -1,6 +1,6 @@
 """``irt-run``: run a function of an MLIR file on numpy inputs.
 
-Compiles (default pipeline ``ad,lower-to-llvm``; ``-p`` replaces it and must
+Compiles (default pipeline ``convert-stablehlo-to-tensor,ad,lower-to-llvm``; ``-p`` replaces it and must
 reach the llvm dialect) and calls the entry function, or with ``--interpret``
 runs it on the reference interpreter. Inputs (``-i``) are ``.npy`` files,
 ``.npz`` archives (arrays in argument order, or by argument name when every
@@ -623,7 +623,7 @@ def _stderr_is_tty() -> bool:
     name=PROG,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     help="Run function ENTRY of FILE on numpy inputs.\n\n"
-    "Compiles FILE with the default pipeline 'ad,lower-to-llvm' (-p replaces it: the pipeline "
+    "Compiles FILE with the default pipeline 'convert-stablehlo-to-tensor,ad,lower-to-llvm' (-p replaces it: the pipeline "
     "given is all that runs, and it must reach the llvm dialect) and calls ENTRY with the -i "
     "inputs; with --interpret, runs it on the reference interpreter (after the -p passes, if any). "
     "Prints each result (big arrays summarized with shape, dtype, min and max); -o saves them.",
@@ -639,7 +639,7 @@ def _stderr_is_tty() -> bool:
               help="Save the results: OUT.npz (result0, result1, ...), OUT.npy (a single result) "
                    "or DIR/ (DIR/result0.npy, ...).")
 @click.option("-p", "--pass-pipeline", "pipeline", default=None, metavar="PIPELINE",
-              help="Pipeline to compile with, instead of 'ad,lower-to-llvm' (e.g. "
+              help="Pipeline to compile with, instead of 'convert-stablehlo-to-tensor,ad,lower-to-llvm' (e.g. "
                    "'ad{checkpoint=sqrt},lower-to-llvm{blas=false}'); with --interpret, passes to "
                    "run before interpreting.")
 @click.option("--interpret", is_flag=True, help="Run on the reference interpreter, without compiling.")

@@ -1,4 +1,5 @@
-"""`cf` as upstream MLIR defines it: xDSL 0.74's ops, `cf.cond_br` with branch weights.
+"""`cf` as upstream MLIR defines it: xDSL 0.74's ops, `cf.cond_br` with branch weights,
+`cf.switch` with upstream's parse errors.
 
 `cf.cond_br %c weights([60, 40]), ^bb1, ^bb2` carries upstream's optional
 `branch_weights` (a hint to the code generator; the lowering drops it). The
@@ -8,17 +9,30 @@ class is a subclass of xDSL's, so every `isinstance` check still matches.
 from __future__ import annotations
 
 from xdsl.dialects import cf as _xcf
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, i32
-from xdsl.ir import Block, Dialect
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntElementsAttr,
+    IndexType,
+    IndexTypeConstr,
+    IntegerType,
+    SignlessIntegerConstraint,
+    VectorType,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Dialect
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_prop_def,
+    prop_def,
     successor_def,
+    traits_def,
     var_operand_def,
+    var_successor_def,
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -104,8 +118,102 @@ class ConditionalBranchOp(_xcf.ConditionalBranchOp):
             raise VerifyException("branch weights cannot all be zero")
 
 
+def _end_of_previous_line(text: str, pos: int) -> int:
+    """``pos``, or the end of the last code line before it when ``pos`` starts a line."""
+    start = text.rfind("\n", 0, pos) + 1
+    if text[start:pos].strip():
+        return pos
+    while start > 0:
+        end = start - 1
+        start = text.rfind("\n", 0, end) + 1
+        code = text[start:end].split("//")[0].rstrip()
+        if code:
+            return start + len(code)
+    return pos
+
+
+def _case_value_fits(value: int, flag_type: Attribute) -> bool:
+    width = 64 if isinstance(flag_type, IndexType) else flag_type.width.data
+    return -(1 << (width - 1)) <= value < (1 << width)  # signed or unsigned, as upstream's APInt
+
+
+@irdl_op_definition
+class SwitchOp(_xcf.SwitchOp):
+    """`cf.switch %flag : i32, [default: ^bb0(%a : i32), 42: ^bb1, ...]`: xDSL's op, parsed
+    with upstream's errors (a case value that is not an integer, or out of the flag's range)."""
+
+    case_values = opt_prop_def(DenseIntElementsAttr)
+    flag = operand_def(IndexTypeConstr | SignlessIntegerConstraint)
+    default_operands = var_operand_def()
+    case_operands = var_operand_def()
+    case_operand_segments = prop_def(DenseArrayBase.constr(i32))
+    default_block = successor_def()
+    case_blocks = var_successor_def()
+    traits = traits_def(IsTerminator(), Pure(), _xcf.SwitchOpHasCanonicalizationPatterns())
+    assembly_format = None
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        flag = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        type_pos = parser.pos
+        flag_type = parser.parse_type()
+        if not isinstance(flag_type, IntegerType | IndexType):
+            parser.raise_error(f"expected a signless integer or index flag type, got {flag_type}", type_pos, parser.pos)
+        parser.parse_punctuation(",")
+        parser.parse_punctuation("[")
+        parser.parse_keyword("default")
+        parser.parse_punctuation(":")
+        default = _parse_destination(parser)
+        cases = []
+        while parser.parse_optional_punctuation(","):
+            pos = parser.pos
+            value = parser.parse_optional_integer(allow_boolean=False)
+            if value is None:
+                parser.raise_error("expected integer value", pos)
+            if not _case_value_fits(value, flag_type):
+                parser.raise_error(f"case value is out of range for '{flag_type}'", pos, parser.pos)
+            parser.parse_punctuation(":")
+            cases.append((value, *_parse_destination(parser)))
+        if not parser.parse_optional_punctuation("]"):
+            # as mlir-opt, at the end of the last case when the next token starts a line
+            parser.raise_error("expected ']'", _end_of_previous_line(parser.lexer.input.content, parser.pos))
+        attrs = parser.parse_optional_attr_dict()
+        (flag,) = parser.resolve_operands([flag], [flag_type], parser.pos)
+        values = None
+        if cases:
+            try:
+                values = DenseIntElementsAttr.from_list(VectorType(flag_type, (len(cases),)), [c[0] for c in cases])
+            except NotImplementedError:  # xDSL 0.74 stores dense integers of 1, 8, 16, 32 and 64 bits only
+                parser.raise_error(f"case values of type '{flag_type}' are not supported "
+                                   "(integers of 1, 8, 16, 32 or 64 bits, or index)", type_pos)
+        return cls(flag, default[0], parser.resolve_operands(default[1], default[2], parser.pos), values,
+                   [c[1] for c in cases], [parser.resolve_operands(c[2], c[3], parser.pos) for c in cases],
+                   attrs or None)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.flag)
+        printer.print_string(" : ")
+        printer.print_attribute(self.flag.type)
+        printer.print_string(", [")
+        values = self.case_values.get_values() if self.case_values is not None else ()
+        entries = [("default", self.default_block, self.default_operands),
+                   *zip(values, self.case_blocks, self.case_operand)]
+        with printer.indented():
+            for i, (label, block, args) in enumerate(entries):
+                printer.print_string("," if i else "")
+                printer._print_new_line()
+                printer.print_string(f"{label}: ")
+                _print_destination(printer, block, args)
+        printer._print_new_line()
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+
+
 Cf = Dialect(
     "cf",
-    [*(op for op in _xcf.Cf.operations if op.name != ConditionalBranchOp.name), ConditionalBranchOp],
+    [*(op for op in _xcf.Cf.operations if op.name not in (ConditionalBranchOp.name, SwitchOp.name)),
+     ConditionalBranchOp, SwitchOp],
     list(_xcf.Cf.attributes),
 )

@@ -1,10 +1,11 @@
 """The `tensor` dialect of irtoolkit: value-semantic tensor algebra (SPEC §3).
 
 A superset of upstream MLIR's `tensor` dialect as xDSL defines it. The
-compute ops (elementwise arithmetic and math, compare, select, matmul,
-transpose, broadcast, reductions, convert) are ours; every op of
-`xdsl.dialects.tensor` is re-exported, subclassed where xDSL's verification
-or printing falls short of MLIR's (so that xDSL's patterns still match).
+compute ops (elementwise arithmetic and math, compare, select, matmul, dot,
+transpose, broadcast, reductions, argmax/argmin, iota, reverse, convert) are
+ours; every op of `xdsl.dialects.tensor` is re-exported, subclassed where
+xDSL's verification or printing falls short of MLIR's (so that xDSL's
+patterns still match).
 
 Every op verifies what is static: dynamic dims (`?`) are compatible with
 anything, and the runtime checks the rest.
@@ -995,6 +996,11 @@ class MatmulOp(IRDLOperation, HasFolderInterface):
                 f"{_shape_str((m, n))}"
             )
 
+    @property
+    def dims(self) -> DotDims:
+        """A matmul is the dot `contract [1] x [0]` (lowerings treat it as one)."""
+        return DotDims(2, 2, (), (), (1,), (0,))
+
     def fold(self):
         lhs = _constant_value(self.lhs)
         rhs = _constant_value(self.rhs)
@@ -1271,6 +1277,18 @@ class _ReduceOp(_DimsOp, HasFolderInterface):
         raise NotImplementedError
 
 
+def _extreme_value(et: Attribute, sign: int) -> int | float:
+    """The least (``sign`` -1) or greatest (1) value of element type ``et``: -inf/+inf,
+    the smallest/largest signed integer, false/true for i1."""
+    kind = element_kind(et)
+    if kind is ElementKind.FLOAT:
+        return sign * float("inf")
+    if kind is ElementKind.I1:
+        return int(sign > 0)
+    width = 64 if isinstance(et, IndexType) else cast(IntegerType, et).width.data
+    return 2 ** (width - 1) - 1 if sign > 0 else -(2 ** (width - 1))
+
+
 @irdl_op_definition
 class ReduceSumOp(_ReduceOp):
     """`%s = tensor.reduce_sum %a [0, 1] : tensor<2x3xf32> -> tensor<f32>` (empty sum is 0;
@@ -1299,17 +1317,970 @@ class ReduceMaxOp(_ReduceOp):
 
     @staticmethod
     def initial(et: Attribute) -> int | float:
-        kind = element_kind(et)
-        if kind is ElementKind.FLOAT:
-            return float("-inf")
-        if kind is ElementKind.I1:
-            return 0
-        width = 64 if isinstance(et, IndexType) else cast(IntegerType, et).width.data
-        return -(2 ** (width - 1))
+        return _extreme_value(et, -1)
 
     def numpy(self, a, axes: tuple[int, ...]):
         et = cast(TensorType, self.input.type).get_element_type()
         return np.maximum.reduce(a, axis=axes, initial=a.dtype.type(self.initial(et)))
+
+
+# --------------------------------------------------------------------------
+# Ops for real models (SPEC §3.1): dot, reduce_min, reduce_prod, argmax,
+# argmin, iota, reverse
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ReduceMinOp(_ReduceOp):
+    """`%s = tensor.reduce_min %a [1] : tensor<2x3xf32> -> tensor<2xf32>` (empty min is +inf,
+    the largest integer for integers, true for i1; NaN propagates, as numpy.min)."""
+
+    name = "tensor.reduce_min"
+    COMBINER: ClassVar[type[IRDLOperation]] = MinOp
+
+    @staticmethod
+    def initial(et: Attribute) -> int | float:
+        return _extreme_value(et, 1)
+
+    def numpy(self, a, axes: tuple[int, ...]):
+        et = cast(TensorType, self.input.type).get_element_type()
+        return np.minimum.reduce(a, axis=axes, initial=a.dtype.type(self.initial(et)))
+
+
+@irdl_op_definition
+class ReduceProdOp(_ReduceOp):
+    """`%p = tensor.reduce_prod %a [0] : tensor<2x3xf32> -> tensor<3xf32>` (empty product is 1;
+    on i1 the conjunction, as one-bit multiplication; integers wrap)."""
+
+    name = "tensor.reduce_prod"
+    COMBINER: ClassVar[type[IRDLOperation]] = MulOp
+
+    @staticmethod
+    def initial(et: Attribute) -> int | float:
+        return 1
+
+    def numpy(self, a, axes: tuple[int, ...]):
+        if a.dtype == np.bool_:
+            return np.logical_and.reduce(a, axis=axes)
+        return np.prod(a, axis=axes, dtype=a.dtype)
+
+
+class _ArgExtremeOp(_DimsOp, HasFolderInterface):
+    """`%k = tensor.argmax %x [1] : tensor<4x5xf32> -> tensor<4xi64>`: the index along one
+    dim of the first extreme element (a NaN counts as the extreme, as numpy.argmax);
+    i1 compares unsigned (true > false), integers signed. An empty dim gives index 0
+    (numpy raises; StableHLO's reduce-based argmax gives its initial index)."""
+
+    dimensions = prop_def(DenseArrayBase.constr(i64))
+
+    #: numpy.argmax or numpy.argmin
+    NUMPY: ClassVar = staticmethod(np.argmax)
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        dimensions: Sequence[int] | DenseArrayBase,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        dimensions = _int_list(dimensions)
+        if result_type is None:
+            it = _tensor_type(input)
+            dims = set(dimensions.get_values())
+            result_type = TensorType(i64, [s for i, s in enumerate(it.get_shape()) if i not in dims])
+        super().__init__(operands=(input,), result_types=(result_type,),
+                         properties={"dimensions": dimensions}, attributes=attributes)
+
+    @property
+    def dim(self) -> int:
+        return self.dimensions.get_values()[0]
+
+    def verify_(self) -> None:
+        it = cast(TensorType, self.input.type)
+        ot = cast(TensorType, self.result.type)
+        et = it.get_element_type()
+        if not (is_float_type(et) or is_integer_type(et)):
+            raise VerifyException(f"requires float or integer element type, got {et}")
+        if ot.get_element_type() != i64:
+            raise VerifyException(f"result element type must be i64, got {ot.get_element_type()}")
+        dims = self.dimensions.get_values()
+        if len(dims) != 1:
+            raise VerifyException(f"expects exactly one dimension, got {len(dims)}")
+        _verify_dims_list(dims, it.get_num_dims(), "the operand")
+        kept = [s for i, s in enumerate(it.get_shape()) if i != dims[0]]
+        if not _shapes_compatible(kept, ot.get_shape()):
+            raise VerifyException(
+                f"result type {ot} does not match the operand with dimension {dims[0]} "
+                f"removed, expected shape {_shape_str(kept)}"
+            )
+
+    def numpy(self, a):
+        axis = self.dim
+        if a.shape[axis] == 0:
+            return np.zeros(a.shape[:axis] + a.shape[axis + 1:], dtype=np.int64)
+        return self.NUMPY(a, axis=axis).astype(np.int64)
+
+    def fold(self):
+        value = _constant_value(self.input)
+        a = None if value is None else _to_numpy(value)
+        if a is None:
+            return None
+        attr = _from_numpy(self.numpy(a), self.result.type)
+        return None if attr is None else (attr,)
+
+
+@irdl_op_definition
+class ArgMaxOp(_ArgExtremeOp):
+    """`%k = tensor.argmax %x [1] : tensor<4x5xf32> -> tensor<4xi64>`: the index of the
+    first maximum along the dim (the first NaN, if any; true > false on i1; index 0
+    along an empty dim)."""
+
+    name = "tensor.argmax"
+    NUMPY: ClassVar = staticmethod(np.argmax)
+
+
+@irdl_op_definition
+class ArgMinOp(_ArgExtremeOp):
+    """`%k = tensor.argmin %x [0] : tensor<4x5xf32> -> tensor<5xi64>`: the index of the
+    first minimum along the dim (the first NaN, if any; false < true on i1; index 0
+    along an empty dim)."""
+
+    name = "tensor.argmin"
+    NUMPY: ClassVar = staticmethod(np.argmin)
+
+
+@irdl_op_definition
+class IotaOp(IRDLOperation):
+    """`%i = tensor.iota [1] : tensor<4x3xi64>`: element (i0, i1, ...) is i_d (StableHLO
+    iota), integer or float, static shape. Not folded: the constant would cost more
+    than the loop that computes it."""
+
+    name = "tensor.iota"
+
+    iota_dimension = prop_def(IntegerAttr.constr(i64))
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, dim: int | IntegerAttr, result_type: Attribute,
+                 attributes: Mapping[str, Attribute] | None = None):
+        if isinstance(dim, int):
+            dim = IntegerAttr(dim, i64)
+        super().__init__(result_types=(result_type,), properties={"iota_dimension": dim},
+                         attributes=attributes)
+
+    @property
+    def dim(self) -> int:
+        return self.iota_dimension.value.data
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        dims = _parse_int_list(parser)
+        if len(dims) != 1:
+            parser.raise_error(f"expected exactly one dimension, got {len(dims)}")
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        return cls(dims[0], parser.parse_type(), attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(f" [{self.dim}]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        ot = cast(TensorType, self.result.type)
+        et = ot.get_element_type()
+        if not is_float_type(et) and not (is_integer_type(et) and element_kind(et) is not ElementKind.I1):
+            raise VerifyException(f"requires float or integer (not i1) element type, got {et}")
+        if DYN in ot.get_shape():
+            raise VerifyException(f"requires a static result shape, got {ot}")
+        if not 0 <= self.dim < ot.get_num_dims():
+            raise VerifyException(f"dimension {self.dim} is out of range for the result of rank "
+                                  f"{ot.get_num_dims()}")
+
+    def numpy(self):
+        ot = cast(TensorType, self.result.type)
+        shape = tuple(ot.get_shape())
+        line = np.arange(shape[self.dim], dtype=_numpy_dtype(ot.get_element_type()))
+        expanded = [1] * len(shape)
+        expanded[self.dim] = shape[self.dim]
+        return np.broadcast_to(line.reshape(expanded), shape)
+
+
+@irdl_op_definition
+class ReverseOp(_DimsOp, HasFolderInterface):
+    """`%r = tensor.reverse %a [0] : tensor<4x3xf32>`: the order of the elements along each
+    of the dims (unique, any order) reversed (StableHLO reverse, numpy.flip)."""
+
+    name = "tensor.reverse"
+
+    dimensions = prop_def(DenseArrayBase.constr(i64))
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        dimensions: Sequence[int] | DenseArrayBase,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        if result_type is None:
+            result_type = _tensor_type(input)
+        super().__init__(operands=(input,), result_types=(result_type,),
+                         properties={"dimensions": _int_list(dimensions)}, attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        operand = parser.parse_unresolved_operand()
+        dims = _parse_int_list(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        in_type = parser.parse_type()
+        out_type = parser.parse_type() if parser.parse_optional_punctuation("->") else in_type
+        (value,) = parser.resolve_operands([operand], [in_type], pos)
+        return cls(value, dims, out_type, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.input)
+        printer.print_string(" ")
+        _print_int_list(printer, self._dims())
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        if self.result.type != self.input.type:
+            printer.print_string(" -> ")
+            printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        it, ot = self._verify_element_type()
+        if not _shapes_compatible(it.get_shape(), ot.get_shape()):
+            raise VerifyException(f"result type {ot} does not match the operand type {it}")
+        dims = self._dims()
+        for d in dims:
+            if not 0 <= d < it.get_num_dims():
+                raise VerifyException(f"dimension {d} is out of range for the operand of rank "
+                                      f"{it.get_num_dims()}")
+        if len(set(dims)) != len(dims):
+            raise VerifyException(f"dimensions must be unique, got [{', '.join(map(str, dims))}]")
+
+    def fold(self):
+        dims = self._dims()
+        same = self.input.type == self.result.type
+        if not dims and same:
+            return (self.input,)
+        inner = self.input.owner
+        if isinstance(inner, ReverseOp) and set(inner._dims()) == set(dims) \
+                and inner.input.type == self.result.type:
+            return (inner.input,)
+        value = _constant_value(self.input)
+        a = None if value is None else _to_numpy(value)
+        if a is None:
+            return None
+        attr = _from_numpy(np.flip(a, axis=dims), self.result.type)
+        return None if attr is None else (attr,)
+
+
+class DotDims:
+    """The dimension numbers of a `tensor.dot` (StableHLO dot_general): which dims of the
+    lhs and rhs pair up as batch dims and as contracting dims; the others are free."""
+
+    def __init__(self, lhs_rank: int, rhs_rank: int, lhs_batch: Sequence[int] = (),
+                 rhs_batch: Sequence[int] = (), lhs_contract: Sequence[int] = (),
+                 rhs_contract: Sequence[int] = ()):
+        self.lhs_rank, self.rhs_rank = lhs_rank, rhs_rank
+        self.lhs_batch, self.rhs_batch = tuple(lhs_batch), tuple(rhs_batch)
+        self.lhs_contract, self.rhs_contract = tuple(lhs_contract), tuple(rhs_contract)
+
+    @property
+    def lhs_free(self) -> tuple[int, ...]:
+        taken = set(self.lhs_batch) | set(self.lhs_contract)
+        return tuple(d for d in range(self.lhs_rank) if d not in taken)
+
+    @property
+    def rhs_free(self) -> tuple[int, ...]:
+        taken = set(self.rhs_batch) | set(self.rhs_contract)
+        return tuple(d for d in range(self.rhs_rank) if d not in taken)
+
+    def result_shape(self, ls: Sequence[int], rs: Sequence[int]) -> list[int]:
+        """Batch dims (the lhs's sizes, the rhs's where the lhs's is dynamic), lhs free, rhs free."""
+        batch = [rs[r] if ls[lb] == DYN else ls[lb] for lb, r in zip(self.lhs_batch, self.rhs_batch)]
+        return [*batch, *(ls[d] for d in self.lhs_free), *(rs[d] for d in self.rhs_free)]
+
+    def numpy(self, a, b):
+        """dot_general on numpy arrays (one batched np.matmul, in the operands' dtype)."""
+        lf, rf = self.lhs_free, self.rhs_free
+        at = np.transpose(a, (*self.lhs_batch, *lf, *self.lhs_contract))
+        bt = np.transpose(b, (*self.rhs_batch, *self.rhs_contract, *rf))
+        nb = len(self.lhs_batch)
+        batch = at.shape[:nb]
+        m = int(np.prod(at.shape[nb:nb + len(lf)], dtype=np.int64))
+        k = int(np.prod(at.shape[nb + len(lf):], dtype=np.int64))
+        n = int(np.prod(bt.shape[nb + len(self.rhs_contract):], dtype=np.int64))
+        c = np.matmul(at.reshape((*batch, m, k)), bt.reshape((*batch, k, n)))
+        return c.reshape((*batch, *at.shape[nb:nb + len(lf)], *bt.shape[nb + len(self.rhs_contract):]))
+
+
+@irdl_op_definition
+class DotOp(IRDLOperation, HasFolderInterface):
+    """`%c = tensor.dot %a, %b batch [0] x [0] contract [2] x [1] : (tensor<8x64x32xf32>,
+    tensor<8x32x16xf32>) -> tensor<8x64x16xf32>`: StableHLO dot_general. Batch dims pair
+    up, contracting dims are summed over; the result has the batch dims (in clause
+    order), then the lhs free dims, then the rhs free dims (each in operand order).
+    An empty clause may be left out (and is, when printed)."""
+
+    name = "tensor.dot"
+
+    lhs_batching_dimensions = prop_def(DenseArrayBase.constr(i64))
+    rhs_batching_dimensions = prop_def(DenseArrayBase.constr(i64))
+    lhs_contracting_dimensions = prop_def(DenseArrayBase.constr(i64))
+    rhs_contracting_dimensions = prop_def(DenseArrayBase.constr(i64))
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        batch: tuple[Sequence[int], Sequence[int]] = ((), ()),
+        contract: tuple[Sequence[int], Sequence[int]] = ((), ()),
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        if result_type is None:
+            lt, rt = _tensor_type(lhs), _tensor_type(rhs)
+            dims = DotDims(lt.get_num_dims(), rt.get_num_dims(), *batch, *contract)
+            result_type = TensorType(lt.get_element_type(), dims.result_shape(lt.get_shape(), rt.get_shape()))
+        super().__init__(
+            operands=(lhs, rhs),
+            result_types=(result_type,),
+            properties={
+                "lhs_batching_dimensions": _int_list(batch[0]),
+                "rhs_batching_dimensions": _int_list(batch[1]),
+                "lhs_contracting_dimensions": _int_list(contract[0]),
+                "rhs_contracting_dimensions": _int_list(contract[1]),
+            },
+            attributes=attributes,
+        )
+
+    @property
+    def dims(self) -> DotDims:
+        return DotDims(
+            cast(TensorType, self.lhs.type).get_num_dims(), cast(TensorType, self.rhs.type).get_num_dims(),
+            self.lhs_batching_dimensions.get_values(), self.rhs_batching_dimensions.get_values(),
+            self.lhs_contracting_dimensions.get_values(), self.rhs_contracting_dimensions.get_values(),
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        lhs = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        rhs = parser.parse_unresolved_operand()
+        clauses: dict[str, tuple[list[int], list[int]]] = {"batch": ([], []), "contract": ([], [])}
+        for keyword in clauses:
+            if parser.parse_optional_keyword(keyword):
+                left = _parse_int_list(parser)
+                parser.parse_keyword("x")
+                clauses[keyword] = (left, _parse_int_list(parser))
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_punctuation("(")
+        inputs, out = _parse_functional(parser)
+        if len(inputs) != 2:
+            parser.raise_error(f"expected 2 operand types, got {len(inputs)}")
+        operands = parser.resolve_operands([lhs, rhs], inputs, pos)
+        return cls(operands[0], operands[1], clauses["batch"], clauses["contract"], out, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.lhs)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.rhs)
+        d = self.dims
+        for keyword, left, right in (("batch", d.lhs_batch, d.rhs_batch),
+                                     ("contract", d.lhs_contract, d.rhs_contract)):
+            if left or right:
+                printer.print_string(f" {keyword} ")
+                _print_int_list(printer, left)
+                printer.print_string(" x ")
+                _print_int_list(printer, right)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        _print_functional(printer, (self.lhs.type, self.rhs.type), self.result.type)
+
+    def verify_(self) -> None:
+        lt = cast(TensorType, self.lhs.type)
+        rt = cast(TensorType, self.rhs.type)
+        ot = cast(TensorType, self.result.type)
+        et = lt.get_element_type()
+        if rt.get_element_type() != et or ot.get_element_type() != et:
+            raise VerifyException(
+                f"requires the same element type for operands and result, got ({lt}, {rt}) -> {ot}"
+            )
+        if not is_float_type(et):
+            raise VerifyException(f"requires float element type, got {et}")
+        d = self.dims
+        for what, left, right in (("batching", d.lhs_batch, d.rhs_batch),
+                                  ("contracting", d.lhs_contract, d.rhs_contract)):
+            if len(left) != len(right):
+                raise VerifyException(
+                    f"{what} dimension lists differ in length: {len(left)} vs {len(right)}")
+        for side, t, listed in (("lhs", lt, (*d.lhs_batch, *d.lhs_contract)),
+                                ("rhs", rt, (*d.rhs_batch, *d.rhs_contract))):
+            rank = t.get_num_dims()
+            for i, x in enumerate(listed):
+                if not 0 <= x < rank:
+                    raise VerifyException(f"{side} dimension {x} is out of range for rank {rank}")
+                if x in listed[:i]:
+                    raise VerifyException(f"{side} dimension {x} is listed more than once")
+        ls, rs = lt.get_shape(), rt.get_shape()
+        for what, left, right in (("batch", d.lhs_batch, d.rhs_batch),
+                                  ("contracting", d.lhs_contract, d.rhs_contract)):
+            for a, b in zip(left, right):
+                if not _dims_compatible(ls[a], rs[b]):
+                    raise VerifyException(
+                        f"{what} dimensions differ: {_dim_str(ls[a])} vs {_dim_str(rs[b])} "
+                        f"(lhs dimension {a}, rhs dimension {b})")
+        expected = d.result_shape(ls, rs)
+        if not _shapes_compatible(expected, ot.get_shape()):
+            raise VerifyException(
+                f"result shape {_shape_str(ot.get_shape())} does not match the operands' "
+                f"{_shape_str(expected)}"
+            )
+
+    def fold(self):
+        lhs, rhs = _constant_value(self.lhs), _constant_value(self.rhs)
+        if lhs is None or rhs is None:
+            return None
+        a, b = _to_numpy(lhs), _to_numpy(rhs)
+        if a is None or b is None:
+            return None
+        attr = _from_numpy(self.dims.numpy(a, b), self.result.type)
+        return None if attr is None else (attr,)
+
+
+MODEL_OPS: tuple[type[IRDLOperation], ...] = (
+    DotOp, ReduceMinOp, ReduceProdOp, ArgMaxOp, ArgMinOp, IotaOp, ReverseOp,
+)
+
+
+# --------------------------------------------------------------------------
+# convolution and windowed reductions (pooling)
+# --------------------------------------------------------------------------
+
+
+def windowed_size(size: int, window: int, stride: int, lo: int, hi: int,
+                  input_dilation: int = 1, dilation: int = 1) -> int:
+    """StableHLO's output size of one windowed dim: the operand dilated by
+    ``input_dilation`` and padded by ``lo``/``hi`` (negative crops), the window
+    dilated by ``dilation``, every ``stride``-th position; dynamic in, dynamic out."""
+    if size == DYN or window == DYN:
+        return DYN
+    dilated = 0 if size == 0 else (size - 1) * input_dilation + 1
+    padded = dilated + lo + hi
+    span = 0 if window == 0 else (window - 1) * dilation + 1
+    return 0 if padded < span else (padded - span) // stride + 1
+
+
+def _parse_pad_pairs(parser: Parser) -> list[int]:
+    """`[[lo, hi], ...]` as a flat list lo0, hi0, lo1, hi1, ..."""
+    pairs = parser.parse_comma_separated_list(Parser.Delimiter.SQUARE, lambda: _parse_int_list(parser))
+    flat: list[int] = []
+    for pair in pairs:
+        if len(pair) != 2:
+            parser.raise_error(f"expected a [lo, hi] pair, got {len(pair)} values")
+        flat.extend(pair)
+    return flat
+
+
+def _print_pad_pairs(printer: Printer, flat: Sequence[int]) -> None:
+    pairs = [f"[{flat[i]}, {flat[i + 1]}]" for i in range(0, len(flat), 2)]
+    printer.print_string("[" + ", ".join(pairs) + "]")
+
+
+def _verify_clause(name: str, values: Sequence[int], count: int, what: str, minimum: int | None) -> None:
+    if len(values) != count:
+        raise VerifyException(f"{name} must have {count} entries (one per {what}), got {len(values)}")
+    if minimum is not None and any(v < minimum for v in values):
+        adjective = "positive" if minimum == 1 else f"at least {minimum}"
+        raise VerifyException(f"{name} entries must be {adjective}, got [{', '.join(map(str, values))}]")
+
+
+def _clause(props: Mapping[str, Attribute], name: str, count: int, default: int) -> tuple[int, ...]:
+    """A clause of ``count`` entries from properties (its default when absent or of
+    another length: inference then yields a type the verifier rejects with a message)."""
+    v = props.get(name)
+    got = (default,) * count if v is None else cast(DenseArrayBase, v).get_values()
+    return got if len(got) == count else (default,) * count
+
+
+def _parse_binary_tail(parser: Parser, operands, pos: int) -> tuple[list[SSAValue], Attribute, dict | None]:
+    """`{attrs}? : (T1, T2) -> T` after two operands: the resolved operands, the
+    result type and the attributes."""
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    parser.parse_punctuation("(")
+    inputs, out = _parse_functional(parser)
+    if len(inputs) != 2:
+        parser.raise_error(f"expected 2 operand types, got {len(inputs)}")
+    return parser.resolve_operands(operands, inputs, pos), out, attrs
+
+
+def _print_binary_head(printer: Printer, a: SSAValue, b: SSAValue) -> None:
+    printer.print_string(" ")
+    printer.print_ssa_value(a)
+    printer.print_string(", ")
+    printer.print_ssa_value(b)
+
+
+def _print_binary_tail(printer: Printer, op: Operation, a: SSAValue, b: SSAValue) -> None:
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    _print_functional(printer, (a.type, b.type), op.results[0].type)
+
+
+class _WindowClauses(IRDLOperation):
+    """Optional list clauses (``CLAUSES``: keyword, property name, default entry,
+    kind) kept as properties only when they differ from their default, so that
+    the custom form (which omits defaults) and the generic form round-trip to the
+    same op."""
+
+    CLAUSES: ClassVar[tuple[tuple[str, str, int], ...]] = ()
+    PAD_PROPERTY: ClassVar[str] = "pad"
+
+    def clause(self, prop: str, count: int, default: int) -> tuple[int, ...]:
+        """The clause's entries as given (verified against ``count`` by the verifier)."""
+        value = self.properties.get(prop)
+        return (default,) * count if value is None else cast(DenseArrayBase, value).get_values()
+
+    def pads(self, count: int) -> list[tuple[int, int]]:
+        """(lo, hi) per windowed dim."""
+        flat = self.clause(self.PAD_PROPERTY, 2 * count, 0)
+        return [(flat[2 * i], flat[2 * i + 1]) for i in range(len(flat) // 2)]
+
+    @classmethod
+    def _clause_properties(cls, values: Mapping[str, Sequence[int] | DenseArrayBase | None]) -> dict[str, Attribute]:
+        props: dict[str, Attribute] = {}
+        for _, prop, default in cls.CLAUSES:
+            v = values.get(prop)
+            if v is None:
+                continue
+            arr = _int_list(v)
+            if any(x != default for x in arr.get_values()) or not arr.get_values():
+                props[prop] = arr
+        return props
+
+    @classmethod
+    def _parse_clauses(cls, parser: Parser) -> dict[str, list[int]]:
+        got: dict[str, list[int]] = {}
+        for keyword, prop, _ in cls.CLAUSES:
+            if parser.parse_optional_keyword(keyword) is not None:
+                got[prop] = _parse_pad_pairs(parser) if prop == cls.PAD_PROPERTY else _parse_int_list(parser)
+        return got
+
+    def _print_clauses(self, printer: Printer) -> None:
+        for keyword, prop, _ in self.CLAUSES:
+            value = self.properties.get(prop)
+            if value is None:
+                continue
+            printer.print_string(f" {keyword} ")
+            values = cast(DenseArrayBase, value).get_values()
+            if prop == self.PAD_PROPERTY:
+                _print_pad_pairs(printer, values)
+            else:
+                _print_int_list(printer, values)
+
+
+@irdl_op_definition
+class ConvOp(_WindowClauses):
+    """`%y = tensor.conv %x, %w stride [2, 2] pad [[1, 1], [1, 1]] : (tensor<8x28x28x3xf32>,
+    tensor<3x3x3x16xf32>) -> tensor<8x14x14x16xf32>`.
+
+    StableHLO's convolution (a cross-correlation: the filter is not flipped),
+    channels last: input N × spatial... × C, filter spatial... × C/groups × F,
+    result N × spatial... × F, for 1 to 3 spatial dims. Optional clauses, in
+    this order: `stride`, `pad` ([lo, hi] per spatial dim; negative crops, as
+    StableHLO), `input_dilation`, `dilation` (of the filter), `groups`
+    (feature_group_count: input channels and output features split into that
+    many groups, group g of the output reading group g of the input).
+    Defaults 1 / 0 / 1 / 1 / 1 are omitted when printed.
+    """
+
+    name = "tensor.conv"
+
+    input = operand_def(TensorType)
+    filter = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    stride = opt_prop_def(DenseArrayBase.constr(i64))
+    pad = opt_prop_def(DenseArrayBase.constr(i64))
+    input_dilation = opt_prop_def(DenseArrayBase.constr(i64))
+    dilation = opt_prop_def(DenseArrayBase.constr(i64))
+    groups = opt_prop_def(IntegerAttr)
+
+    traits = traits_def(Pure())
+
+    CLAUSES: ClassVar[tuple[tuple[str, str, int], ...]] = (
+        ("stride", "stride", 1), ("pad", "pad", 0), ("input_dilation", "input_dilation", 1),
+        ("dilation", "dilation", 1),
+    )
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        filter: SSAValue | Operation,
+        stride: Sequence[int] | DenseArrayBase | None = None,
+        pad: Sequence[int] | Sequence[Sequence[int]] | DenseArrayBase | None = None,
+        input_dilation: Sequence[int] | DenseArrayBase | None = None,
+        dilation: Sequence[int] | DenseArrayBase | None = None,
+        groups: int = 1,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        """``pad``: [[lo, hi], ...] or flat [lo0, hi0, lo1, hi1, ...]; the result type
+        is inferred when not given."""
+        if pad is not None and not isinstance(pad, DenseArrayBase):
+            pad = [int(v) for p in pad for v in (p if isinstance(p, Sequence) else (p,))]
+        props = self._clause_properties(
+            {"stride": stride, "pad": pad, "input_dilation": input_dilation, "dilation": dilation})
+        if groups != 1:
+            props["groups"] = IntegerAttr(groups, i64)
+        if result_type is None:
+            it, ft = _tensor_type(input), _tensor_type(filter)
+            result_type = TensorType(it.get_element_type(), conv_result_shape(
+                it.get_shape(), ft.get_shape(), props))
+        super().__init__(operands=(input, filter), result_types=(result_type,), properties=props,
+                         attributes=attributes)
+
+    @property
+    def spatial_rank(self) -> int:
+        return cast(TensorType, self.input.type).get_num_dims() - 2
+
+    def params(self) -> tuple[tuple[int, ...], list[tuple[int, int]], tuple[int, ...], tuple[int, ...], int]:
+        """(stride, [(lo, hi)], input_dilation, dilation, groups), defaults filled in."""
+        d = self.spatial_rank
+        return (self.clause("stride", d, 1), self.pads(d), self.clause("input_dilation", d, 1),
+                self.clause("dilation", d, 1), self.group_count)
+
+    @property
+    def group_count(self) -> int:
+        return 1 if self.groups is None else self.groups.value.data
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        x = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        w = parser.parse_unresolved_operand()
+        clauses = cls._parse_clauses(parser)
+        groups = parser.parse_integer() if parser.parse_optional_keyword("groups") is not None else 1
+        (xv, wv), out, attrs = _parse_binary_tail(parser, [x, w], pos)
+        return cls(xv, wv, clauses.get("stride"), clauses.get("pad"), clauses.get("input_dilation"),
+                   clauses.get("dilation"), groups, out, attrs)
+
+    def print(self, printer: Printer):
+        _print_binary_head(printer, self.input, self.filter)
+        self._print_clauses(printer)
+        if self.group_count != 1:
+            printer.print_string(f" groups {self.group_count}")
+        _print_binary_tail(printer, self, self.input, self.filter)
+
+    def verify_(self) -> None:
+        it = cast(TensorType, self.input.type)
+        ft = cast(TensorType, self.filter.type)
+        ot = cast(TensorType, self.result.type)
+        rank = it.get_num_dims()
+        if rank not in (3, 4, 5):
+            raise VerifyException(
+                f"input must have rank 3, 4 or 5 (batch, 1 to 3 spatial dims, features), got {it}")
+        for what, t in (("filter", ft), ("result", ot)):
+            if t.get_num_dims() != rank:
+                raise VerifyException(f"{what} rank {t.get_num_dims()} differs from the input rank {rank}")
+        et = it.get_element_type()
+        if ft.get_element_type() != et or ot.get_element_type() != et:
+            raise VerifyException(
+                f"requires the same element type for operands and result, got ({it}, {ft}) -> {ot}")
+        if not is_float_type(et):
+            raise VerifyException(f"requires float element type, got {et}")
+        d = rank - 2
+        for name, prop, default in self.CLAUSES:
+            count = 2 * d if prop == "pad" else d
+            what = "spatial dimension" if prop != "pad" else "spatial dimension: [lo, hi] pairs"
+            values = self.clause(prop, count, default)
+            if prop == "pad":
+                if len(values) != count:
+                    raise VerifyException(f"pad must have {d} [lo, hi] pairs (one per spatial dimension), "
+                                          f"got {len(values) // 2}")
+            else:
+                _verify_clause(name, values, count, what, 1)
+        groups = self.group_count
+        if groups < 1:
+            raise VerifyException(f"groups must be positive, got {groups}")
+        ishape, fshape, oshape = it.get_shape(), ft.get_shape(), ot.get_shape()
+        c, cg, f = ishape[-1], fshape[-2], fshape[-1]
+        for i, k in enumerate(fshape[:-2]):
+            if k != DYN and k < 1:
+                raise VerifyException(f"filter spatial dimension {i} must not be empty, got size {k}")
+        if c != DYN and c % groups:
+            raise VerifyException(f"input feature dimension {c} is not divisible by groups {groups}")
+        if c != DYN and cg != DYN and cg * groups != c:
+            raise VerifyException(
+                f"filter input feature dimension {cg} times groups {groups} does not match the input "
+                f"feature dimension {c}")
+        if f != DYN and f % groups:
+            raise VerifyException(f"filter output feature dimension {f} is not divisible by groups {groups}")
+        expected = conv_result_shape(ishape, fshape, self.properties)
+        if not _shapes_compatible(expected, oshape):
+            raise VerifyException(
+                f"result shape {_shape_str(oshape)} does not match the expected {_shape_str(expected)}")
+
+
+def conv_result_shape(ishape: Sequence[int], fshape: Sequence[int],
+                      props: Mapping[str, Attribute]) -> tuple[int, ...]:
+    """N × spatial... × F of a conv of these shapes and clause properties."""
+    d = len(ishape) - 2
+    stride, pad = _clause(props, "stride", d, 1), _clause(props, "pad", 2 * d, 0)
+    ldil, rdil = _clause(props, "input_dilation", d, 1), _clause(props, "dilation", d, 1)
+    spatial = [windowed_size(ishape[1 + i], fshape[i], stride[i], pad[2 * i], pad[2 * i + 1], ldil[i], rdil[i])
+               for i in range(d)]
+    return (ishape[0], *spatial, fshape[-1])
+
+
+class _WindowOp(_WindowClauses):
+    """Windows over every dim of an operand: `window [..]`, optional `stride [..]`
+    and `pad [[lo, hi], ..]` (one entry or pair per dim)."""
+
+    window = prop_def(DenseArrayBase.constr(i64))
+    stride = opt_prop_def(DenseArrayBase.constr(i64))
+    pad = opt_prop_def(DenseArrayBase.constr(i64))
+
+    CLAUSES: ClassVar[tuple[tuple[str, str, int], ...]] = (("stride", "stride", 1), ("pad", "pad", 0))
+
+    def window_params(self) -> tuple[tuple[int, ...], tuple[int, ...], list[tuple[int, int]]]:
+        """(window, stride, [(lo, hi)]), defaults filled in."""
+        w = self.window.get_values()
+        return w, self.clause("stride", len(w), 1), self.pads(len(w))
+
+    def _window_props(self, window, stride, pad) -> dict[str, Attribute]:
+        if pad is not None and not isinstance(pad, DenseArrayBase):
+            pad = [int(v) for p in pad for v in (p if isinstance(p, Sequence) else (p,))]
+        props = self._clause_properties({"stride": stride, "pad": pad})
+        props["window"] = _int_list(window)
+        return props
+
+    @classmethod
+    def pooled_type(cls, operand: SSAValue | Operation, props: Mapping[str, Attribute]) -> TensorType:
+        """The type of ``operand`` pooled by the clause properties ``props``."""
+        t = _tensor_type(operand)
+        window = cast(DenseArrayBase, props["window"]).get_values()
+        n = len(window)
+        flat = _clause(props, "pad", 2 * n, 0)
+        pads = [(flat[2 * i], flat[2 * i + 1]) for i in range(n)]
+        return TensorType(t.get_element_type(),
+                          cls.pooled_shape(t.get_shape(), window, _clause(props, "stride", n, 1), pads))
+
+    @staticmethod
+    def pooled_shape(shape: Sequence[int], window: Sequence[int], stride: Sequence[int],
+                     pads: Sequence[tuple[int, int]]) -> tuple[int, ...]:
+        return tuple(windowed_size(s, w, st, lo, hi) for s, w, st, (lo, hi) in zip(shape, window, stride, pads))
+
+    def _verify_window(self, operand: TensorType) -> tuple[int, ...]:
+        """Checks the clauses against ``operand``; its pooled shape."""
+        rank = operand.get_num_dims()
+        window, stride, pads = self.window_params()
+        _verify_clause("window", window, rank, "operand dimension", 1)
+        _verify_clause("stride", self.clause("stride", rank, 1), rank, "operand dimension", 1)
+        flat = self.clause("pad", 2 * rank, 0)
+        if len(flat) != 2 * rank:
+            raise VerifyException(f"pad must have {rank} [lo, hi] pairs (one per operand dimension), "
+                                  f"got {len(flat) // 2}")
+        return self.pooled_shape(operand.get_shape(), window, stride, pads)
+
+    def _print_window(self, printer: Printer) -> None:
+        printer.print_string(" window ")
+        _print_int_list(printer, self.window.get_values())
+        self._print_clauses(printer)
+
+
+class _ReduceWindowOp(_WindowOp):
+    """`%p = tensor.reduce_window_<kind> %x window [..] stride [..] pad [[lo, hi], ..] : T -> T'`."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    #: the reduction over a window (its combiner and initial value, which padding counts as)
+    REDUCTION: ClassVar[type[_ReduceOp]]
+
+    def __init__(
+        self,
+        input: SSAValue | Operation,
+        window: Sequence[int] | DenseArrayBase,
+        stride: Sequence[int] | DenseArrayBase | None = None,
+        pad: Sequence[int] | Sequence[Sequence[int]] | DenseArrayBase | None = None,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        props = self._window_props(window, stride, pad)
+        if result_type is None:
+            result_type = self.pooled_type(input, props)
+        super().__init__(operands=(input,), result_types=(result_type,), properties=props, attributes=attributes)
+
+    def initial(self) -> int | float:
+        """The value of a padding element (the reduction's initial value)."""
+        return self.REDUCTION.initial(cast(TensorType, self.input.type).get_element_type())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        x = parser.parse_unresolved_operand()
+        parser.parse_keyword("window")
+        window = _parse_int_list(parser)
+        clauses = cls._parse_clauses(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        in_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        out_type = parser.parse_type()
+        (xv,) = parser.resolve_operands([x], [in_type], pos)
+        return cls(xv, window, clauses.get("stride"), clauses.get("pad"), out_type, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.input)
+        self._print_window(printer)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.input.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        it = cast(TensorType, self.input.type)
+        ot = cast(TensorType, self.result.type)
+        if it.get_element_type() != ot.get_element_type():
+            raise VerifyException(
+                f"result element type {ot.get_element_type()} differs from the operand's {it.get_element_type()}")
+        et = it.get_element_type()
+        if not (is_float_type(et) or is_integer_type(et)) or et == i1:
+            raise VerifyException(f"requires float or integer (not i1) element type, got {et}")
+        expected = self._verify_window(it)
+        if ot.get_num_dims() != it.get_num_dims() or not _shapes_compatible(expected, ot.get_shape()):
+            raise VerifyException(
+                f"result shape {_shape_str(ot.get_shape())} does not match the expected {_shape_str(expected)}")
+
+
+@irdl_op_definition
+class ReduceWindowSumOp(_ReduceWindowOp):
+    """`%p = tensor.reduce_window_sum %x window [1, 2, 2, 1] stride [1, 2, 2, 1] :
+    tensor<8x28x28x16xf32> -> tensor<8x14x14x16xf32>`: the sum over each window
+    (StableHLO reduce_window with add; padding counts as 0)."""
+
+    name = "tensor.reduce_window_sum"
+    REDUCTION: ClassVar[type[_ReduceOp]] = ReduceSumOp
+
+
+@irdl_op_definition
+class ReduceWindowMaxOp(_ReduceWindowOp):
+    """`%p = tensor.reduce_window_max %x window [1, 2, 2, 1] stride [1, 2, 2, 1] :
+    tensor<8x28x28x16xf32> -> tensor<8x14x14x16xf32>`: the max over each window
+    (StableHLO reduce_window with max; padding counts as -inf, NaN propagates).
+    Its derivative goes to the first maximal element of each window (XLA's
+    select-and-scatter): `tensor.window_max_select` / `tensor.window_max_scatter`."""
+
+    name = "tensor.reduce_window_max"
+    REDUCTION: ClassVar[type[_ReduceOp]] = ReduceMaxOp
+
+
+class _WindowMaxRouteOp(_WindowOp):
+    """`%r = tensor.window_max_<select|scatter> %x, %v window [..] stride [..] pad [..] :
+    (tensor<X>, tensor<V>) -> tensor<R>`: the derivative of `reduce_window_max` over
+    ``%x``. Each window's *first maximal element* is the first element of the window
+    (row-major order of window positions, padding counting as -inf) equal to the
+    window's max, NaN being maximal. Linear in ``%v``; the two ops are each other's
+    transpose."""
+
+    operand = operand_def(TensorType)
+    values = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    traits = traits_def(Pure())
+
+    #: whether ``values`` (and so the result) has the pooled shape or the operand's
+    SCATTERS: ClassVar[bool]
+
+    def __init__(
+        self,
+        operand: SSAValue | Operation,
+        values: SSAValue | Operation,
+        window: Sequence[int] | DenseArrayBase,
+        stride: Sequence[int] | DenseArrayBase | None = None,
+        pad: Sequence[int] | Sequence[Sequence[int]] | DenseArrayBase | None = None,
+        result_type: Attribute | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+    ):
+        props = self._window_props(window, stride, pad)
+        if result_type is None:
+            result_type = _tensor_type(operand) if self.SCATTERS else self.pooled_type(operand, props)
+        super().__init__(operands=(operand, values), result_types=(result_type,), properties=props,
+                         attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        x = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        v = parser.parse_unresolved_operand()
+        parser.parse_keyword("window")
+        window = _parse_int_list(parser)
+        clauses = cls._parse_clauses(parser)
+        (xv, vv), out, attrs = _parse_binary_tail(parser, [x, v], pos)
+        return cls(xv, vv, window, clauses.get("stride"), clauses.get("pad"), out, attrs)
+
+    def print(self, printer: Printer):
+        _print_binary_head(printer, self.operand, self.values)
+        self._print_window(printer)
+        _print_binary_tail(printer, self, self.operand, self.values)
+
+    def verify_(self) -> None:
+        xt = cast(TensorType, self.operand.type)
+        vt = cast(TensorType, self.values.type)
+        rt = cast(TensorType, self.result.type)
+        et = xt.get_element_type()
+        if not is_float_type(et) or vt.get_element_type() != et or rt.get_element_type() != et:
+            raise VerifyException(f"requires one float element type, got ({xt}, {vt}) -> {rt}")
+        pooled = self._verify_window(xt)
+        vshape = xt.get_shape() if not self.SCATTERS else pooled
+        rshape = pooled if not self.SCATTERS else xt.get_shape()
+        for what, t, want in (("values", vt, vshape), ("result", rt, rshape)):
+            if t.get_num_dims() != len(want) or not _shapes_compatible(want, t.get_shape()):
+                raise VerifyException(
+                    f"{what} shape {_shape_str(t.get_shape())} does not match the expected {_shape_str(want)}")
+
+
+@irdl_op_definition
+class WindowMaxSelectOp(_WindowMaxRouteOp):
+    """`tensor.window_max_select %x, %t ...`: ``%t`` (shaped as ``%x``) at the first
+    maximal element of each window of ``%x`` (the JVP of `reduce_window_max`)."""
+
+    name = "tensor.window_max_select"
+    SCATTERS: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class WindowMaxScatterOp(_WindowMaxRouteOp):
+    """`tensor.window_max_scatter %x, %g ...`: zeros shaped as ``%x``, plus each
+    element of ``%g`` (pooled shape) added at the first maximal element of its
+    window (the VJP of `reduce_window_max`, XLA's select-and-scatter)."""
+
+    name = "tensor.window_max_scatter"
+    SCATTERS: ClassVar[bool] = True
 
 
 # --------------------------------------------------------------------------
@@ -2394,6 +3365,7 @@ UNARY_OPS: tuple[type[UnaryElementwiseOp], ...] = _declared_in_this_module(Unary
 ELEMENTWISE_OPS: tuple[type[IRDLOperation], ...] = (*BINARY_OPS, *UNARY_OPS, CmpOp, SelectOp, ConvertOp)
 COMPUTE_OPS: tuple[type[IRDLOperation], ...] = (
     *ELEMENTWISE_OPS, MatmulOp, TransposeOp, BroadcastOp, ReduceSumOp, ReduceMaxOp,
+    ConvOp, ReduceWindowSumOp, ReduceWindowMaxOp, WindowMaxSelectOp, WindowMaxScatterOp, *MODEL_OPS,
 )
 UPSTREAM_OPS: tuple[type[IRDLOperation], ...] = (
     CastOp, CollapseShapeOp, ConcatOp, DimOp, EmptyOp, ExpandShapeOp, ExtractOp, ExtractSliceOp,
@@ -2401,7 +3373,10 @@ UPSTREAM_OPS: tuple[type[IRDLOperation], ...] = (
 )
 #: upstream ops that xDSL 0.74 does not define, and our `scatter_add` next to them
 INDEXED_OPS: tuple[type[IRDLOperation], ...] = (GatherOp, ScatterOp, ScatterAddOp, GenerateOp, RankOp)
-for _cls in (MatmulOp, ReduceSumOp, ReduceMaxOp):
+for _cls in (MatmulOp, ReduceSumOp, ReduceMaxOp, ConvOp, ReduceWindowSumOp, ReduceWindowMaxOp,
+             WindowMaxSelectOp, WindowMaxScatterOp):
+    declare_cost(_cls, Cost.EXPENSIVE)
+for _cls in (DotOp, ReduceMinOp, ReduceProdOp, ArgMaxOp, ArgMinOp):
     declare_cost(_cls, Cost.EXPENSIVE)
 
 
@@ -2418,5 +3393,5 @@ __all__ = [
     "gathered_type", "gather_numpy", "scatter_numpy",
     "BinaryElementwiseOp", "UnaryElementwiseOp", "CMP_PREDICATES",
     "FLOAT_PREDICATES", "SIGNED_PREDICATES", "UNSIGNED_PREDICATES", "fold_neutral", "splat_constant",
-    "is_float_type", "is_integer_type",
+    "is_float_type", "is_integer_type", "MODEL_OPS", "DotDims",
 ]

@@ -16,7 +16,19 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-__all__ = ["DiagnosticError", "context", "parse", "run_pipeline", "compile", "interpret", "preload"]
+__all__ = ["DiagnosticError", "context", "parse", "run_pipeline", "compile", "interpret", "preload",
+           "function", "grad", "value_and_grad", "jvp", "vjp", "stop_gradient", "from_jax"]
+
+_FRONTEND = ("function", "grad", "value_and_grad", "jvp", "vjp", "stop_gradient")
+
+
+def __getattr__(name: str) -> Any:
+    # the Python frontend (SPEC §11) loads on first use, keeping `import irtoolkit` light
+    if name in _FRONTEND:
+        from irtoolkit.frontend import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'irtoolkit' has no attribute {name!r}")
 
 
 def context() -> Context:
@@ -41,7 +53,7 @@ def run_pipeline(module: ModuleOp, pipeline: str) -> ModuleOp:
 
 
 def compile(module: ModuleOp | str, pipeline: str | None = None, filename: str = "<string>") -> Any:
-    """Lower ``module`` (default pipeline ``ad,lower-to-llvm``) and JIT-compile it.
+    """Lower ``module`` (default pipeline ``convert-stablehlo-to-tensor,ad,lower-to-llvm``) and JIT-compile it.
 
     Returns an executable: ``exe["main"](*arrays)``. The module is left unchanged.
     ``module`` may also be MLIR text (parsed as ``filename``): a program compiled
@@ -87,3 +99,11 @@ def interpret(module: ModuleOp, name: str, *args: Any) -> Any:
     from irtoolkit.interpreter import interpret_function
 
     return interpret_function(module, name, *args)
+
+
+def from_jax(f: Any, *example_args: Any) -> ModuleOp:
+    """Export ``f`` with JAX (``jax.jit(f).lower(*example_args)``) and convert its
+    StableHLO: a module whose ``@main`` is ``f``. ImportError without JAX."""
+    from irtoolkit.jax_export import from_jax as export
+
+    return export(f, *example_args)

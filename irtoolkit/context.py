@@ -21,12 +21,12 @@ def _load(path: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
-# Dialects the toolkit loads, by name. Ours replace xDSL's `tensor`, `arith`, `math`,
+# Dialects the toolkit loads, by name. Ours replace xDSL's `func`, `tensor`, `arith`, `math`,
 # `cf` and `scf` (subclasses of xDSL's ops, with upstream's syntax and checks). Other
 # compilers add theirs with `register_dialect` (irtoolkit.extend).
 DIALECTS: dict[str, Any] = {
     "builtin": "xdsl.dialects.builtin:Builtin",
-    "func": "xdsl.dialects.func:Func",
+    "func": "irtoolkit.dialects.func:Func",
     "arith": "irtoolkit.dialects.arith:Arith",
     "math": "irtoolkit.dialects.math:Math",
     "memref": "xdsl.dialects.memref:MemRef",
@@ -50,6 +50,8 @@ OWN_DIALECTS = ("loop", "autodiff", "stablehlo", "chlo", "sdy")
 PASSES: dict[str, tuple[str, str]] = {
     "ad": ("irtoolkit.passes.ad:AutodiffPass",
            "differentiate: replace autodiff ops by calls to generated derivative functions"),
+    "convert-stablehlo-to-tensor": ("irtoolkit.passes.conversion.stablehlo_to_tensor:ConvertStablehloToTensorPass",
+                                    "rewrite StableHLO (and chlo, sdy) ops into tensor, loop, arith and func ops"),
     "canonicalize": ("irtoolkit.passes.transforms.canonicalize:Canonicalize",
                      "fold constants and apply canonicalization patterns"),
     "cse": ("xdsl.transforms.common_subexpression_elimination:CommonSubexpressionElimination",
@@ -109,7 +111,7 @@ PIPELINE_OPTIONS: dict[str, tuple[str, ...]] = {
     "lower-to-llvm": ("tensor-fuse", "lower-tensor-to-loop", "lower-loop-to-cf"),
 }
 
-DEFAULT_COMPILE_PIPELINE = "ad,lower-to-llvm"
+DEFAULT_COMPILE_PIPELINE = "convert-stablehlo-to-tensor,ad,lower-to-llvm"
 
 
 def dialect_factory(name: str) -> Callable[[], Dialect]:

@@ -7,6 +7,8 @@ op's location can still show the offending line.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -107,9 +109,12 @@ def location_of(op: Operation | None) -> Location | None:
     return None
 
 
+_OP_PREFIXED = re.compile(r"'[\w.$-]+' op ")
+
+
 def op_error(op: Operation, message: str, severity: str = "error") -> DiagnosticError:
     """A diagnostic located at ``op``, MLIR-style: ``'tensor.add' op <message>``."""
-    if not message.startswith("'"):
+    if not _OP_PREFIXED.match(message):
         message = f"'{op.name}' op {message}"
     return DiagnosticError(Diagnostic(message, location_of(op), severity))
 

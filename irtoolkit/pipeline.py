@@ -486,6 +486,7 @@ def completes_lowering() -> bool:
 
 def not_lowered_error(module: ModuleOp, pipeline: str) -> DiagnosticError:
     """Pipeline ``pipeline`` left ``module`` outside the llvm dialect: which op, and what to do."""
+    from irtoolkit.context import DEFAULT_COMPILE_PIPELINE
     from irtoolkit.diagnostics import location_of
 
     left = [o for o in module.walk() if o is not module and not o.name.startswith("llvm.")]
@@ -496,7 +497,7 @@ def not_lowered_error(module: ModuleOp, pipeline: str) -> DiagnosticError:
         notes.append(Diagnostic(f"'{op.name}' is not in the llvm dialect", location_of(op), "note"))
     notes.append(Diagnostic(
         f"end the pipeline with 'lower-to-llvm' (-p '{pipeline},lower-to-llvm'), or leave out -p "
-        "for the default 'ad,lower-to-llvm'", None, "note"))
+        f"for the default '{DEFAULT_COMPILE_PIPELINE}'", None, "note"))
     return DiagnosticError(Diagnostic(
         f"pipeline '{pipeline}' does not lower the program to the llvm dialect, which compiling needs",
         notes=notes))

@@ -12,6 +12,7 @@ from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from irtoolkit import xdsl_patches
+from irtoolkit.dialects.func import verify_function
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, location_of, op_error
 from irtoolkit.dominance import DominanceChecker
 
@@ -79,6 +80,7 @@ _EXTRA_CHECKS = {
     "memref.expand_shape": _check_memref_reassociation,
     "scf.if": _check_scf_yields,
     "scf.for": _check_scf_yields,
+    "func.func": verify_function,
 }
 
 
@@ -207,7 +209,11 @@ def verify_op(
     except (VerifyException, DiagnosticException, ValueError) as err:
         msg = str(err.args[0]) if err.args else str(err)
         msg = msg.removeprefix("Operation does not verify: ")
-        raise op_error(op, msg) from None
+        located = op_error(op, msg)
+        # a verifier may attach notes, located at the op as mlir-opt's are
+        located.diagnostics[0].notes.extend(Diagnostic(note, location_of(op), "note")
+                                            for note in getattr(err, "notes", ()))
+        raise located from None
 
 
 def verify_module(module: ModuleOp) -> None:

@@ -582,18 +582,26 @@ def module_has_autodiff(module: ModuleOp) -> bool:
     return False
 
 
+def module_has_stablehlo(module: ModuleOp) -> bool:
+    """Whether ``module`` holds StableHLO (or chlo, sdy) ops, which are converted first."""
+    return any(op.name.startswith(("stablehlo.", "chlo.", "sdy.")) for op in module.walk())
+
+
 def interpret_function(module: ModuleOp, name: str, *args: Any, check_types: bool = False) -> Any:
     """Run function ``name`` of ``module`` on numpy values (SPEC §9).
 
     Arguments: numpy arrays of the declared shape and dtype, Python or numpy
     scalars for scalar arguments. Results: numpy arrays (0-d for a 0-d tensor),
     numpy scalars; a tuple when there are several, the value when one, None
-    when none. Autodiff ops are expanded by running `ad` on a copy of the module.
+    when none. StableHLO is converted and autodiff ops are expanded (by
+    convert-stablehlo-to-tensor and `ad`) on a copy of the module.
     ``check_types`` validates every value an op produces against its IR type.
     """
-    if module_has_autodiff(module):
+    passes = [name for name, needed in (("convert-stablehlo-to-tensor", module_has_stablehlo(module)),
+                                        ("ad", module_has_autodiff(module))) if needed]
+    if passes:
         from irtoolkit.pipeline import run_pipeline
 
         module = module.clone()
-        run_pipeline(module, "ad")
+        run_pipeline(module, ",".join(passes))
     return Interpreter(module, check_types=check_types).call(name, *args)

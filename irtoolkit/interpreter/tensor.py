@@ -3,7 +3,9 @@
 The elementwise ops (add ... logistic, cmp, select, convert) have no rule
 here: their declared numpy meaning runs (``elementwise.py``). An empty
 ``reduce_sum`` is 0 and an empty ``reduce_max`` is -inf (the smallest integer
-for integer tensors); on ``i1`` a sum is the parity.
+for integer tensors); on ``i1`` a sum is the parity. The numpy meanings of the
+reductions, ``dot``, ``argmax``/``argmin`` and ``iota`` live on their classes
+(folding uses them too).
 
 No rule writes into an operand: ``insert``/``insert_slice`` copy.
 """
@@ -75,6 +77,35 @@ def _make_reduce(op):
     """The reduction's own numpy meaning (``tensor.reduce_*.numpy``, which folding uses too)."""
     axes = tuple(op.dimensions.get_values())
     return lambda interp, op, args: (_asarray(op.numpy(args[0], axes)),)
+
+
+def _make_dot(op):
+    dims = op.dims
+
+    def rule(interp, op, args):
+        a, b = args
+        for what, left, right in (("batch", dims.lhs_batch, dims.rhs_batch),
+                                  ("contracting", dims.lhs_contract, dims.rhs_contract)):
+            for x, y in zip(left, right):
+                if a.shape[x] != b.shape[y]:
+                    raise op_error(op, f"{what} dimensions differ at run time: {a.shape[x]} vs {b.shape[y]}")
+        return (_asarray(dims.numpy(a, b)),)
+
+    return rule
+
+
+def _make_reverse(op):
+    axes = tuple(op.dimensions.get_values())
+    return lambda interp, op, args: (np.flip(args[0], axis=axes),)
+
+
+def _arg_extreme(interp, op, args):
+    return (_asarray(op.numpy(args[0])),)
+
+
+def _make_iota(op):
+    value = np.ascontiguousarray(op.numpy())
+    return lambda interp, op, args: (value,)
 
 
 # ---------------------------------------------------------------------------
@@ -224,12 +255,15 @@ def _register_all() -> None:
         "ReduceSumOp": _make_reduce, "ReduceMaxOp": _make_reduce,
         "EmptyOp": _make_empty, "SplatOp": _make_splat, "FromElementsOp": _make_from_elements,
         "CastOp": _make_cast,
+        "ReduceMinOp": _make_reduce, "ReduceProdOp": _make_reduce, "DotOp": _make_dot,
+        "ReverseOp": _make_reverse, "IotaOp": _make_iota,
     }
     plain = {
         "MatmulOp": _matmul, "ExtractOp": _extract, "InsertOp": _insert,
         "ExtractSliceOp": _extract_slice, "InsertSliceOp": _insert_slice,
         "CollapseShapeOp": _collapse_shape, "ExpandShapeOp": _expand_shape, "DimOp": _dim,
         "ConcatOp": _concat, "ReshapeOp": _reshape, "PadOp": _pad,
+        "ArgMaxOp": _arg_extreme, "ArgMinOp": _arg_extreme,
     }
     # ours, and xDSL's own classes too (ops built by xDSL patterns), where ours subclass them
     for module in (ours, upstream):
@@ -243,3 +277,5 @@ def _register_all() -> None:
 
 
 _register_all()
+
+from irtoolkit.interpreter import windows  # noqa: E402,F401  (conv and pooling: their own module)

@@ -13,7 +13,7 @@ API
     entry points for C.
 ``compile_module(module, pipeline=None, opt=None) -> Executable``
     (``irtoolkit.compile``) captures the public functions' signatures, lowers a
-    clone (default ``ad,lower-to-llvm``; passes that do not exist are skipped
+    clone (default ``convert-stablehlo-to-tensor,ad,lower-to-llvm``; passes that do not exist are skipped
     when the module has no op that needs them; with an explicit pipeline, the
     rest of the default lowering runs afterwards if the result is not yet in the
     llvm dialect, and the last steps of ``lower-to-llvm`` if it left them out),

@@ -38,10 +38,16 @@ JIT_INTERFACE = "add-jit-interface"
 
 # passes of the default lowering, and what makes each one necessary
 _PASS_NEEDED_BY = {
+    "convert-stablehlo-to-tensor": ("stablehlo.", "chlo.", "sdy."),
     "ad": ("autodiff.",),
     "lower-tensor-to-loop": ("tensor.", "bufferization."),
     "lower-loop-to-cf": ("loop.", "scf."),
 }
+
+
+# passes of the default lowering left out of a module that has none of their ops
+# (the conversion from StableHLO: a no-op otherwise, but a verification more)
+_RUN_ONLY_WHEN_NEEDED = ("convert-stablehlo-to-tensor",)
 
 
 def _error(message: str) -> DiagnosticError:
@@ -70,7 +76,7 @@ def _needs(module: ModuleOp, prefixes: tuple[str, ...]) -> bool:
 
 
 def default_lowering_passes(module: ModuleOp, include_ad: bool = True) -> list:
-    """The passes of ``ad,lower-to-llvm`` that exist; a missing one is an error
+    """The passes of the default pipeline that exist; a missing one is an error
     only when the module holds ops that need it."""
     from irtoolkit.context import DEFAULT_COMPILE_PIPELINE, PASSES, PIPELINES, pass_class
 
@@ -89,6 +95,8 @@ def default_lowering_passes(module: ModuleOp, include_ad: bool = True) -> list:
             cls = pass_class(name) if name in PASSES else None
         except (ImportError, AttributeError):
             cls = None
+        if name in _RUN_ONLY_WHEN_NEEDED and not _needs(module, _PASS_NEEDED_BY[name]):
+            continue
         if cls is None:
             prefixes = _PASS_NEEDED_BY.get(name)
             if prefixes is not None and not _needs(module, prefixes):
@@ -113,7 +121,7 @@ def lower_module(module: ModuleOp, pipeline: str | None = None, clone: bool = Tr
     """A copy of ``module`` lowered to the llvm dialect and complete
     (``LOWERING_TAIL``); with ``jit``, ready for the JIT (``add-jit-interface``).
 
-    With ``pipeline`` None: the default ``ad,lower-to-llvm`` (passes that do not
+    With ``pipeline`` None: the default ``convert-stablehlo-to-tensor,ad,lower-to-llvm`` (passes that do not
     exist yet are skipped when the module does not need them). With a pipeline:
     it runs first, then whatever of the default lowering (without ``ad``) is
     still needed to reach the llvm dialect -- or, inside

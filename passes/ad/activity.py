@@ -16,14 +16,7 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.emit import is_float_like
-from irtoolkit.passes.ad.rules import (
-    is_nondiff,
-    is_structural,
-    jvp_rule,
-    rule_inputs,
-    unsupported_reason,
-    vjp_rule,
-)
+from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, no_rule_message, rule_inputs, vjp_rule
 
 
 def _loop():
@@ -119,9 +112,7 @@ class Activity:
             return
         rule = jvp_rule(op) if self.mode == "forward" else vjp_rule(op)
         if rule is None:
-            reason = unsupported_reason(op)
-            raise op_error(op, "cannot be differentiated (no derivative rule for this op)" if reason is None
-                           else f"cannot be differentiated: {reason}")
+            raise op_error(op, no_rule_message(op))
         self._mark(op.results)
 
     # -- useful (reverse mode) ------------------------------------------------

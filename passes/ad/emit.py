@@ -116,6 +116,8 @@ class Emitter:
         if isinstance(t, TensorType):
             et = t.get_element_type()
             if DYN not in t.get_shape():
+                if isinstance(et, (IntegerType, IndexType)):  # e.g. the zero cotangent of an integer result
+                    value = int(value)
                 return self.v(arith.ConstantOp(splat_dense(t, value)))  # one element, not one per entry
             assert not isinstance(like, Attribute), "dynamic shape needs a value"
             scalar = self.const(value, et)

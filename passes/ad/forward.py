@@ -16,7 +16,7 @@ from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity, body_ops
 from irtoolkit.passes.ad.emit import Emitter
 from irtoolkit.passes.ad.parallel import jvp_parallel
-from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, rule_inputs
+from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, no_rule_message, rule_inputs
 
 
 def _loop():
@@ -85,11 +85,11 @@ class ForwardGen:
             elif isinstance(op, func.CallOp):
                 self.jvp_call(El, op, vmap, tmap)
             elif is_structural(op):
-                raise op_error(op, "cannot be differentiated (no derivative rule for this op)")
+                raise op_error(op, no_rule_message(op))
             else:
                 rule = jvp_rule(op)
                 if rule is None:
-                    raise op_error(op, "cannot be differentiated (no derivative rule for this op)")
+                    raise op_error(op, no_rule_message(op))
                 new = E.raw(op.clone(value_mapper=vmap))
                 ins = [vmap[o] for o in inputs]
                 tangents = [tmap.get(o) for o in inputs]

@@ -33,7 +33,7 @@ from irtoolkit.passes.ad.activity import Activity, body_ops
 from irtoolkit.passes.ad.emit import DYN, Emitter, const_int
 from irtoolkit.passes.ad.parallel import reverse_parallel
 from irtoolkit.passes.ad.residuals import OuterProducts, prune_residual_tapes, residual_candidates, tape_residuals
-from irtoolkit.passes.ad.rules import Contribution, is_nondiff, is_primal_only, rule_inputs, vjp_rule
+from irtoolkit.passes.ad.rules import Contribution, is_nondiff, is_primal_only, no_rule_message, rule_inputs, vjp_rule
 
 MAX_TRIP_ATTR = "autodiff.max_trip"  # internal hint on strip-mined inner loops
 REVOLVE_ATTR = "autodiff.revolve_slots"  # internal: reversed by Revolve (checkpoint.py)
@@ -329,7 +329,7 @@ class ReverseGen:
             else:
                 rule = vjp_rule(op)
                 if rule is None:
-                    raise op_error(op, "cannot be differentiated (no derivative rule for this op)")
+                    raise op_error(op, no_rule_message(op))
                 inputs = rule_inputs(op)
                 need = [o in useful for o in inputs]
                 if not any(need):

@@ -198,7 +198,14 @@ def load_rules() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from irtoolkit.passes.ad import rules_arith, rules_func, rules_indexed, rules_math, rules_tensor  # noqa: F401
+    from irtoolkit.passes.ad import (  # noqa: F401
+        rules_arith,
+        rules_conv,
+        rules_func,
+        rules_indexed,
+        rules_math,
+        rules_tensor,
+    )
 
 
 def _lookup(table, op: Operation | type):
@@ -230,6 +237,14 @@ def vjp_rule(op: Operation | type):
     return rule
 
 
+def no_rule_message(op: Operation | type) -> str:
+    """Why an active op has no derivative: its registered reason, or the generic words."""
+    reason = _lookup(UNSUPPORTED, op)
+    if reason:
+        return f"cannot be differentiated: {reason}"
+    return "cannot be differentiated (no derivative rule for this op)"
+
+
 def is_nondiff(op: Operation | type) -> bool:
     load_rules()
     cls = op if isinstance(op, type) else type(op)
@@ -237,11 +252,6 @@ def is_nondiff(op: Operation | type) -> bool:
         return True
     meaning = meaning_of(cls)
     return meaning is not None and not meaning.differentiable
-
-
-def unsupported_reason(op: Operation | type) -> str | None:
-    """Why an op known not to be differentiable is not (``unsupported``), else None."""
-    return _lookup(UNSUPPORTED, op)
 
 
 def is_primal_only(op: Operation | type) -> bool:

@@ -10,9 +10,13 @@ from __future__ import annotations
 from xdsl.dialects import func, printf
 
 from irtoolkit.dialects import autodiff, loop
-from irtoolkit.passes.ad.rules import nondiff, primal_only, structural
+from irtoolkit.dialects import func as func_values
+from irtoolkit.passes.ad.rules import nondiff, primal_only, structural, unsupported
 
 structural(func.FuncOp, func.CallOp, func.ReturnOp)
+# A function value is not a number; what it calls is known only at run time.
+nondiff(func_values.ConstantOp)
+unsupported(func_values.CallIndirectOp, "its callee is known only at run time; call the function with func.call")
 # a print is a side effect without a derivative: it stays in the primal code, once
 # (the reverse sweep's replays of loop bodies and branches leave it out)
 nondiff(printf.PrintFormatOp, printf.PrintCharOp, printf.PrintIntOp)

@@ -151,23 +151,109 @@ def _extreme_weights(E, op, x, y):
     return reduce_weights(E, x, y, dims, lambda v: _broadcast_like(E, op, v, kept, x)), kept
 
 
-def _reduce_max_jvp(E, op, ins, outs, tangents):
-    t = tangents[0]
-    if t is None:
-        return [None]
-    w, _ = _extreme_weights(E, op, ins[0], outs[0])
-    return [E.reduce_sum(E.mul(t, w), list(op.dimensions.get_values()))]
+def _prod_weights(E, op, x, y):
+    """∂y/∂x: the product of the other elements, without dividing by zero: with no
+    zero, (product of x) / x; with one zero, the product of the others where x is
+    that zero and 0 elsewhere; with more, 0."""
+    dims = list(op.dimensions.get_values())
+    kept = _kept_dims(x.type.get_num_dims(), dims)
+    zero, one = E.zeros(x), E.const(1.0, x)
+    is_zero = E.cmp("eq", x, zero)
+    nonzero = E.select(is_zero, one, x)
+    product = _broadcast_like(E, op, E.v(tensor.ReduceProdOp(nonzero, dims)), kept, x)
+    zeros = _broadcast_like(E, op, E.reduce_sum(E.select(is_zero, one, zero), dims), kept, x)
+    only_zero = E.select(is_zero, E.select(E.cmp("eq", zeros, one), product, zero), zero)
+    return E.select(E.cmp("eq", zeros, zero), E.div(product, nonzero), only_zero), kept
 
 
-def _reduce_max_vjp(E, op, ins, outs, adjoints, need):
-    a = adjoints[0]
-    if a is None or not need[0]:
-        return [None]
-    w, kept = _extreme_weights(E, op, ins[0], outs[0])
-    return [E.mul(_broadcast_like(E, op, a, kept, ins[0]), w)]
+def _weighted_reduction(weights):
+    """The JVP and VJP of a reduction y = reduce(x) with ∂y/∂x = weights(E, op, x, y)."""
+
+    def jvp(E, op, ins, outs, tangents):
+        t = tangents[0]
+        if t is None:
+            return [None]
+        w, _ = weights(E, op, ins[0], outs[0])
+        return [E.reduce_sum(E.mul(t, w), list(op.dimensions.get_values()))]
+
+    def vjp(E, op, ins, outs, adjoints, need):
+        a = adjoints[0]
+        if a is None or not need[0]:
+            return [None]
+        w, kept = weights(E, op, ins[0], outs[0])
+        return [E.mul(_broadcast_like(E, op, a, kept, ins[0]), w)]
+
+    return jvp, vjp
 
 
-register(tensor.ReduceMaxOp, _reduce_max_jvp, _reduce_max_vjp)
+register(tensor.ReduceMaxOp, *_weighted_reduction(_extreme_weights))
+register(tensor.ReduceMinOp, *_weighted_reduction(_extreme_weights))
+register(tensor.ReduceProdOp, *_weighted_reduction(_prod_weights))
+nondiff(tensor.ArgMaxOp, tensor.ArgMinOp, tensor.IotaOp)
+linear_unary(
+    tensor.ReverseOp,
+    _same_op,
+    lambda E, op, a, ins, outs: E.v(tensor.ReverseOp(a, op.dimensions, ins[0].type)),
+)
+
+
+# -- dot (StableHLO dot_general): its derivatives are dots --------------------------
+def _dot_jvp(E, op, ins, outs, tangents):
+    a, b = ins
+    ta, tb = tangents
+    d = op.dims
+    batch, contract = (d.lhs_batch, d.rhs_batch), (d.lhs_contract, d.rhs_contract)
+    total = None
+    if ta is not None:
+        total = E.v(tensor.DotOp(ta, b, batch, contract, outs[0].type))
+    if tb is not None:
+        total = E.accumulate(total, E.v(tensor.DotOp(a, tb, batch, contract, outs[0].type)))
+    return [total]
+
+
+def _dot_operand_adjoint(E, g, x, y, x_batch, y_batch, x_contract, y_contract, x_is_lhs: bool):
+    """The adjoint of operand ``x`` of a dot with the other operand ``y`` and result
+    adjoint ``g``: a dot of g and y over y's free dims, batched as the original,
+    with the operands in the order that needs no transpose when there is one."""
+    nb = len(x_batch)
+    x_rank, y_rank = x.type.get_num_dims(), y.type.get_num_dims()
+    x_free = [i for i in range(x_rank) if i not in (*x_batch, *x_contract)]
+    y_free = [i for i in range(y_rank) if i not in (*y_batch, *y_contract)]
+    first = nb if x_is_lhs else nb + len(y_free)
+    g_x = list(range(first, first + len(x_free)))
+    g_y = [i for i in range(nb, nb + len(x_free) + len(y_free)) if i not in g_x]
+    # y's remaining (contracting) dims come out in y's order: the x dims they pair with
+    x_by_y = [x_contract[y_contract.index(i)] for i in sorted(y_contract)]
+    g_batch = list(range(nb))
+    options = [
+        ((y, g), ((y_batch, g_batch), (y_free, g_y)), [*x_batch, *x_by_y, *x_free]),
+        ((g, y), ((g_batch, y_batch), (g_y, y_free)), [*x_batch, *x_free, *x_by_y]),
+    ]
+    (lhs, rhs), (batch, contract), layout = next(
+        (o for o in options if o[2] == sorted(o[2])), options[1])
+    xt: TensorType = x.type
+    shape = xt.get_shape()
+    dot_type = TensorType(xt.get_element_type(), [shape[i] for i in layout])
+    r = E.v(tensor.DotOp(lhs, rhs, batch, contract, dot_type))
+    if layout == sorted(layout):
+        return r
+    return E.transpose(r, _inverse(layout))
+
+
+def _dot_vjp(E, op, ins, outs, adjoints, need):
+    a, b = ins
+    (g,) = adjoints
+    if g is None:
+        return [None, None]
+    d = op.dims
+    da = _dot_operand_adjoint(E, g, a, b, d.lhs_batch, d.rhs_batch, d.lhs_contract, d.rhs_contract,
+                              True) if need[0] else None
+    db = _dot_operand_adjoint(E, g, b, a, d.rhs_batch, d.lhs_batch, d.rhs_contract, d.lhs_contract,
+                              False) if need[1] else None
+    return [da, db]
+
+
+register(tensor.DotOp, _dot_jvp, _dot_vjp)
 
 
 # -- element access ---------------------------------------------------------------

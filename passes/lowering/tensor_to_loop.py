@@ -59,11 +59,11 @@ dense constants with more than ``global_threshold`` elements (smaller ones
 are an alloc filled by stores; splats a fill loop). A get_global buffer is
 borrowed: never written, never freed.
 
-Large f32/f64 `tensor.matmul`s call BLAS instead of a loop nest: `func.call
-@scipy_cblas_{s,d}gemm64_` (a private declaration added to the module) on
-buffer addresses from `memref.extract_aligned_pointer_as_index`, with
-transposed operands folded into the gemm flags (options ``blas``,
-``blas_threshold``; see ``blas.py``).
+Large f32/f64 `tensor.dot`s and `tensor.matmul`s call BLAS instead of a loop
+nest: one `func.call @scipy_cblas_{s,d}gemm64_` (a private declaration added
+to the module) per batch element on buffer addresses from
+`memref.extract_aligned_pointer_as_index`, with transposed operands folded
+into the gemm flags (options ``blas``, ``blas_threshold``; see ``blas.py``).
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
 from irtoolkit.diagnostics import op_error
-from irtoolkit.passes.lowering.blas import plan_matmuls
+from irtoolkit.passes.lowering.blas import plan_dots
 from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels
 from irtoolkit.passes.lowering.tensor_to_loop_rules import rule_of
 from irtoolkit.pipeline import option
@@ -211,8 +211,8 @@ class TensorLowering(KernelEmitter):
         self.taken_symbols: set[str] = {
             o.sym_name.data for o in module.body.block.ops if isinstance(getattr(o, "sym_name", None), StringAttr)
         }
-        #: matmuls that call BLAS: (gemm symbol, transA, transB) (``blas.plan_matmuls``)
-        self.matmul_plans: dict[Operation, tuple[str, bool, bool]] = {}
+        #: dots that call BLAS -> the gemm symbol (``blas.plan_dots``)
+        self.gemm_dots: dict[Operation, str] = {}
 
     # -- values ------------------------------------------------------------
 
@@ -572,9 +572,9 @@ class LowerTensorToLoopPass(ModulePass):
         "(-1: never, always alloc and stores)", minimum=-1)
     # the gemm is irtoolkit.abi.GEMM_SYMBOLS' (numpy's OpenBLAS), which whoever links
     # the code provides: the JIT turns the option off when the library is missing
-    blas: bool = option(True, "f32/f64 matmuls call BLAS gemm (false: loop nests)")
+    blas: bool = option(True, "f32/f64 dots and matmuls call BLAS gemm (false: loop nests)")
     blas_threshold: int = option(
-        4096, "static matmuls with M*N*K below this stay loop nests", minimum=0)
+        4096, "static dots with (result size) x (contracted size) below this stay loop nests", minimum=0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.gcpause import paused_gc
@@ -587,7 +587,7 @@ class LowerTensorToLoopPass(ModulePass):
             return
         lower_to_kernels(op)  # the elementwise ops and reductions tensor-fuse left
         lowering = TensorLowering(op, self)
-        plan_matmuls(lowering, op)  # BLAS matmuls; folds transposed operands
+        plan_dots(lowering, op)  # BLAS dots and matmuls; folds transposed operands
         funcs = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         for f in funcs:
             if not _has_tensor_types(f):

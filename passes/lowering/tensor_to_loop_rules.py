@@ -27,12 +27,14 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     TensorType,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from irtoolkit.diagnostics import op_error
 from irtoolkit.dialects import tensor
-from irtoolkit.passes.lowering.blas import CONTRACT, lower_matmul_gemm, matmul_plan, small_static_matmul
+from irtoolkit.dialects.elementwise import ElementKind, element_kind
+from irtoolkit.passes.lowering.blas import check_dot_sizes, lower_dot_gemm, small_static_dot
 from irtoolkit.passes.lowering.checks import (
     IN_BOUNDS,
     check_broadcastable,
@@ -134,86 +136,87 @@ def virtual_splat(L: TensorLowering, res: SSAValue, scalar: SSAValue) -> bool:
 # ---------------------------------------------------------------------------
 
 
-@lowering_rule(tensor.MatmulOp)
-def lower_matmul(L: TensorLowering, op: Operation) -> None:
-    """Large float matmuls call BLAS gemm (transposed operands folded into its
-    flags, see :func:`plan_matmuls`); the others become loop nests."""
-    plan = matmul_plan(L, op)
-    if plan is not None:
-        lower_matmul_gemm(L, op, *plan)
-    elif small_static_matmul(L, op):
-        _matmul_ijk(L, op)
+@lowering_rule(tensor.MatmulOp, tensor.DotOp)
+def lower_dot(L: TensorLowering, op: Operation) -> None:
+    """Large float dots (a matmul is the dot `contract [1] x [0]`) call BLAS gemm
+    (transposed operands folded into its flags, see :func:`plan_dots`); the others
+    become loop nests."""
+    sym = L.gemm_dots.get(op)
+    if sym is not None:
+        lower_dot_gemm(L, op)  # type: ignore[arg-type]
+    elif small_static_dot(L, op) or not op.dims.rhs_free:  # type: ignore[attr-defined]
+        _dot_ijk(L, op)
     else:
-        _matmul_ikj(L, op)
+        _dot_ikj(L, op)
 
 
-def _matmul_ijk(L: TensorLowering, op: Operation) -> None:
-    """i-j-k nest with a scalar accumulator (small static matmuls: LLVM unrolls it)."""
+def _dot_index(d: tensor.DotDims, side: int, batch: Sequence[SSAValue], free: Sequence[SSAValue],
+               contract: Sequence[SSAValue]) -> list[SSAValue]:
+    """The index into operand ``side`` of a dot from its batch, free and contracting ivs."""
+    rank = d.lhs_rank if side == 0 else d.rhs_rank
+    idx: list[SSAValue] = [None] * rank  # type: ignore[list-item]
+    for dims, ivs in ((d.lhs_batch if side == 0 else d.rhs_batch, batch),
+                      (d.lhs_free if side == 0 else d.rhs_free, free),
+                      (d.lhs_contract if side == 0 else d.rhs_contract, contract)):
+        for dim, iv in zip(dims, ivs):
+            idx[dim] = iv
+    return idx
+
+
+def _dot_ijk(L: TensorLowering, op: Operation) -> None:
+    """A nest over the result with a scalar accumulator over the contracting dims
+    (small static dots: LLVM unrolls it)."""
+    d: tensor.DotDims = op.dims  # type: ignore[attr-defined]
     a, b = op.operands[0], op.operands[1]
     res = op.results[0]
-    ra, rb = len(shape(a)), len(shape(b))
     da, db = L.dims(a), L.dims(b)
-    check_eq(L, op, da[-1], db[0], CONTRACT)
-    # result dims: rows of a (if a is a matrix), columns of b (if b is a matrix)
-    known: list[SSAValue | None] = []
-    if ra == 2:
-        known.append(da[0])
-    if rb == 2:
-        known.append(db[1])
-    dims = result_sizes(L, res, known)
+    dims = check_dot_sizes(L, op, da, db)
     out = L.fresh(res, dims)
-    K = da[-1]
     ba, bb = L.buf(a), L.buf(b)
-    et = elem(res)
-    zero = L.const(0.0, et)
+    zero = L.const(0.0, elem(res))
+    nb, nf = len(d.lhs_batch), len(d.lhs_free)
 
     def body(ivs: list[SSAValue]) -> None:
-        i = [ivs[0]] if ra == 2 else []
-        j = [ivs[-1]] if rb == 2 else []
+        batch, i, j = ivs[:nb], ivs[nb:nb + nf], ivs[nb + nf:]
 
         def inner(k: list[SSAValue], acc: list[SSAValue]) -> list[SSAValue]:
-            x = L.load(ba, [*i, k[0]])
-            y = L.load(bb, [k[0], *j])
+            x = L.load(ba, _dot_index(d, 0, batch, i, k))
+            y = L.load(bb, _dot_index(d, 1, batch, j, k))
             return [L.emit1(arith.AddfOp(acc[0], L.emit1(arith.MulfOp(x, y))))]
 
-        (s,) = L.nest([K], [zero], inner)
+        (s,) = L.nest([da[c] for c in d.lhs_contract], [zero], inner)
         L.store(s, out, ivs)
 
     L.for_each(dims, body)
 
 
-def _matmul_ikj(L: TensorLowering, op: Operation) -> None:
-    """C = 0, then i-k-j: the innermost loop runs along rows of B and C
-    (contiguous: LLVM vectorizes it). Same summation order as i-j-k."""
+def _dot_ikj(L: TensorLowering, op: Operation) -> None:
+    """C = 0, then batch-i-k-j: the innermost loops run along the rhs free dims
+    (contiguous rows of B and C when they are trailing: LLVM vectorizes them). Same
+    summation order as :func:`_dot_ijk`."""
+    d: tensor.DotDims = op.dims  # type: ignore[attr-defined]
     a, b = op.operands[0], op.operands[1]
     res = op.results[0]
-    ra, rb = len(shape(a)), len(shape(b))
-    if rb != 2:  # matrix-vector / dot: i-j-k is already contiguous along k
-        _matmul_ijk(L, op)
-        return
     da, db = L.dims(a), L.dims(b)
-    check_eq(L, op, da[-1], db[0], CONTRACT)
-    known: list[SSAValue | None] = [da[0], db[1]] if ra == 2 else [db[1]]
-    dims = result_sizes(L, res, known)
+    dims = check_dot_sizes(L, op, da, db)
     out = L.fresh(res, dims)
     ba, bb = L.buf(a), L.buf(b)
-    et = elem(res)
-    zero = L.const(0.0, et)
+    zero = L.const(0.0, elem(res))
     L.for_each(dims, lambda ivs: L.store(zero, out, ivs))
-    N = dims[-1]
+    nb, nf = len(d.lhs_batch), len(d.lhs_free)
 
     def body(ivs: list[SSAValue]) -> None:
-        i, k = ivs[:-1], ivs[-1]
-        x = L.load(ba, [*i, k])
+        batch, i, k = ivs[:nb], ivs[nb:nb + nf], ivs[nb + nf:]
+        x = L.load(ba, _dot_index(d, 0, batch, i, k))
 
-        def inner(jv: list[SSAValue]) -> None:
-            c = L.load(out, [*i, jv[0]])
-            y = L.load(bb, [k, jv[0]])
-            L.store(L.emit1(arith.AddfOp(c, L.emit1(arith.MulfOp(x, y)))), out, [*i, jv[0]])
+        def inner(j: list[SSAValue]) -> None:
+            c = L.load(out, [*batch, *i, *j])
+            y = L.load(bb, _dot_index(d, 1, batch, j, k))
+            L.store(L.emit1(arith.AddfOp(c, L.emit1(arith.MulfOp(x, y)))), out, [*batch, *i, *j])
 
-        L.for_each([N], inner)
+        L.for_each(dims[nb + nf:], inner)
 
-    L.for_each([*([da[0]] if ra == 2 else []), da[-1]], body)
+    L.for_each([*dims[:nb + nf], *(da[c] for c in d.lhs_contract)], body)
 
 
 @lowering_rule(tensor.TransposeOp)
@@ -265,6 +268,82 @@ def lower_broadcast(L: TensorLowering, op: Operation) -> None:
                 idx.append(L.emit1(arith.SelectOp(is1, L.index(0), ivs[d])))
             else:
                 idx.append(ivs[d])
+        L.store(L.load(b, idx), out, ivs)
+
+    L.for_each(dims, body)
+
+
+@lowering_rule(tensor.ArgMaxOp, tensor.ArgMinOp)
+def lower_arg_extreme(L: TensorLowering, op: Operation) -> None:
+    """A nest over the result; along the dim a loop carrying the best value and its
+    index, replaced only by a strictly better element (so the first extreme wins)
+    or, for floats, by the first NaN."""
+    src, res = op.operands[0], op.results[0]
+    axis: int = op.dim  # type: ignore[attr-defined]
+    sd = L.dims(src)
+    dims = result_sizes(L, res, [s for i, s in enumerate(sd) if i != axis])
+    out = L.fresh(res, dims)
+    b = L.buf(src)
+    et = elem(src)
+    is_max = isinstance(op, tensor.ArgMaxOp)
+    start = L.const((tensor.ReduceMaxOp if is_max else tensor.ReduceMinOp).initial(et), et)
+    kind = element_kind(et)
+
+    def better(x: SSAValue, best: SSAValue) -> SSAValue:
+        if kind is ElementKind.FLOAT:
+            strict = L.emit1(arith.CmpfOp(x, best, "ogt" if is_max else "olt"))
+            first_nan = L.emit1(arith.AndIOp(L.emit1(arith.CmpfOp(x, x, "uno")),
+                                             L.emit1(arith.CmpfOp(best, best, "ord"))))
+            return L.emit1(arith.OrIOp(strict, first_nan))
+        if kind is ElementKind.I1:
+            return L.emit1(arith.CmpiOp(x, best, "ugt" if is_max else "ult"))
+        return L.emit1(arith.CmpiOp(x, best, "sgt" if is_max else "slt"))
+
+    def body(ivs: list[SSAValue]) -> None:
+        def step(k: list[SSAValue], carried: list[SSAValue]) -> list[SSAValue]:
+            best, index = carried
+            x = L.load(b, [*ivs[:axis], k[0], *ivs[axis:]])
+            take = better(x, best)
+            return [L.emit1(arith.SelectOp(take, x, best)), L.emit1(arith.SelectOp(take, k[0], index))]
+
+        _, index = L.nest([sd[axis]], [start, L.index(0)], step)
+        L.store(L.emit1(arith.IndexCastOp(index, elem(res))), out, ivs)
+
+    L.for_each(dims, body)
+
+
+@lowering_rule(tensor.IotaOp)
+def lower_iota(L: TensorLowering, op: Operation) -> None:
+    res = op.results[0]
+    dims = result_sizes(L, res, [])
+    out = L.fresh(res, dims)
+    et = elem(res)
+    axis: int = op.dim  # type: ignore[attr-defined]
+
+    def body(ivs: list[SSAValue]) -> None:
+        i = ivs[axis]
+        if isinstance(et, IndexType):
+            v = i
+        elif isinstance(et, AnyFloat):
+            v = L.emit1(arith.SIToFPOp(L.emit1(arith.IndexCastOp(i, i64)), et))
+        else:
+            v = L.emit1(arith.IndexCastOp(i, et))
+        L.store(v, out, ivs)
+
+    L.for_each(dims, body)
+
+
+@lowering_rule(tensor.ReverseOp)
+def lower_reverse(L: TensorLowering, op: Operation) -> None:
+    src, res = op.operands[0], op.results[0]
+    sd = L.dims(src)
+    dims = result_sizes(L, res, sd)
+    out = L.fresh(res, dims)
+    b = L.buf(src)
+    last = {d: L.emit1(arith.SubiOp(sd[d], L.index(1))) for d in int_list(prop(op, "dimensions"))}
+
+    def body(ivs: list[SSAValue]) -> None:
+        idx = [L.emit1(arith.SubiOp(last[d], iv)) if d in last else iv for d, iv in enumerate(ivs)]
         L.store(L.load(b, idx), out, ivs)
 
     L.for_each(dims, body)
@@ -750,3 +829,4 @@ def lower_reshape(L: TensorLowering, op: Operation) -> None:
 
 # rules of other modules register themselves on import
 from irtoolkit.passes.lowering import indexed  # noqa: E402,F401
+from irtoolkit.passes.lowering import windows  # noqa: E402,F401  (conv and pooling: their own module)

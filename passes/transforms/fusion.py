@@ -95,12 +95,16 @@ def _splat_tensor(rewriter: PatternRewriter, value: float | int, t: TensorType, 
     return s.results[0]
 
 
+_REDUCTIONS = (tensor.ReduceSumOp, tensor.ReduceMaxOp, tensor.ReduceMinOp, tensor.ReduceProdOp)
+
+
 class ReduceOfBroadcast(RewritePattern):
     """reduce_sum(broadcast(x)) over new static dims -> x * count (re-broadcast over the
-    new dims that are kept); reduce_max(broadcast(x)) -> x likewise."""
+    new dims that are kept); reduce_max(broadcast(x)) and reduce_min(broadcast(x)) -> x
+    likewise."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, tensor.ReduceSumOp | tensor.ReduceMaxOp):
+        if not isinstance(op, tensor.ReduceSumOp | tensor.ReduceMaxOp | tensor.ReduceMinOp):
             return
         b = op.operands[0].owner
         if not isinstance(b, tensor.BroadcastOp):
@@ -154,7 +158,7 @@ class ReduceOfTranspose(RewritePattern):
     """reduce_*(transpose(a, perm), R) -> reduce_*(a, perm[R]) when the kept dims stay in order."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, tensor.ReduceSumOp | tensor.ReduceMaxOp):
+        if not isinstance(op, _REDUCTIONS):
             return
         t = op.operands[0].owner
         if not isinstance(t, tensor.TransposeOp):
@@ -217,7 +221,7 @@ class MatmulWithSplat(RewritePattern):
 
 
 SIMPLIFICATIONS: tuple[RewritePattern, ...] = (ReduceOfBroadcast(), ReduceOfTranspose(), MatmulWithSplat())
-_SIMPLIFIABLE = (tensor.ReduceSumOp, tensor.ReduceMaxOp, tensor.MatmulOp)
+_SIMPLIFIABLE = (*_REDUCTIONS, tensor.MatmulOp)
 
 
 def simplify_module(top: Operation, max_rounds: int = 4) -> int:

@@ -15,7 +15,7 @@
 // CHECK: fadd double
 // CHECK: ret double
 
-// NOTE: note: --emit llvm: the module is not in the llvm dialect; appending the default lowering 'ad,lower-to-llvm' to the pipeline
+// NOTE: note: --emit llvm: the module is not in the llvm dialect; appending the default lowering 'convert-stablehlo-to-tensor,ad,lower-to-llvm' to the pipeline
 
 // DUMPS:      note: --emit llvm: the module is not in the llvm dialect
 // DUMPS:      IR Dump After Autodiff (ad)

@@ -6,7 +6,7 @@
 // PARSE-NOT: Traceback
 
 // RUN: not irt-opt %s 2>&1 | FileCheck %s --check-prefix=VERIFY
-// VERIFY: errors.mlir:[[# @LINE + 3]]:3: error: 'func.return' op Expected arguments to have the same types as the function output types
+// VERIFY: errors.mlir:[[# @LINE + 3]]:3: error: 'func.return' op type of return operand 0 ('f64') doesn't match function result type ('f32')
 // VERIFY-NOT: Traceback
 func.func @wrong_return(%x: f64) -> f32 {
   func.return %x : f64

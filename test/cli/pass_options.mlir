@@ -55,7 +55,7 @@
 // LIST: {{^}}  ad {{ +}}differentiate
 // LIST-NEXT: {{^}}    checkpoint=sqrt|<int> {{ +}}checkpoint every active loop.for{{.*}}(default: unset)
 // LIST: {{^}}  lower-to-llvm {{ +}}everything from the tensor level
-// LIST: {{^}}    blas=<bool> {{ +}}f32/f64 matmuls call BLAS gemm (false: loop nests) (default: true)
+// LIST: {{^}}    blas=<bool> {{ +}}f32/f64 dots and matmuls call BLAS gemm (false: loop nests) (default: true)
 // LIST: {{^}}    parallel=<bool> {{ +}}outline large parallel-safe loops{{.*}}(default: true)
 
 func.func @twice(%x: f64) -> f64 {

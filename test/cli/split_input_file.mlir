@@ -17,12 +17,12 @@
 // OUT-NEXT: }
 // OUT-NOT:  {{.}}
 
-// ERR: split_input_file.mlir:[[# @LINE + 14]]:3: error: 'func.return' op Expected arguments
+// ERR: split_input_file.mlir:[[# @LINE + 14]]:3: error: 'func.return' op type of return operand 0
 // ERR-NEXT: func.return %x : f64
 // ERR-NEXT: ^
 // ERR-NOT: error
 
-// WHOLE: split_input_file.mlir:[[# @LINE + 9]]:3: error: 'func.return' op Expected arguments
+// WHOLE: split_input_file.mlir:[[# @LINE + 9]]:3: error: 'func.return' op type of return operand 0
 
 func.func @first(%x: f64) -> f64 {
   func.return %x : f64

@@ -15,7 +15,7 @@ func.func @same_line(%x: f64) -> f64 {
 // -----
 
 func.func @plus_one(%x: f64) -> f32 {
-  // expected-error @+1 {{'func.return' op Expected arguments to have the same types}}
+  // expected-error @+1 {{'func.return' op type of return operand 0}}
   func.return %x : f64
 }
 
@@ -23,14 +23,14 @@ func.func @plus_one(%x: f64) -> f32 {
 
 func.func @minus_one(%x: f64) -> f32 {
   func.return %x : f64
-  // expected-error @-1 {{Expected arguments}}
+  // expected-error @-1 {{type of return operand 0}}
 }
 
 // -----
 
 func.func @above(%x: f64) -> f32 {
   func.return %x : f64
-  // expected-error @above {{expected [f32], got [f64]}}
+  // expected-error @above {{('f64') doesn't match function result type ('f32')}}
 }
 
 // -----
@@ -43,7 +43,7 @@ func.func @below(%x: f64) -> f32 {
 // -----
 
 func.func @regex(%x: f64) -> f32 {
-  // expected-error-re @+1 {{expected [{{f[0-9]+}}], got [f64]}}
+  // expected-error-re @+1 {{('f64') doesn't match function result type ('{{f[0-9]+}}')}}
   func.return %x : f64
 }
 

@@ -4,16 +4,16 @@
 // RUN: FileCheck %s < %t.err
 // RUN: FileCheck %s --check-prefix=OUT < %t.out
 
-// CHECK: verify_fail.mlir:2:3: error: unexpected error: 'func.return' op Expected arguments
+// CHECK: verify_fail.mlir:2:3: error: unexpected error: 'func.return' op type of return operand 0
 // CHECK-NEXT: func.return %x : f64
 // CHECK-NEXT: ^
 // CHECK: verify_fail.mlir:8:6: error: expected error "this is never reported" was not produced
-// CHECK: verify_fail.mlir:16:3: error: unexpected error: 'func.return' op Expected arguments
+// CHECK: verify_fail.mlir:16:3: error: unexpected error: 'func.return' op type of return operand 0
 // CHECK: verify_fail.mlir:15:6: error: expected error "some other message" was not produced
 // CHECK: verify_fail.mlir:22:6: error: 'error' diagnostic emitted when expecting a 'warning'
-// CHECK: verify_fail.mlir:22:6: error: expected warning "Expected arguments" was not produced
-// CHECK: verify_fail.mlir:30:3: error: unexpected error: 'func.return' op Expected arguments
-// CHECK: verify_fail.mlir:29:6: error: expected error "Expected arguments" was not produced
+// CHECK: verify_fail.mlir:22:6: error: expected warning "type of return operand 0" was not produced
+// CHECK: verify_fail.mlir:30:3: error: unexpected error: 'func.return' op type of return operand 0
+// CHECK: verify_fail.mlir:29:6: error: expected error "type of return operand 0" was not produced
 
 // OUT: func.func @missing
 // OUT: func.func @fine

@@ -19,14 +19,14 @@ func.func @wrong_message(%x: f64) -> f32 {
 // -----
 
 func.func @wrong_severity(%x: f64) -> f32 {
-  // expected-warning @+1 {{Expected arguments}}
+  // expected-warning @+1 {{type of return operand 0}}
   func.return %x : f64
 }
 
 // -----
 
 func.func @wrong_line(%x: f64) -> f32 {
-  // expected-error {{Expected arguments}}
+  // expected-error {{type of return operand 0}}
   func.return %x : f64
 }
 

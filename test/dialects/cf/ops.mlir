@@ -21,3 +21,30 @@ func.func @no_weights(%c: i1, %x: f64) -> f64 {
 ^bb2(%a: f64, %b: f64):
   func.return %b : f64
 }
+
+// Case values print signed (255 : i8 is -1), as mlir-opt prints them.
+// CHECK-LABEL: func.func @switch(
+// CHECK:      cf.switch %x : i8, [
+// CHECK-NEXT:   default: ^{{.*}}(%a : f32),
+// CHECK-NEXT:   -128: ^{{.*}},
+// CHECK-NEXT:   -1: ^{{.*}}(%a, %a : f32, f32)
+// CHECK-NEXT: ]
+func.func @switch(%x: i8, %a: f32) {
+  cf.switch %x : i8, [default: ^bb1(%a : f32), -128: ^bb2, 255: ^bb3(%a, %a : f32, f32)]
+^bb1(%p: f32):
+  return
+^bb2:
+  return
+^bb3(%q: f32, %r: f32):
+  return
+}
+
+// CHECK-LABEL: func.func @switch_default_only
+// CHECK:      cf.switch %i : index, [
+// CHECK-NEXT:   default: ^{{.*}}
+// CHECK-NEXT: ]
+func.func @switch_default_only(%i: index) {
+  cf.switch %i : index, [default: ^bb1]
+^bb1:
+  return
+}

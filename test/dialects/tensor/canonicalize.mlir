@@ -206,3 +206,22 @@ func.func @positive_zero_on_the_left(%x: tensor<3xf64>) -> tensor<3xf64> {
   %a = tensor.add %z, %x : tensor<3xf64>
   func.return %a : tensor<3xf64>
 }
+
+// Folds of the SPEC §3.1 ops: reverse of a reverse over the same dims, reverse
+// over no dims, constant dot and argmax.
+// CHECK-LABEL: func.func @model_op_folds
+// CHECK-SAME:      (%[[X:.+]]: tensor<2x3xf32>)
+// CHECK-DAG:     %[[D:.+]] = arith.constant dense<{{\[}}[7.000000e+00, 1.000000e+01]]> : tensor<1x2xf32>
+// CHECK-DAG:     %[[K:.+]] = arith.constant dense<[1, 0]> : tensor<2xi64>
+// CHECK:         return %[[X]], %[[X]], %[[D]], %[[K]]
+func.func @model_op_folds(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<1x2xf32>, tensor<2xi64>) {
+  %r = tensor.reverse %x [0, 1] : tensor<2x3xf32>
+  %rr = tensor.reverse %r [1, 0] : tensor<2x3xf32>
+  %id = tensor.reverse %x [] : tensor<2x3xf32>
+  %a = arith.constant dense<[[1.0, 2.0]]> : tensor<1x2xf32>
+  %b = arith.constant dense<[[1.0, 3.0], [2.0, 4.0]]> : tensor<2x2xf32>
+  %d = tensor.dot %a, %b contract [1] x [1] : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %m = arith.constant dense<[[1.0, 7.0, 7.0], [0x7FC00000, 2.0, 0x7FC00000]]> : tensor<2x3xf32>
+  %k = tensor.argmax %m [1] : tensor<2x3xf32> -> tensor<2xi64>
+  return %rr, %id, %d, %k : tensor<2x3xf32>, tensor<2x3xf32>, tensor<1x2xf32>, tensor<2xi64>
+}

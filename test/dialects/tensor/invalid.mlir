@@ -464,6 +464,278 @@ func.func @pad_result_type(%arg0: tensor<?x2x3x4xi32>, %arg1: index, %arg2: i32)
   return %0 : tensor<?x?x?x8xi32>
 }
 
+// -----
+
+func.func @conv_rank(%x: tensor<4x3xf32>, %w: tensor<3x3xf32>) {
+  // expected-error @+1 {{'tensor.conv' op input must have rank 3, 4 or 5 (batch, 1 to 3 spatial dims, features), got tensor<4x3xf32>}}
+  %y = tensor.conv %x, %w : (tensor<4x3xf32>, tensor<3x3xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @conv_filter_rank(%x: tensor<1x5x5x3xf32>, %w: tensor<3x3x4xf32>) {
+  // expected-error @+1 {{'tensor.conv' op filter rank 3 differs from the input rank 4}}
+  %y = tensor.conv %x, %w : (tensor<1x5x5x3xf32>, tensor<3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_element_type(%x: tensor<1x5x3xi32>, %w: tensor<3x3x4xi32>) {
+  // expected-error @+1 {{'tensor.conv' op requires float element type, got i32}}
+  %y = tensor.conv %x, %w : (tensor<1x5x3xi32>, tensor<3x3x4xi32>) -> tensor<1x3x4xi32>
+  return
+}
+
+// -----
+
+func.func @conv_stride_count(%x: tensor<1x5x5x3xf32>, %w: tensor<3x3x3x4xf32>) {
+  // expected-error @+1 {{'tensor.conv' op stride must have 2 entries (one per spatial dimension), got 1}}
+  %y = tensor.conv %x, %w stride [2] : (tensor<1x5x5x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x2x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_dilation_zero(%x: tensor<1x5x5x3xf32>, %w: tensor<3x3x3x4xf32>) {
+  // expected-error @+1 {{'tensor.conv' op dilation entries must be positive, got [0, 1]}}
+  %y = tensor.conv %x, %w dilation [0, 1] : (tensor<1x5x5x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_pad_pairs(%x: tensor<1x5x5x3xf32>, %w: tensor<3x3x3x4xf32>) {
+  // expected-error @+1 {{'tensor.conv' op pad must have 2 [lo, hi] pairs (one per spatial dimension), got 1}}
+  %y = tensor.conv %x, %w pad [[1, 1]] : (tensor<1x5x5x3xf32>, tensor<3x3x3x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_pad_pair_syntax(%x: tensor<1x5x3xf32>, %w: tensor<3x3x4xf32>) {
+  // expected-error @+1 {{expected a [lo, hi] pair, got 3 values}}
+  %y = tensor.conv %x, %w pad [[1, 1, 1]] : (tensor<1x5x3xf32>, tensor<3x3x4xf32>) -> tensor<1x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups_divide(%x: tensor<1x5x5x6xf32>, %w: tensor<3x3x2x4xf32>) {
+  // expected-error @+1 {{'tensor.conv' op input feature dimension 6 is not divisible by groups 4}}
+  %y = tensor.conv %x, %w groups 4 : (tensor<1x5x5x6xf32>, tensor<3x3x2x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_filter_features(%x: tensor<1x5x5x6xf32>, %w: tensor<3x3x2x4xf32>) {
+  // expected-error @+1 {{'tensor.conv' op filter input feature dimension 2 times groups 2 does not match the input feature dimension 6}}
+  %y = tensor.conv %x, %w groups 2 : (tensor<1x5x5x6xf32>, tensor<3x3x2x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_output_features(%x: tensor<1x5x5x6xf32>, %w: tensor<3x3x2x4xf32>) {
+  // expected-error @+1 {{'tensor.conv' op filter output feature dimension 4 is not divisible by groups 3}}
+  %y = tensor.conv %x, %w groups 3 : (tensor<1x5x5x6xf32>, tensor<3x3x2x4xf32>) -> tensor<1x3x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @conv_result_shape(%x: tensor<8x28x28x3xf32>, %w: tensor<3x3x3x16xf32>) {
+  // expected-error @+1 {{'tensor.conv' op result shape 8x14x14x16 does not match the expected 8x13x13x16}}
+  %y = tensor.conv %x, %w stride [2, 2] : (tensor<8x28x28x3xf32>, tensor<3x3x3x16xf32>) -> tensor<8x14x14x16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_window_count(%x: tensor<4x6xf32>) {
+  // expected-error @+1 {{'tensor.reduce_window_max' op window must have 2 entries (one per operand dimension), got 1}}
+  %p = tensor.reduce_window_max %x window [2] : tensor<4x6xf32> -> tensor<3x6xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_window_stride(%x: tensor<4x6xf32>) {
+  // expected-error @+1 {{'tensor.reduce_window_sum' op stride entries must be positive, got [1, 0]}}
+  %p = tensor.reduce_window_sum %x window [1, 2] stride [1, 0] : tensor<4x6xf32> -> tensor<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_window_pad(%x: tensor<4x6xf32>) {
+  // expected-error @+1 {{'tensor.reduce_window_sum' op pad must have 2 [lo, hi] pairs (one per operand dimension), got 1}}
+  %p = tensor.reduce_window_sum %x window [1, 2] pad [[1, 1]] : tensor<4x6xf32> -> tensor<4x5xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_window_result(%x: tensor<8x28x28x16xf32>) {
+  // expected-error @+1 {{'tensor.reduce_window_max' op result shape 8x28x28x16 does not match the expected 8x14x14x16}}
+  %p = tensor.reduce_window_max %x window [1, 2, 2, 1] stride [1, 2, 2, 1] : tensor<8x28x28x16xf32> -> tensor<8x28x28x16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_window_element(%x: tensor<4xi1>) {
+  // expected-error @+1 {{'tensor.reduce_window_max' op requires float or integer (not i1) element type, got i1}}
+  %p = tensor.reduce_window_max %x window [2] : tensor<4xi1> -> tensor<3xi1>
+  return
+}
+
+// -----
+
+func.func @window_max_scatter_values(%x: tensor<4x6xf32>, %g: tensor<2x2xf32>) {
+  // expected-error @+1 {{'tensor.window_max_scatter' op values shape 2x2 does not match the expected 2x3}}
+  %d = tensor.window_max_scatter %x, %g window [2, 2] stride [2, 2] : (tensor<4x6xf32>, tensor<2x2xf32>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @dot_contract(%a: tensor<2x3xf32>, %b: tensor<5x4xf32>) {
+  // expected-error @+1 {{'tensor.dot' op contracting dimensions differ: 3 vs 5 (lhs dimension 1, rhs dimension 0)}}
+  %0 = tensor.dot %a, %b contract [1] x [0] : (tensor<2x3xf32>, tensor<5x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_batch(%a: tensor<8x2x3xf32>, %b: tensor<4x3x4xf32>) {
+  // expected-error @+1 {{'tensor.dot' op batch dimensions differ: 8 vs 4 (lhs dimension 0, rhs dimension 0)}}
+  %0 = tensor.dot %a, %b batch [0] x [0] contract [2] x [1] : (tensor<8x2x3xf32>, tensor<4x3x4xf32>) -> tensor<8x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_lengths(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tensor.dot' op contracting dimension lists differ in length: 1 vs 2}}
+  %0 = tensor.dot %a, %b contract [1] x [0, 1] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @dot_range(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tensor.dot' op lhs dimension 2 is out of range for rank 2}}
+  %0 = tensor.dot %a, %b contract [2] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_twice(%a: tensor<3x3xf32>, %b: tensor<3x3xf32>) {
+  // expected-error @+1 {{'tensor.dot' op rhs dimension 0 is listed more than once}}
+  %0 = tensor.dot %a, %b batch [0] x [0] contract [1] x [0] : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @dot_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'tensor.dot' op result shape 4x2 does not match the operands' 2x4}}
+  %0 = tensor.dot %a, %b contract [1] x [0] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @dot_int(%a: tensor<2x3xi32>, %b: tensor<3x4xi32>) {
+  // expected-error @+1 {{'tensor.dot' op requires float element type, got i32}}
+  %0 = tensor.dot %a, %b contract [1] x [0] : (tensor<2x3xi32>, tensor<3x4xi32>) -> tensor<2x4xi32>
+  return
+}
+
+// -----
+
+func.func @reduce_min_shape(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reduce_min' op result type tensor<3xf32> does not match the operand with dimensions [1] reduced, expected shape 2}}
+  %0 = tensor.reduce_min %a [1] : tensor<2x3xf32> -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_prod_dims(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reduce_prod' op dimension 2 is out of range for the operand of rank 2}}
+  %0 = tensor.reduce_prod %a [2] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @argmax_two_dims(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.argmax' op expects exactly one dimension, got 2}}
+  %0 = tensor.argmax %a [0, 1] : tensor<2x3xf32> -> tensor<i64>
+  return
+}
+
+// -----
+
+func.func @argmin_result(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.argmin' op result element type must be i64, got i32}}
+  %0 = tensor.argmin %a [1] : tensor<2x3xf32> -> tensor<2xi32>
+  return
+}
+
+// -----
+
+func.func @argmax_shape(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.argmax' op result type tensor<3xi64> does not match the operand with dimension 1 removed, expected shape 2}}
+  %0 = tensor.argmax %a [1] : tensor<2x3xf32> -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @iota_dim() {
+  // expected-error @+1 {{'tensor.iota' op dimension 2 is out of range for the result of rank 2}}
+  %0 = tensor.iota [2] : tensor<4x3xi64>
+  return
+}
+
+// -----
+
+func.func @iota_dynamic() {
+  // expected-error @+1 {{'tensor.iota' op requires a static result shape, got tensor<?x3xi64>}}
+  %0 = tensor.iota [0] : tensor<?x3xi64>
+  return
+}
+
+// -----
+
+func.func @iota_i1() {
+  // expected-error @+1 {{'tensor.iota' op requires float or integer (not i1) element type, got i1}}
+  %0 = tensor.iota [0] : tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @reverse_twice(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reverse' op dimensions must be unique, got [1, 1]}}
+  %0 = tensor.reverse %a [1, 1] : tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reverse_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{'tensor.reverse' op dimension 2 is out of range for the operand of rank 2}}
+  %0 = tensor.reverse %a [2] : tensor<2x3xf32>
+  return
+}
+
 
 // -----
 

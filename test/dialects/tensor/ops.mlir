@@ -212,6 +212,65 @@ func.func @pad_to_static_size(%arg0: tensor<?x?xf32>, %ub0: index, %ub1: index,
   func.return %0 : tensor<2x3xf32>
 }
 
+// Convolution (channels last) and pooling; default clauses are not printed.
+// CHECK-LABEL: func.func @conv_and_pooling
+// CHECK: tensor.conv %{{.*}}, %{{.*}} stride [2, 2] pad {{\[\[}}1, 1], [1, 1]] : (tensor<8x28x28x3xf32>, tensor<3x3x3x16xf32>) -> tensor<8x14x14x16xf32>
+// CHECK: tensor.conv %{{.*}}, %{{.*}} dilation [2, 2] groups 3 : (tensor<2x9x9x6xf32>, tensor<3x3x2x6xf32>) -> tensor<2x5x5x6xf32>
+// CHECK: tensor.conv %{{.*}}, %{{.*}} pad {{\[\[}}-1, 2]] input_dilation [2] : (tensor<?x5x2xf64>, tensor<3x2x4xf64>) -> tensor<?x8x4xf64>
+// CHECK: tensor.conv %{{.*}}, %{{.*}} stride [1, 2, 1] : (tensor<1x4x4x4x2xf32>, tensor<2x2x2x2x3xf32>) -> tensor<1x3x2x3x3xf32>
+// CHECK: tensor.reduce_window_max %{{.*}} window [1, 2, 2, 1] stride [1, 2, 2, 1] : tensor<8x14x14x16xf32> -> tensor<8x7x7x16xf32>
+// CHECK: tensor.reduce_window_sum %{{.*}} window [1, 3, 3, 1] pad {{\[\[}}0, 0], [1, 1], [1, 1], [0, 0]] : tensor<8x14x14x16xf32> -> tensor<8x14x14x16xf32>
+// CHECK: tensor.reduce_window_sum %{{.*}} window [2] : tensor<5xi32> -> tensor<4xi32>
+// CHECK: tensor.window_max_scatter %{{.*}}, %{{.*}} window [1, 2, 2, 1] stride [1, 2, 2, 1] : (tensor<8x14x14x16xf32>, tensor<8x7x7x16xf32>) -> tensor<8x14x14x16xf32>
+// CHECK: tensor.window_max_select %{{.*}}, %{{.*}} window [1, 2, 2, 1] stride [1, 2, 2, 1] : (tensor<8x14x14x16xf32>, tensor<8x14x14x16xf32>) -> tensor<8x7x7x16xf32>
+func.func @conv_and_pooling(%x: tensor<8x28x28x3xf32>, %w: tensor<3x3x3x16xf32>, %x6: tensor<2x9x9x6xf32>,
+                            %w6: tensor<3x3x2x6xf32>, %x1: tensor<?x5x2xf64>, %w1: tensor<3x2x4xf64>,
+                            %x3: tensor<1x4x4x4x2xf32>, %w3: tensor<2x2x2x2x3xf32>, %i: tensor<5xi32>) -> tensor<8x14x14x16xf32> {
+  %y = tensor.conv %x, %w stride [2, 2] pad [[1, 1], [1, 1]] : (tensor<8x28x28x3xf32>, tensor<3x3x3x16xf32>) -> tensor<8x14x14x16xf32>
+  %z = tensor.conv %x6, %w6 stride [1, 1] pad [[0, 0], [0, 0]] input_dilation [1, 1] dilation [2, 2] groups 3 : (tensor<2x9x9x6xf32>, tensor<3x3x2x6xf32>) -> tensor<2x5x5x6xf32>
+  %z1 = tensor.conv %x1, %w1 pad [[-1, 2]] input_dilation [2] : (tensor<?x5x2xf64>, tensor<3x2x4xf64>) -> tensor<?x8x4xf64>
+  %z3 = tensor.conv %x3, %w3 stride [1, 2, 1] groups 1 : (tensor<1x4x4x4x2xf32>, tensor<2x2x2x2x3xf32>) -> tensor<1x3x2x3x3xf32>
+  %p = tensor.reduce_window_max %y window [1, 2, 2, 1] stride [1, 2, 2, 1] : tensor<8x14x14x16xf32> -> tensor<8x7x7x16xf32>
+  %s = tensor.reduce_window_sum %y window [1, 3, 3, 1] stride [1, 1, 1, 1] pad [[0, 0], [1, 1], [1, 1], [0, 0]] : tensor<8x14x14x16xf32> -> tensor<8x14x14x16xf32>
+  %si = tensor.reduce_window_sum %i window [2] : tensor<5xi32> -> tensor<4xi32>
+  %g = tensor.window_max_scatter %y, %p window [1, 2, 2, 1] stride [1, 2, 2, 1] : (tensor<8x14x14x16xf32>, tensor<8x7x7x16xf32>) -> tensor<8x14x14x16xf32>
+  %t = tensor.window_max_select %y, %g window [1, 2, 2, 1] stride [1, 2, 2, 1] : (tensor<8x14x14x16xf32>, tensor<8x14x14x16xf32>) -> tensor<8x7x7x16xf32>
+  func.return %y : tensor<8x14x14x16xf32>
+}
+
+// Ops for real models (SPEC §3.1): dot (dot_general), reduce_min, reduce_prod,
+// argmax, argmin, iota, reverse. Empty dot clauses are left out when printed.
+// CHECK-LABEL: func.func @model_ops
+// CHECK: tensor.dot %{{.*}}, %{{.*}} batch [0] x [0] contract [2] x [1] : (tensor<8x64x32xf32>, tensor<8x32x16xf32>) -> tensor<8x64x16xf32>
+// CHECK: tensor.dot %{{.*}}, %{{.*}} contract [1] x [0] : (tensor<?x5xf64>, tensor<5x?xf64>) -> tensor<?x?xf64>
+// CHECK: tensor.dot %{{.*}}, %{{.*}} : (tensor<3xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+// CHECK: tensor.dot %{{.*}}, %{{.*}} batch [1, 0] x [0, 1] : (tensor<3x2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK: tensor.reduce_min %{{.*}} [1] : tensor<4x5xf32> -> tensor<4xf32>
+// CHECK: tensor.reduce_prod %{{.*}} [0, 1] : tensor<?x5xf64> -> tensor<f64>
+// CHECK: tensor.argmax %{{.*}} [1] : tensor<4x5xf32> -> tensor<4xi64>
+// CHECK: tensor.argmin %{{.*}} [0] : tensor<?x5xf64> -> tensor<5xi64>
+// CHECK: tensor.iota [1] : tensor<4x3xi64>
+// CHECK: tensor.iota [0] : tensor<4x3xf32>
+// CHECK: tensor.reverse %{{.*}} [0] : tensor<4x5xf32>
+// CHECK: tensor.reverse %{{.*}} [1, 0] : tensor<?x5xf64>
+func.func @model_ops(%a: tensor<8x64x32xf32>, %b: tensor<8x32x16xf32>, %x: tensor<4x5xf32>,
+                     %m: tensor<?x5xf64>, %n: tensor<5x?xf64>, %u: tensor<3xf32>, %v: tensor<2xf32>,
+                     %p: tensor<3x2xf32>, %q: tensor<2x3xf32>) {
+  %c = tensor.dot %a, %b batch [0] x [0] contract [2] x [1] : (tensor<8x64x32xf32>, tensor<8x32x16xf32>) -> tensor<8x64x16xf32>
+  %mm = tensor.dot %m, %n batch [] x [] contract [1] x [0] : (tensor<?x5xf64>, tensor<5x?xf64>) -> tensor<?x?xf64>
+  %outer = tensor.dot %u, %v : (tensor<3xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %ew = tensor.dot %p, %q batch [1, 0] x [0, 1] : (tensor<3x2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %mn = tensor.reduce_min %x [1] : tensor<4x5xf32> -> tensor<4xf32>
+  %pr = tensor.reduce_prod %m [0, 1] : tensor<?x5xf64> -> tensor<f64>
+  %k = tensor.argmax %x [1] : tensor<4x5xf32> -> tensor<4xi64>
+  %k2 = tensor.argmin %m [0] : tensor<?x5xf64> -> tensor<5xi64>
+  %i = tensor.iota [1] : tensor<4x3xi64>
+  %i2 = tensor.iota [0] : tensor<4x3xf32>
+  %r = tensor.reverse %x [0] : tensor<4x5xf32>
+  %r2 = tensor.reverse %m [1, 0] : tensor<?x5xf64>
+  return
+}
+
 // Upstream's gather and scatter (index or integer coordinates, full and
 // rank-reduced slice forms, `unique`), and our scatter_add.
 // CHECK-LABEL: func.func @gather_scatter

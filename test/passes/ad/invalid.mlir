@@ -36,3 +36,21 @@ func.func @g(%x: memref<4xf64>, %v: f64) -> f64 {
   %d = autodiff.grad @m(%x, %v) wrt [1] : (memref<4xf64>, f64) -> f64
   return %d : f64
 }
+
+// -----
+
+// An indirect call on an active value: the callee is known only at run time.
+func.func private @square(%x: f64) -> f64 {
+  %y = arith.mulf %x, %x : f64
+  return %y : f64
+}
+func.func @indirect(%x: f64) -> f64 {
+  %f = func.constant @square : (f64) -> f64
+  // expected-error @+1 {{'func.call_indirect' op cannot be differentiated: its callee is known only at run time; call the function with func.call}}
+  %y = func.call_indirect %f(%x) : (f64) -> f64
+  return %y : f64
+}
+func.func @g(%x: f64) -> f64 {
+  %d = autodiff.grad @indirect(%x) : (f64) -> f64
+  return %d : f64
+}

@@ -18,10 +18,10 @@
 // CHECK:         memref.dim %[[B]], %{{.+}} : memref<?x?xf64>
 // CHECK:         %[[N:.+]] = memref.dim %[[B]], %{{.+}} : memref<?x?xf64>
 // CHECK:         %[[C:.+]] = memref.alloc(%[[M]], %[[N]]) : memref<?x?xf64>
-// CHECK:         %[[PA:.+]] = "memref.extract_aligned_pointer_as_index"(%[[A]])
-// CHECK:         arith.maxsi %{{.+}}, %[[I1]] : i64
+// CHECK:         "memref.extract_aligned_pointer_as_index"(%[[A]])
 // CHECK:         "memref.extract_aligned_pointer_as_index"(%[[B]])
 // CHECK:         "memref.extract_aligned_pointer_as_index"(%[[C]])
+// CHECK:         arith.maxsi %{{.+}}, %[[I1]] : i64
 // CHECK:         func.call @scipy_cblas_dgemm64_(%[[ROW]], %[[NT]], %[[NT]], %{{.+}}, %{{.+}}, %{{.+}}, %[[ONE]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ZERO]], %{{.+}}, %{{.+}}) : (i32, i32, i32, i64, i64, i64, f64, i64, i64, i64, i64, f64, i64, i64) -> ()
 // CHECK-NEXT:    func.return %[[C]] : memref<?x?xf64>
 // LOOPS-LABEL: func.func @dynamic(

@@ -1,0 +1,1 @@
+"""Conversions from other frameworks' dialects into ours (SPEC §10)."""

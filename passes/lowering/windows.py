@@ -1,0 +1,296 @@
+"""Lowering of the windowed `tensor` ops: `conv`, `reduce_window_sum` /
+`reduce_window_max` and the latter's derivatives `window_max_select` /
+`window_max_scatter`.
+
+`conv` with one group, a deep contraction (``IM2COL_MIN_DEPTH``) and enough
+work (the ``blas`` / ``blas_threshold`` options, as for matmul) is an im2col +
+one BLAS gemm: the patches are copied
+into a buffer N × O... × K... × C, which row-major *is* the matrix
+(N·O...) × (K...·C), and the filter K... × C × F is already the matrix
+(K...·C) × F, as is the result (N·O...) × F. A 1×1 conv without stride,
+padding or dilation needs no copy: the input is that matrix. Other convs
+(grouped, depthwise, small) are a direct loop nest whose innermost loop runs
+along the output features (contiguous in filter and result).
+
+Spatial and feature sizes must be static here (the batch may be dynamic).
+A padded position p of a dim is operand element (p - lo) / input_dilation
+when that is an integer in range; otherwise it reads the padding value
+(0, or -inf for max) through a select on a clamped index, so loads never
+leave the buffer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, i1
+from xdsl.ir import Operation, SSAValue
+
+from irtoolkit.dialects import tensor
+from irtoolkit.dialects.elementwise import element_kind, meaning_of
+from irtoolkit.passes.lowering.blas import call_gemm, gemm_worthwhile
+from irtoolkit.passes.lowering.checks import result_sizes, shape
+from irtoolkit.passes.lowering.tensor_to_loop_rules import elem, lowering_rule, unsupported
+
+if TYPE_CHECKING:
+    from irtoolkit.passes.lowering.tensor_to_loop import TensorLowering
+
+
+def _static_dims(op: Operation, v: SSAValue, dims: Sequence[int]) -> list[int]:
+    sizes = shape(v)
+    if any(sizes[d] == DYNAMIC_INDEX for d in dims):
+        raise unsupported(op, f"'{op.name}' with dynamic sizes other than the batch")
+    return [sizes[d] for d in dims]
+
+
+def _and(L: TensorLowering, a: SSAValue | None, b: SSAValue) -> SSAValue:
+    return b if a is None else L.emit1(arith.AndIOp(a, b))
+
+
+class _Tap:
+    """Where window tap ``k`` of output position ``o`` reads, along one dim of
+    ``size`` elements: index and validity (None: always valid)."""
+
+    def __init__(self, size: int, stride: int, lo: int, hi: int, input_dilation: int = 1, dilation: int = 1):
+        self.size, self.stride, self.lo, self.hi = size, stride, lo, hi
+        self.ld, self.rd = input_dilation, dilation
+
+    def at(self, L: TensorLowering, o: SSAValue, k: SSAValue) -> tuple[SSAValue, SSAValue | None]:
+        p = L.index_add(L.index_mul(o, L.index(self.stride)), L.index_mul(k, L.index(self.rd)))
+        if self.lo > 0:
+            p = L.emit1(arith.SubiOp(p, L.index(self.lo)))
+        elif self.lo < 0:
+            p = L.index_add(p, L.index(-self.lo))
+        valid = None
+        if self.lo > 0:  # before the operand
+            valid = L.emit1(arith.CmpiOp(p, L.index(0), "sge"))
+        if self.ld > 1:
+            ld = L.index(self.ld)
+            on_grid = L.emit1(arith.CmpiOp(L.emit1(arith.RemSIOp(p, ld)), L.index(0), "eq"))
+            valid = _and(L, valid, on_grid)
+            p = L.emit1(arith.DivSIOp(p, ld))
+        if self.hi > 0 or self.ld > 1:  # after the operand
+            valid = _and(L, valid, L.emit1(arith.CmpiOp(p, L.index(self.size), "slt")))
+        if valid is not None:
+            p = L.emit1(arith.SelectOp(valid, p, L.index(0)))
+        return p, valid
+
+
+def _taps(L: TensorLowering, taps: Sequence[_Tap], os: Sequence[SSAValue], ks: Sequence[SSAValue]):
+    idx, valid = [], None
+    for t, o, k in zip(taps, os, ks):
+        i, v = t.at(L, o, k)
+        idx.append(i)
+        if v is not None:
+            valid = _and(L, valid, v)
+    return idx, valid
+
+
+def _read(L: TensorLowering, buf: SSAValue, idx: list[SSAValue], valid: SSAValue | None, fill: SSAValue) -> SSAValue:
+    v = L.load(buf, idx)
+    return v if valid is None else L.emit1(arith.SelectOp(valid, v, fill))
+
+
+# ---------------------------------------------------------------------------
+# conv
+
+
+@lowering_rule(tensor.ConvOp)
+def lower_conv(L: TensorLowering, op: Operation) -> None:
+    assert isinstance(op, tensor.ConvOp)
+    x, w, res = op.input, op.filter, op.result
+    d = op.spatial_rank
+    stride, pads, ldil, rdil, groups = op.params()
+    sizes = _static_dims(op, x, range(1, d + 2))
+    ks = _static_dims(op, w, range(d + 2))
+    outs = _static_dims(op, res, range(1, d + 2))
+    n = L.dims(x)[0]
+    dims = result_sizes(L, res, [n, *(L.index(o) for o in outs)])
+    out = L.fresh(res, dims)
+    taps = [_Tap(sizes[i], stride[i], *pads[i], ldil[i], rdil[i]) for i in range(d)]
+    c, f = sizes[-1], ks[-1]
+    window = 1
+    for k in ks[:d]:
+        window *= k
+    static_n = None if shape(x)[0] == DYNAMIC_INDEX else shape(x)[0]
+    flops = None if static_n is None else static_n * _prod(outs[:d]) * window * c * f
+    if groups == 1 and (window * c >= IM2COL_MIN_DEPTH or _plain_1x1(taps, ks[:d])) \
+            and gemm_worthwhile(L, elem(res), flops):
+        _conv_gemm(L, op, out, taps, n, outs[:d], ks[:d], c, f)
+    else:
+        _conv_direct(L, op, out, taps, n, outs[:d], ks, groups)
+
+
+#: the contraction depth (window size × input features) from which im2col + gemm
+#: beats the direct nest: the copy costs one pass over the patches, the nest runs
+#: its innermost loop over the output features only (measured on 2 cores: LeNet's
+#: convs and their input adjoints, depth 25-150, run 2-3x faster as nests; the
+#: filter adjoint, depth 36864, 2x faster as a gemm)
+IM2COL_MIN_DEPTH = 1024
+
+
+def _plain_1x1(taps: Sequence[_Tap], ks: Sequence[int]) -> bool:
+    """A 1×1 conv without stride, padding or dilation: the input is the gemm's matrix."""
+    return all(k == 1 for k in ks) and all(t.stride == 1 and t.lo == 0 and t.hi == 0 and t.ld == 1 for t in taps)
+
+
+def _prod(xs: Sequence[int]) -> int:
+    r = 1
+    for v in xs:
+        r *= v
+    return r
+
+
+def _conv_gemm(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,
+               outs: list[int], ks: list[int], c: int, f: int) -> None:
+    x, w = L.buf(op.input), L.buf(op.filter)
+    et = elem(op.result)
+    rows = L.index_mul(n, L.index(_prod(outs)))
+    depth = L.index(_prod(ks) * c)
+    if _plain_1x1(taps, ks):
+        call_gemm(L, et, rows, L.index(f), depth, x, w, out)
+        return
+    col_type = TensorType(et, [shape(op.input)[0], *outs, *ks, c])
+    col = L.alloc(col_type, [n])
+    zero = L.const(0.0, et)
+    d = len(outs)
+
+    def patch(ivs: list[SSAValue]) -> None:
+        nn, os, kk = ivs[0], ivs[1:1 + d], ivs[1 + d:]
+        idx, valid = _taps(L, taps, os, kk)
+        L.for_each([L.index(c)], lambda ci: L.store(_read(L, x, [nn, *idx, ci[0]], valid, zero), col,
+                                                     [*ivs, ci[0]]))
+
+    L.for_each([n, *(L.index(o) for o in outs), *(L.index(k) for k in ks)], patch)
+    call_gemm(L, et, rows, L.index(f), depth, col, w, out)
+    L.dealloc(col)
+
+
+def _conv_direct(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,
+                 outs: list[int], ks: list[int], groups: int) -> None:
+    """out = 0; for n, o..., k..., c' (of a group): out[n, o, f] += x[n, tap, c(f)] * w[k, c', f],
+    the innermost loop along f."""
+    x, w = L.buf(op.input), L.buf(op.filter)
+    et = elem(op.result)
+    zero = L.const(0.0, et)
+    d = len(outs)
+    cg, f = ks[d], ks[d + 1]
+    fg = f // groups
+    L.for_each(L.dims_of_buf(out), lambda ivs: L.store(zero, out, ivs))
+
+    def body(ivs: list[SSAValue]) -> None:
+        nn, os, kk, ci = ivs[0], ivs[1:1 + d], ivs[1 + d:1 + 2 * d], ivs[-1]
+        idx, valid = _taps(L, taps, os, kk)
+        xv = _read(L, x, [nn, *idx, ci], valid, zero) if groups == 1 else None
+
+        def inner(fi: list[SSAValue]) -> None:
+            v = xv
+            if v is None:  # the input channel of output feature f's group (depthwise: f itself)
+                group = fi[0] if fg == 1 else L.emit1(arith.DivUIOp(fi[0], L.index(fg)))
+                chan = L.index_add(L.index_mul(group, L.index(cg)), ci)
+                v = _read(L, x, [nn, *idx, chan], valid, zero)
+            acc = L.load(out, [nn, *os, fi[0]])
+            prod = L.emit1(arith.MulfOp(v, L.load(w, [*kk, ci, fi[0]])))
+            L.store(L.emit1(arith.AddfOp(acc, prod)), out, [nn, *os, fi[0]])
+
+        L.for_each([L.index(f)], inner)
+
+    L.for_each([n, *(L.index(o) for o in outs), *(L.index(k) for k in ks[:d]), L.index(cg)], body)
+
+
+# ---------------------------------------------------------------------------
+# windowed reductions
+
+
+def _window_setup(L: TensorLowering, op: Operation, operand: SSAValue, pooled: SSAValue):
+    window, stride, pads = op.window_params()  # type: ignore[attr-defined]
+    rank = len(window)
+    sizes = _static_dims(op, operand, range(rank))
+    outs = _static_dims(op, pooled, range(rank))
+    taps = [_Tap(sizes[i], stride[i], *pads[i]) for i in range(rank)]
+    return taps, [L.index(o) for o in outs], [L.index(k) for k in window]
+
+
+@lowering_rule(tensor.ReduceWindowSumOp, tensor.ReduceWindowMaxOp)
+def lower_reduce_window(L: TensorLowering, op: Operation) -> None:
+    assert isinstance(op, tensor._ReduceWindowOp)
+    x, res = op.input, op.result
+    taps, outs, window = _window_setup(L, op, x, res)
+    out = L.fresh(res, result_sizes(L, res, outs))
+    et = elem(res)
+    combine = meaning_of(op.REDUCTION.COMBINER).scalar_of_kind(element_kind(et))  # type: ignore[attr-defined]
+    init = L.const(op.initial(), et)
+    b = L.buf(x)
+
+    def at(ivs: list[SSAValue]) -> None:
+        def tap(ks: list[SSAValue], acc: list[SSAValue]) -> list[SSAValue]:
+            idx, valid = _taps(L, taps, ivs, ks)
+            return [combine(L, acc[0], _read(L, b, idx, valid, init))]
+
+        (r,) = L.nest(window, [init], tap)
+        L.store(r, out, ivs)
+
+    L.for_each(outs, at)
+
+
+def _first_max(L: TensorLowering, taps: list[_Tap], b: SSAValue, ivs: list[SSAValue],
+               window: list[SSAValue], et) -> tuple[list[SSAValue], SSAValue]:
+    """The clamped index of the first maximal element of window ``ivs`` and
+    whether it is an operand element (not padding)."""
+    ninf = L.const(float("-inf"), et)
+    zero = L.index(0)
+    idx0, valid0 = _taps(L, taps, ivs, [zero] * len(taps))
+    first = [_read(L, b, idx0, valid0, ninf), valid0 if valid0 is not None else L.const(1, i1), *idx0]
+
+    def tap(ks: list[SSAValue], best: list[SSAValue]) -> list[SSAValue]:
+        idx, valid = _taps(L, taps, ivs, ks)
+        v = _read(L, b, idx, valid, ninf)
+        # strictly greater, or the first NaN (NaN is maximal): the first maximal element wins
+        gt = L.emit1(arith.CmpfOp(v, best[0], "ogt"))
+        v_nan = L.emit1(arith.CmpfOp(v, v, "uno"))
+        best_num = L.emit1(arith.CmpfOp(best[0], best[0], "ord"))
+        better = L.emit1(arith.OrIOp(gt, L.emit1(arith.AndIOp(v_nan, best_num))))
+        new_valid = valid if valid is not None else L.const(1, i1)
+        return [L.emit1(arith.SelectOp(better, new, old))
+                for new, old in zip([v, new_valid, *idx], best)]
+
+    best = L.nest(window, first, tap)
+    return best[2:], best[1]
+
+
+@lowering_rule(tensor.WindowMaxSelectOp)
+def lower_window_max_select(L: TensorLowering, op: Operation) -> None:
+    assert isinstance(op, tensor.WindowMaxSelectOp)
+    res = op.result
+    taps, outs, window = _window_setup(L, op, op.operand, res)
+    out = L.fresh(res, result_sizes(L, res, outs))
+    et = elem(res)
+    b, t = L.buf(op.operand), L.buf(op.values)
+    zero = L.const(0.0, et)
+
+    def at(ivs: list[SSAValue]) -> None:
+        idx, valid = _first_max(L, taps, b, ivs, window, et)
+        L.store(L.emit1(arith.SelectOp(valid, L.load(t, idx), zero)), out, ivs)
+
+    L.for_each(outs, at)
+
+
+@lowering_rule(tensor.WindowMaxScatterOp)
+def lower_window_max_scatter(L: TensorLowering, op: Operation) -> None:
+    assert isinstance(op, tensor.WindowMaxScatterOp)
+    res = op.result
+    taps, outs, window = _window_setup(L, op, op.operand, op.values)
+    out = L.fresh(res, result_sizes(L, res, [L.index(s) for s in _static_dims(op, res, range(len(outs)))]))
+    et = elem(res)
+    b, g = L.buf(op.operand), L.buf(op.values)
+    zero = L.const(0.0, et)
+    L.for_each(L.dims_of_buf(out), lambda ivs: L.store(zero, out, ivs))
+
+    def at(ivs: list[SSAValue]) -> None:
+        idx, valid = _first_max(L, taps, b, ivs, window, et)
+        add = L.emit1(arith.SelectOp(valid, L.load(g, ivs), zero))
+        L.store(L.emit1(arith.AddfOp(L.load(out, idx), add)), out, idx)
+
+    L.for_each(outs, at)

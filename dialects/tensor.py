@@ -32,24 +32,35 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     TensorType,
+    UnitAttr,
+    UnrankedTensorType,
     i1,
     i64,
 )
 from xdsl.dialects.utils.reshape_ops_utils import verify_reshape_like_types
-from xdsl.ir import Attribute, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.parser import Parser
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.printer import Printer
-from xdsl.traits import ConstantLike, HasCanonicalizationPatternsTrait, HasFolder, NoMemoryEffect, Pure
+from xdsl.traits import (
+    ConstantLike,
+    HasCanonicalizationPatternsTrait,
+    HasFolder,
+    NoMemoryEffect,
+    Pure,
+    RecursiveMemoryEffect,
+)
 from xdsl.interfaces import HasFolderInterface
 from xdsl.utils.exceptions import VerifyException
 
@@ -3112,6 +3123,443 @@ class DimOp(_xt.DimOp):
 
 
 # --------------------------------------------------------------------------
+# Upstream's indexed ops: gather, scatter (and our scatter_add), generate, rank
+# --------------------------------------------------------------------------
+
+
+def _is_index_element(t: Attribute) -> bool:
+    """Upstream's `AnySignlessIntegerOrIndex` (indices of gather/scatter)."""
+    return isinstance(t, IndexType) or (isinstance(t, IntegerType) and t.signedness.data.name == "SIGNLESS")
+
+
+def gathered_type(source: TensorType, indices: TensorType, dims: Sequence[int], rank_reduced: bool) -> TensorType:
+    """Upstream's `GatherOp::inferResultType`: the batch dims of ``indices`` (all but
+    the last), then the source dims, each of ``dims`` set to 1 or dropped."""
+    shape = list(indices.get_shape()[:-1])
+    for d, s in enumerate(source.get_shape()):
+        if d in dims:
+            if not rank_reduced:
+                shape.append(1)
+        else:
+            shape.append(s)
+    return TensorType(source.get_element_type(), shape)
+
+
+def _verify_indexed_dims(dims: Sequence[int], indices: TensorType, rank: int, kind: str, what: str) -> None:
+    """Upstream's `verifyGatherOrScatterDims`, with its messages."""
+    if not dims:
+        raise VerifyException(f"{kind}_dims must be non-empty")
+    if len(dims) > rank:
+        raise VerifyException(f"{kind}_dims overflow {what} rank")
+    shape = indices.get_shape()
+    if not shape or shape[-1] != len(dims):
+        raise VerifyException(f"{kind}_dims length must match the size of last dimension of indices")
+    for i, d in enumerate(dims):
+        if d < 0:
+            raise VerifyException(f"{kind}_dims value must be non-negative")
+        if d >= rank:
+            raise VerifyException(f"{kind}_dims value must be smaller than {what} rank")
+        if i and d <= dims[i - 1]:
+            raise VerifyException(f"{kind}_dims values must be strictly increasing")
+
+
+def _verify_indices_type(indices: TensorType, position: int) -> None:
+    if not _is_index_element(indices.get_element_type()):
+        raise VerifyException(
+            f"operand #{position} must be ranked tensor of signless integer or index values, but got '{indices}'"
+        )
+
+
+def _verify_gathered(big: TensorType, indices: TensorType, dims: Sequence[int], got: TensorType,
+                     what: str) -> None:
+    """``got`` is the gathered type of ``big`` (either form; dynamic dims compatible)."""
+    full = gathered_type(big, indices, dims, rank_reduced=False)
+    reduced = gathered_type(big, indices, dims, rank_reduced=True)
+    for want in (full, reduced):
+        if got.get_element_type() == want.get_element_type() and got.get_num_dims() == want.get_num_dims() \
+                and _shapes_compatible(got.get_shape(), want.get_shape()):
+            return
+    raise VerifyException(
+        f"{what} type mismatch: expected '{full}' or its rank-reduced variant '{reduced}' (got: '{got}')"
+    )
+
+
+def _parse_indexed(parser: Parser, keyword: str, with_unique: bool, leading: list, n_types: int):
+    """The common tail of gather and scatter, from the indices on:
+    `[%idx] <keyword>([d0, ..]) unique? attr-dict : (types) -> type`; the operands
+    ``leading`` (unresolved) come before the indices. Returns (operands, dims,
+    unique, attributes, result type)."""
+    pos = parser.pos
+    parser.parse_punctuation("[")
+    indices = parser.parse_unresolved_operand()
+    parser.parse_punctuation("]")
+    parser.parse_keyword(keyword)
+    parser.parse_punctuation("(")
+    dims = _parse_int_list(parser)
+    parser.parse_punctuation(")")
+    unique = with_unique and parser.parse_optional_keyword("unique") is not None
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    parser.parse_punctuation("(")
+    inputs, out = _parse_functional(parser)
+    if len(inputs) != n_types:
+        parser.raise_error(f"expected {n_types} operand types, got {len(inputs)}")
+    operands = parser.resolve_operands([*leading, indices], inputs, pos)
+    return operands, dims, unique, attrs, out
+
+
+def _print_indexed(printer: Printer, op: Operation, indices: SSAValue, keyword: str, dims: Sequence[int]) -> None:
+    """The common tail of gather and scatter (see ``_parse_indexed``)."""
+    printer.print_string("[")
+    printer.print_ssa_value(indices)
+    printer.print_string(f"] {keyword}(")
+    _print_int_list(printer, dims)
+    printer.print_string(")")
+    if op.properties.get("unique") is not None:
+        printer.print_string(" unique")
+    printer.print_op_attributes(op.attributes)
+    printer.print_string(" : ")
+    _print_functional(printer, [v.type for v in op.operands], op.results[0].type)
+
+
+@irdl_op_definition
+class GatherOp(IRDLOperation, HasFolderInterface):
+    """`%g = tensor.gather %src[%idx] gather_dims([0]) : (tensor<10x4xf32>, tensor<3x1xindex>) -> tensor<3x1x4xf32>`.
+
+    Upstream's `tensor.gather`: for each position ``b`` of the leading dims of
+    ``indices``, the coordinates ``indices[b, :]`` select one slice of ``source``
+    of size 1 along each of ``gather_dims`` (the whole extent along the others).
+    The result is the batch dims, then the source dims with the gathered ones
+    set to 1 (or dropped: the rank-reduced form). Indices may be of any
+    signless integer type (read as signed) or ``index``; ``unique`` is a hint.
+
+    Out-of-range coordinates (upstream: undefined; StableHLO: clamped) are an
+    error here, as in numpy and ``tensor.extract``: the interpreter and the
+    compiled code both stop with a located message, so that the gradient
+    (``tensor.scatter_add`` at the same coordinates) never disagrees with the
+    value.
+    """
+
+    name = "tensor.gather"
+
+    source = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    gather_dims = prop_def(DenseArrayBase)
+    unique = opt_prop_def(UnitAttr)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue | Operation, indices: SSAValue | Operation, gather_dims: Sequence[int],
+                 result_type: Attribute | None = None, unique: bool = False, rank_reduced: bool = False,
+                 attributes: Mapping[str, Attribute] | None = None):
+        """The result type defaults to the gathered type (rank-reduced if asked)."""
+        if result_type is None:
+            result_type = gathered_type(_tensor_type(source), _tensor_type(indices), list(gather_dims), rank_reduced)
+        props: dict[str, Attribute] = {"gather_dims": _int_list(gather_dims)}
+        if unique:
+            props["unique"] = UnitAttr()
+        super().__init__(operands=(source, indices), result_types=(result_type,), properties=props,
+                         attributes=attributes)
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return self.gather_dims.get_values()
+
+    def is_rank_reduced(self) -> bool:
+        return cast(TensorType, self.result.type).get_num_dims() < (
+            cast(TensorType, self.indices.type).get_num_dims() - 1 + cast(TensorType, self.source.type).get_num_dims()
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        source = parser.parse_unresolved_operand()
+        (s, i), dims, unique, attrs, out = _parse_indexed(parser, "gather_dims", True, [source], 2)
+        return cls(s, i, dims, out, unique=unique, attributes=attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.source)
+        _print_indexed(printer, self, self.indices, "gather_dims", self.dims)
+
+    def verify_(self) -> None:
+        st = cast(TensorType, self.source.type)
+        it = cast(TensorType, self.indices.type)
+        _verify_indices_type(it, 1)
+        _verify_indexed_dims(self.dims, it, st.get_num_dims(), "gather", "source")
+        _verify_gathered(st, it, self.dims, cast(TensorType, self.result.type), "result")
+
+    def fold(self):
+        source, indices = _constant_value(self.source), _constant_value(self.indices)
+        rt = self.result.type
+        if source is None or indices is None or not isinstance(rt, TensorType) or DYN in rt.get_shape():
+            return None
+        n = 1
+        for d in rt.get_shape():
+            n *= d
+        a, idx = _to_numpy(source), _to_numpy(indices)
+        if n > FOLD_LIMIT or a is None or idx is None:
+            return None
+        try:
+            value = gather_numpy(a, idx, self.dims)
+        except IndexError:
+            return None  # the run-time error stays
+        attr = _from_numpy(value.reshape(rt.get_shape()), rt)
+        return None if attr is None else (attr,)
+
+
+def check_coordinates(idx, shape: Sequence[int], dims: Sequence[int]) -> None:
+    """Raise ``IndexError`` naming the first coordinate of ``idx`` (..., len(dims)) outside ``shape``."""
+    for k, d in enumerate(dims):
+        col = idx[..., k]
+        bad = (col < 0) | (col >= shape[d])
+        if bad.any():
+            where = tuple(int(w) for w in np.argwhere(bad)[0])
+            raise IndexError(f"index {int(col[where])} at indices{list(where) + [k]} is out of bounds "
+                             f"for dim {d} of size {shape[d]}")
+
+
+def gather_numpy(a, idx, dims: Sequence[int]):
+    """The gathered slices in the full (rank-preserving) form; coordinates out of range
+    raise ``IndexError``."""
+    dims = list(dims)
+    check_coordinates(idx, a.shape, dims)
+    batch = idx.shape[:-1]
+    # move the gathered dims first: a[c0, c1, ...] then has the batch dims first
+    rest = [d for d in range(a.ndim) if d not in dims]
+    moved = np.transpose(a, dims + rest)
+    picked = moved[tuple(idx[..., k].astype(np.int64) for k in range(len(dims)))]  # batch + rest
+    full = list(batch)
+    for d in range(a.ndim):
+        full.append(1 if d in dims else a.shape[d])
+    return picked.reshape(full)
+
+
+def scatter_numpy(dest, updates, idx, dims: Sequence[int], accumulate: bool):
+    """``dest`` with the slices of ``updates`` (either form) written (or added, as
+    ``numpy.add.at``) at the coordinates ``idx``; out of range raises ``IndexError``."""
+    dims = list(dims)
+    check_coordinates(idx, dest.shape, dims)
+    batch = idx.shape[:-1]
+    rest = [d for d in range(dest.ndim) if d not in dims]
+    out = np.array(np.transpose(dest, dims + rest), copy=True)
+    values = updates.reshape(tuple(batch) + tuple(dest.shape[d] for d in rest))
+    key = tuple(idx[..., k].astype(np.int64) for k in range(len(dims)))
+    if accumulate:
+        np.add.at(out, key, values)
+    else:
+        out[key] = values
+    inverse = [0] * dest.ndim
+    for i, p in enumerate(dims + rest):
+        inverse[p] = i
+    return np.transpose(out, inverse)
+
+
+class _ScatterBase(IRDLOperation):
+    """Shared syntax and checks of `tensor.scatter` and `tensor.scatter_add`:
+    `%r = tensor.<op> %src into %dest[%idx] scatter_dims([..]) : (S, D, I) -> D`."""
+
+    source = operand_def(TensorType)
+    dest = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    scatter_dims = prop_def(DenseArrayBase)
+
+    traits = traits_def(Pure())
+
+    #: whether the `unique` keyword belongs to the syntax (`tensor.scatter` requires it)
+    HAS_UNIQUE: ClassVar[bool] = False
+
+    def __init__(self, source: SSAValue | Operation, dest: SSAValue | Operation, indices: SSAValue | Operation,
+                 scatter_dims: Sequence[int], result_type: Attribute | None = None, unique: bool = False,
+                 attributes: Mapping[str, Attribute] | None = None):
+        """The result type defaults to the dest's."""
+        if result_type is None:
+            result_type = _tensor_type(dest)
+        props: dict[str, Attribute] = {"scatter_dims": _int_list(scatter_dims)}
+        if unique:
+            props["unique"] = UnitAttr()
+        super().__init__(operands=(source, dest, indices), result_types=(result_type,), properties=props,
+                         attributes=attributes)
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return self.scatter_dims.get_values()
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        source = parser.parse_unresolved_operand()
+        parser.parse_keyword("into")
+        dest = parser.parse_unresolved_operand()
+        (s, d, i), dims, unique, attrs, out = _parse_indexed(parser, "scatter_dims", cls.HAS_UNIQUE, [source, dest], 3)
+        return cls(s, d, i, dims, out, unique=unique, attributes=attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.source)
+        printer.print_string(" into ")
+        printer.print_ssa_value(self.dest)
+        _print_indexed(printer, self, self.indices, "scatter_dims", self.dims)
+
+    def verify_(self) -> None:
+        dt = cast(TensorType, self.dest.type)
+        it = cast(TensorType, self.indices.type)
+        _verify_indices_type(it, 2)
+        _verify_indexed_dims(self.dims, it, dt.get_num_dims(), "scatter", "dest")
+        if self.HAS_UNIQUE and self.properties.get("unique") is None:
+            raise VerifyException("requires 'unique' attribute to be set")
+        _verify_gathered(dt, it, self.dims, cast(TensorType, self.source.type), "source")
+        rt = cast(TensorType, self.result.type)
+        if rt.get_element_type() != dt.get_element_type() or rt.get_num_dims() != dt.get_num_dims() \
+                or not _shapes_compatible(rt.get_shape(), dt.get_shape()):
+            raise VerifyException(f"result type '{rt}' does not match the dest type '{dt}'")
+
+
+@irdl_op_definition
+class ScatterOp(_ScatterBase):
+    """`%r = tensor.scatter %src into %dest[%idx] scatter_dims([0]) unique : (tensor<3x1x4xf32>, tensor<10x4xf32>, tensor<3x1xindex>) -> tensor<10x4xf32>`.
+
+    Upstream's `tensor.scatter`: ``dest`` with the slices of ``source`` (the
+    gathered form of ``dest``, full or rank-reduced) written at the coordinates
+    of ``indices``. ``unique`` is required; duplicate coordinates (undefined
+    upstream) leave the last slice in index order, as numpy's assignment does.
+    Out-of-range coordinates are an error (see `tensor.gather`).
+    """
+
+    name = "tensor.scatter"
+    unique = opt_prop_def(UnitAttr)
+    HAS_UNIQUE: ClassVar[bool] = True
+
+
+@irdl_op_definition
+class ScatterAddOp(_ScatterBase):
+    """`%r = tensor.scatter_add %upd into %dest[%idx] scatter_dims([0]) : (tensor<3x1x4xf32>, tensor<10x4xf32>, tensor<3x1xindex>) -> tensor<10x4xf32>`.
+
+    ``dest`` plus the slices of ``source`` added at the coordinates of
+    ``indices``; duplicate coordinates accumulate, as ``numpy.add.at`` (in index
+    order). The adjoint of `tensor.gather`. Float and integer elements.
+    Out-of-range coordinates are an error (see `tensor.gather`).
+    """
+
+    name = "tensor.scatter_add"
+
+    def verify_(self) -> None:
+        super().verify_()
+        et = cast(TensorType, self.dest.type).get_element_type()
+        if not (is_float_type(et) or (is_integer_type(et) and cast(IntegerType, et).width.data > 1)):
+            raise VerifyException(f"requires float or integer element type, got {et}")
+
+
+@irdl_op_definition
+class GenerateOp(IRDLOperation):
+    """`%t = tensor.generate %n { ^bb0(%i: index, %j: index): ... tensor.yield %e : f32 } : tensor<?x3xf32>`.
+
+    Upstream's `tensor.generate`: element (i, j, ...) is what the body yields
+    for those indices; one index operand per dynamic dim of the result. Not
+    differentiable when its body reads a differentiated value (build such a
+    tensor from tensor ops instead).
+    """
+
+    name = "tensor.generate"
+
+    dynamic_extents = var_operand_def(IndexType)
+    body = region_def("single_block")
+    result = result_def(TensorType)
+
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(self, dynamic_extents: Sequence[SSAValue | Operation], body: Region, result_type: Attribute,
+                 attributes: Mapping[str, Attribute] | None = None):
+        super().__init__(operands=(list(dynamic_extents),), regions=(body,), result_types=(result_type,),
+                         attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        extents = parser.parse_optional_undelimited_comma_separated_list(
+            parser.parse_optional_unresolved_operand, parser.parse_unresolved_operand) or []
+        body = parser.parse_region()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        values = parser.resolve_operands(extents, [IndexType()] * len(extents), pos)
+        return cls(values, body, t, attrs)
+
+    def print(self, printer: Printer):
+        if self.dynamic_extents:
+            printer.print_string(" ")
+            printer.print_list(self.dynamic_extents, printer.print_ssa_value)
+        printer.print_string(" ")
+        printer.print_region(self.body)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        t = cast(TensorType, self.result.type)
+        if t.get_shape().count(DYN) != len(self.dynamic_extents):
+            raise VerifyException("must have as many index operands as dynamic extents in the result type")
+
+    def verify(self, verify_nested_ops: bool = True) -> None:
+        super().verify(verify_nested_ops)
+        self.verify_regions_()
+
+    def verify_regions_(self) -> None:
+        """The body's checks, after its ops are verified (MLIR's `verifyRegions`)."""
+        t = cast(TensorType, self.result.type)
+        block = self.body.block
+        if len(block.args) != t.get_num_dims():
+            raise VerifyException("must have one body argument per input dimension")
+        if any(not isinstance(a.type, IndexType) for a in block.args):
+            raise VerifyException("all body arguments must be index")
+        term = block.last_op
+        if not isinstance(term, _xt.YieldOp) or len(term.operands) != 1 \
+                or term.operands[0].type != t.get_element_type():
+            raise VerifyException("body must be terminated with a `yield` operation of the tensor element type")
+
+
+@irdl_op_definition
+class RankOp(IRDLOperation, HasFolderInterface):
+    """`%r = tensor.rank %t : tensor<*xf32>`: the number of dims, an index; folds for ranked tensors."""
+
+    name = "tensor.rank"
+
+    tensor = operand_def()
+    rank = result_def(IndexType)
+
+    traits = traits_def(Pure())
+
+    def __init__(self, tensor: SSAValue | Operation, attributes: Mapping[str, Attribute] | None = None):
+        super().__init__(operands=(tensor,), result_types=(IndexType(),), attributes=attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        operand = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        (value,) = parser.resolve_operands([operand], [t], pos)
+        return cls(value, attrs)
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.tensor)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.tensor.type)
+
+    def verify_(self) -> None:
+        t = self.tensor.type
+        if not isinstance(t, TensorType | UnrankedTensorType):
+            raise VerifyException(f"operand #0 must be tensor of any type values, but got '{t}'")
+
+    def fold(self):
+        t = self.tensor.type
+        return (IntegerAttr(t.get_num_dims(), IndexType()),) if isinstance(t, TensorType) else None
+
+
+# --------------------------------------------------------------------------
 # Canonicalization patterns (beyond folding)
 # --------------------------------------------------------------------------
 
@@ -3175,6 +3623,8 @@ UPSTREAM_OPS: tuple[type[IRDLOperation], ...] = (
     CastOp, CollapseShapeOp, ConcatOp, DimOp, EmptyOp, ExpandShapeOp, ExtractOp, ExtractSliceOp,
     FromElementsOp, InsertOp, InsertSliceOp, ReshapeOp, SplatOp, PadOp, YieldOp,
 )
+#: upstream ops that xDSL 0.74 does not define, and our `scatter_add` next to them
+INDEXED_OPS: tuple[type[IRDLOperation], ...] = (GatherOp, ScatterOp, ScatterAddOp, GenerateOp, RankOp)
 for _cls in (MatmulOp, ReduceSumOp, ReduceMaxOp, ConvOp, ReduceWindowSumOp, ReduceWindowMaxOp,
              WindowMaxSelectOp, WindowMaxScatterOp):
     declare_cost(_cls, Cost.EXPENSIVE)
@@ -3184,14 +3634,15 @@ for _cls in (DotOp, ReduceMinOp, ReduceProdOp, ArgMaxOp, ArgMinOp):
 
 Tensor = Dialect(
     "tensor",
-    [*COMPUTE_OPS, *UPSTREAM_OPS],
+    [*COMPUTE_OPS, *UPSTREAM_OPS, *INDEXED_OPS],
     [],
     [TensorConstantMaterialization()],
 )
 
 __all__ = [
     "Tensor", "BINARY_OPS", "UNARY_OPS", "ELEMENTWISE_OPS", "COMPUTE_OPS", "UPSTREAM_OPS",
-    *(c.__name__ for c in (*COMPUTE_OPS, *UPSTREAM_OPS)),
+    *(c.__name__ for c in (*COMPUTE_OPS, *UPSTREAM_OPS, *INDEXED_OPS)), "INDEXED_OPS",
+    "gathered_type", "gather_numpy", "scatter_numpy",
     "BinaryElementwiseOp", "UnaryElementwiseOp", "CMP_PREDICATES",
     "FLOAT_PREDICATES", "SIGNED_PREDICATES", "UNSIGNED_PREDICATES", "fold_neutral", "splat_constant",
     "is_float_type", "is_integer_type", "MODEL_OPS", "DotDims",

@@ -85,7 +85,8 @@ _EXTRA_CHECKS = {
 
 
 def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
-    """xDSL's structural checks of ``Operation.verify``, without its per-op block counting.
+    """xDSL's structural checks of ``Operation.verify`` (the terminator one is
+    ``_verify_terminates``), without its per-op block counting.
 
     xDSL counts a region's blocks (a linked-list walk) for every terminator,
     which makes verification quadratic in the number of blocks; the counts are
@@ -100,6 +101,12 @@ def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
             raise VerifyException("an op with successors must terminate its block")
         if any(succ.parent is not region for succ in op.successors):
             raise VerifyException("branches to a block of a different region")
+
+
+def _verify_terminates(op: Operation, block_counts: dict[int, int]) -> None:
+    """The last op of a block that needs a terminator is one."""
+    block = op.parent
+    region = None if block is None else block.parent
     if region is None or block.last_op is not op:
         return
     n_blocks = block_counts.get(id(region))
@@ -181,7 +188,8 @@ def verify_op(
     the others are checked with ``dominance``. ``passed``: signatures of ops
     already verified (see :func:`_own_verifier`)."""
     try:
-        _verify_structure(op, {} if block_counts is None else block_counts)
+        counts = {} if block_counts is None else block_counts
+        _verify_structure(op, counts)
         _verify_dominance(op, dominance or DominanceChecker(), visible)
         _verify_empty_blocks(op)
         try:
@@ -192,6 +200,8 @@ def verify_op(
             raise VerifyException(str(err)) from None
         if (extra := _EXTRA_CHECKS.get(op.name)) is not None:
             extra(op)
+        # as mlir-opt: an op's own errors before its block's missing terminator
+        _verify_terminates(op, counts)
         if op.name == "func.func" and any(k.startswith("autodiff.custom_") for k in op.attributes):
             from irtoolkit.dialects.autodiff import verify_function_attributes
 
@@ -215,7 +225,10 @@ def verify_module(module: ModuleOp) -> None:
     ones are kept in a set, so that the usual use (of a value defined above, in
     structured control flow) is checked in O(1); only uses across the blocks of
     a CFG region ask the dominator tree, which walks up to the defining region.
-    Ops whose verifier reads only types run it once per distinct signature."""
+    Ops whose verifier reads only types run it once per distinct signature.
+    An op's ``verify_regions_`` (MLIR's `verifyRegions`: checks that need the
+    nested ops verified first, e.g. `tensor.generate`'s terminator) runs when
+    the walk leaves the op."""
     block_counts: dict[int, int] = {}
     dominance = DominanceChecker()
     visible: set = set()
@@ -234,6 +247,8 @@ def verify_module(module: ModuleOp) -> None:
             if block is None:
                 stack.pop()
                 owner = frame[0]
+                if hasattr(owner, "verify_regions_"):
+                    _verify_regions(owner)
                 if stack and owner.results:  # its results dominate what follows it
                     visible.update(owner.results)
                     stack[-1][3].extend(owner.results)
@@ -252,3 +267,10 @@ def verify_module(module: ModuleOp) -> None:
 
 def _blocks_of(op: Operation):
     return (block for region in op.regions for block in region.blocks)
+
+
+def _verify_regions(op: Operation) -> None:
+    try:
+        op.verify_regions_()
+    except VerifyException as err:
+        raise op_error(op, str(err.args[0]) if err.args else str(err)) from None

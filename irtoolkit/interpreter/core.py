@@ -118,7 +118,8 @@ def has_rule(cls: type[Operation]) -> bool:
 
 
 _LOADED = False
-RULE_MODULES = ("builtin_func", "arith", "math", "memref", "cf", "tensor", "loop", "scf", "autodiff", "stablehlo",
+RULE_MODULES = ("builtin_func", "arith", "math", "memref", "cf", "tensor", "tensor_indexed", "loop", "scf", "autodiff",
+                "stablehlo",
                 "printf")
 
 

@@ -198,7 +198,14 @@ def load_rules() -> None:
     if _LOADED:
         return
     _LOADED = True
-    from irtoolkit.passes.ad import rules_arith, rules_conv, rules_func, rules_math, rules_tensor  # noqa: F401
+    from irtoolkit.passes.ad import (  # noqa: F401
+        rules_arith,
+        rules_conv,
+        rules_func,
+        rules_indexed,
+        rules_math,
+        rules_tensor,
+    )
 
 
 def _lookup(table, op: Operation | type):

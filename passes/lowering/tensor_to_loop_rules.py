@@ -673,31 +673,17 @@ def lower_concat(L: TensorLowering, op: Operation) -> None:
         offset = L.emit1(arith.AddiOp(offset, vd[axis]))
 
 
-@lowering_rule(upstream.PadOp)
-def lower_pad(L: TensorLowering, op: Operation) -> None:
-    """Fill the result with the region's value at each index, then copy the
-    source in at offset ``low``. The region must compute scalars only."""
-    src, res = op.operands[0], op.results[0]
+def fill_from_region(L: TensorLowering, op: Operation, out: SSAValue, dims: Sequence[SSAValue]) -> None:
+    """Store into ``out``, at each index of ``dims``, the scalar that the single-block
+    region of ``op`` (`tensor.pad`, `tensor.generate`) yields for it: the region's ops
+    are cloned into the loop nest, its arguments being the indices. The region must
+    compute scalars only."""
     region_block = op.regions[0].blocks.first
     assert region_block is not None
     inner_ops = list(region_block.ops)
     for o in op.regions[0].walk():
         if any(isinstance(v.type, TensorType) for v in (*o.operands, *o.results)):
-            raise unsupported(op, "a 'tensor.pad' region using tensors")
-
-    def mix(static: list[int], dyn) -> list[SSAValue]:
-        it = iter(dyn)
-        return [L.val(next(it)) if x == DYNAMIC_INDEX else L.index(x) for x in static]
-
-    low = mix(int_list(prop(op, "static_low")), op.low)  # type: ignore[attr-defined]
-    high = mix(int_list(prop(op, "static_high")), op.high)  # type: ignore[attr-defined]
-    for d, (lo, hi) in enumerate(zip(low, high)):  # negative padding would write out of bounds
-        check_nonnegative(L, op, lo, f"low padding of dim {d} is negative (padding vs 0)")
-        check_nonnegative(L, op, hi, f"high padding of dim {d} is negative (padding vs 0)")
-    sd = L.dims(src)
-    known = [L.index_add(L.index_add(d, lo), hi) for d, lo, hi in zip(sd, low, high)]
-    dims = result_sizes(L, res, known)
-    out = L.fresh(res, dims)
+            raise unsupported(op, f"a '{op.name}' region using tensors")
     # values from outside the region, used inside it
     outer: dict[SSAValue, SSAValue] = {}
     for o in op.regions[0].walk():
@@ -716,6 +702,28 @@ def lower_pad(L: TensorLowering, op: Operation) -> None:
         L.store(mapper.get(y, y), out, ivs)
 
     L.for_each(dims, fill)
+
+
+@lowering_rule(upstream.PadOp)
+def lower_pad(L: TensorLowering, op: Operation) -> None:
+    """Fill the result with the region's value at each index, then copy the
+    source in at offset ``low``."""
+    src, res = op.operands[0], op.results[0]
+
+    def mix(static: list[int], dyn) -> list[SSAValue]:
+        it = iter(dyn)
+        return [L.val(next(it)) if x == DYNAMIC_INDEX else L.index(x) for x in static]
+
+    low = mix(int_list(prop(op, "static_low")), op.low)  # type: ignore[attr-defined]
+    high = mix(int_list(prop(op, "static_high")), op.high)  # type: ignore[attr-defined]
+    for d, (lo, hi) in enumerate(zip(low, high)):  # negative padding would write out of bounds
+        check_nonnegative(L, op, lo, f"low padding of dim {d} is negative (padding vs 0)")
+        check_nonnegative(L, op, hi, f"high padding of dim {d} is negative (padding vs 0)")
+    sd = L.dims(src)
+    known = [L.index_add(L.index_add(d, lo), hi) for d, lo, hi in zip(sd, low, high)]
+    dims = result_sizes(L, res, known)
+    out = L.fresh(res, dims)
+    fill_from_region(L, op, out, dims)
     b = L.buf(src)
     L.for_each(sd, lambda ivs: L.store(L.load(b, ivs), out, [L.index_add(i, lo) for i, lo in zip(ivs, low)]))
 
@@ -723,7 +731,9 @@ def lower_pad(L: TensorLowering, op: Operation) -> None:
 @lowering_rule(arith.ConstantOp)
 def lower_dense_constant(L: TensorLowering, op: Operation) -> None:
     res = op.results[0]
-    value = op.properties.get("value") or op.attributes.get("value")
+    value = op.properties.get("value")
+    if value is None:  # not `or`: a dense constant of no elements is falsy
+        value = op.attributes.get("value")
     if not isinstance(value, DenseIntOrFPElementsAttr):
         raise unsupported(op, f"constant {value}")
     et = elem(res)
@@ -731,6 +741,9 @@ def lower_dense_constant(L: TensorLowering, op: Operation) -> None:
     n = 1
     for s in shp:
         n *= s
+    if n == 0:  # no element to store (and xDSL's `is_splat` fails on no values)
+        L.fresh(res, result_sizes(L, res, []))
+        return
     raw = getattr(getattr(value, "data", None), "data", None)
     if isinstance(raw, bytes) and n > 1 and len(raw) % n == 0 and len(raw) >= n:
         # a splat stored element by element (1e6 equal values): compare the bytes, do
@@ -814,4 +827,6 @@ def lower_reshape(L: TensorLowering, op: Operation) -> None:
     _reshape_copy(L, op, dims, src_index)
 
 
+# rules of other modules register themselves on import
+from irtoolkit.passes.lowering import indexed  # noqa: E402,F401
 from irtoolkit.passes.lowering import windows  # noqa: E402,F401  (conv and pooling: their own module)

@@ -815,3 +815,304 @@ func.func @xor_element_types(%a: tensor<4xi1>, %b: tensor<4xi32>) {
   %0 = tensor.xor %a, %b : (tensor<4xi1>, tensor<4xi32>) -> tensor<4xi1>
   return
 }
+
+
+// -----
+
+// Upstream's invalid.mlir chunks for gather, scatter, generate and rank.
+
+func.func @tensor.generate(%m : index)
+    -> tensor<?x3x?xf32> {
+  // expected-error @+1 {{must have as many index operands as dynamic extents in the result type}}
+  %tnsr = tensor.generate %m {
+    ^bb0(%i : index, %j : index, %k : index):
+      %elem = arith.constant 8.0 : f32
+      tensor.yield %elem : f32
+  } : tensor<?x3x?xf32>
+  return %tnsr : tensor<?x3x?xf32>
+}
+
+// -----
+
+func.func @tensor.generate(%m : index, %n : index)
+    -> tensor<?x3x?xf32> {
+  // expected-error @+1 {{must have one body argument per input dimension}}
+  %tnsr = tensor.generate %m, %n {
+    ^bb0(%i : index, %j : index):
+      %elem = arith.constant 8.0 : f32
+      tensor.yield %elem : f32
+  } : tensor<?x3x?xf32>
+  return %tnsr : tensor<?x3x?xf32>
+}
+
+// -----
+
+func.func @tensor.generate(%m : index, %n : index)
+    -> tensor<?x3x?xf32> {
+  // expected-error @+1 {{all body arguments must be index}}
+  %tnsr = tensor.generate %m, %n {
+    ^bb0(%i : index, %j : index, %k : i64):
+      %elem = arith.constant 8.0 : f32
+      tensor.yield %elem : f32
+  } : tensor<?x3x?xf32>
+  return %tnsr : tensor<?x3x?xf32>
+}
+
+// -----
+
+func.func @tensor.generate(%m : index, %n : index)
+    -> tensor<?x3x?xf32> {
+  // expected-error @+4 {{'func.return' expects parent op 'func.func'}}
+  %tnsr = tensor.generate %m, %n {
+    ^bb0(%i : index, %j : index, %k : index):
+      %elem = arith.constant 8.0 : f32
+      func.return %elem : f32
+  } : tensor<?x3x?xf32>
+  return %tnsr : tensor<?x3x?xf32>
+}
+
+// -----
+
+func.func @tensor.generate(%m : index, %n : index)
+    -> tensor<?x3x?xf32> {
+  // expected-error @+1 {{body must be terminated with a `yield` operation of the tensor element type}}
+  %tnsr = tensor.generate %m, %n {
+    ^bb0(%i : index, %j : index, %k : index):
+      %elem = arith.constant 8 : i32
+      tensor.yield %elem : i32
+  } : tensor<?x3x?xf32>
+  return %tnsr : tensor<?x3x?xf32>
+}
+
+// -----
+
+func.func @rank(%0: f32) {
+  // expected-error@+1 {{'tensor.rank' op operand #0 must be tensor of any type values}}
+  "tensor.rank"(%0): (f32)->index
+  return
+}
+
+// -----
+
+func.func @gather_empty_dims(
+    %source : tensor<4x5x6xf32>, %indices: tensor<1x2x3xindex>) {
+  // expected-error@+1 {{gather_dims must be non-empty}}
+  %out = tensor.gather %source[%indices] gather_dims([]):
+    (tensor<4x5x6xf32>, tensor<1x2x3xindex>) -> tensor<1x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_coordinate_rank_overflow(
+    %source : tensor<4x5x6xf32>, %indices: tensor<1x2x3xindex>) {
+  // expected-error@+1 {{gather_dims overflow source rank}}
+  %out = tensor.gather %source[%indices] gather_dims([0, 1, 2, 3]):
+    (tensor<4x5x6xf32>, tensor<1x2x3xindex>) -> tensor<1x2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_coordinate_rank_mismatch0(
+    %source: tensor<4x5x6xf32>, %indices: tensor<index>) {
+  // expected-error@+1 {{gather_dims length must match the size of last dimension of indices}}
+  %out = tensor.gather %source[%indices] gather_dims([0, 1, 2]):
+    (tensor<4x5x6xf32>, tensor<index>) -> tensor<1x2xf32>
+}
+
+// -----
+
+func.func @gather_coordinate_rank_mismatch1(
+    %source: tensor<4x5x6xf32>, %indices: tensor<1x2x2xindex>) {
+  // expected-error@+1 {{gather_dims length must match the size of last dimension of indices}}
+  %out = tensor.gather %source[%indices] gather_dims([0, 1, 2]):
+    (tensor<4x5x6xf32>, tensor<1x2x2xindex>) -> tensor<1x2xf32>
+}
+
+// -----
+
+func.func @gather_coordinate_negative(
+    %source : tensor<4x5x6xf32>, %indices: tensor<1x2x1xindex>) {
+  // expected-error@+1 {{gather_dims value must be non-negative}}
+  %out = tensor.gather %source[%indices] gather_dims([-1]):
+    (tensor<4x5x6xf32>, tensor<1x2x1xindex>) -> tensor<1x2x1xf32>
+  return
+}
+
+// -----
+
+func.func @gather_coordinate_overflow(
+    %source : tensor<4x5x6xf32>, %indices: tensor<1x2x1xindex>) {
+  // expected-error@+1 {{gather_dims value must be smaller than source rank}}
+  %out = tensor.gather %source[%indices] gather_dims([42]):
+    (tensor<4x5x6xf32>, tensor<1x2x1xindex>) -> tensor<1x2x1xf32>
+  return
+}
+
+// -----
+
+func.func @gather_coordinate_increase(
+    %source : tensor<4x5x6xf32>, %indices: tensor<1x2x2xindex>) {
+  // expected-error@+1 {{gather_dims values must be strictly increasing}}
+  %out = tensor.gather %source[%indices] gather_dims([1, 0]):
+    (tensor<4x5x6xf32>, tensor<1x2x2xindex>) -> tensor<1x2x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @gather_wrong_result_type(
+    %source : tensor<4x5x6xf32>, %indices: tensor<1x2x2xindex>) {
+  // expected-error@+1 {{result type mismatch: expected 'tensor<1x2x1x5x1xf32>' or its rank-reduced variant 'tensor<1x2x5xf32>' (got: 'tensor<1x2x1xf32>')}}
+  %out = tensor.gather %source[%indices] gather_dims([0, 2]):
+    (tensor<4x5x6xf32>, tensor<1x2x2xindex>) -> tensor<1x2x1xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_empty_dims(
+    %source : tensor<f32>,
+    %dest : tensor<4x5x6xf32>, %indices: tensor<1x2x3xindex>) {
+  // expected-error@+1 {{scatter_dims must be non-empty}}
+  %out = tensor.scatter %source into %dest[%indices] scatter_dims([]) unique:
+    (tensor<f32>, tensor<4x5x6xf32>, tensor<1x2x3xindex>) -> tensor<1x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_coordinate_rank_overflow(
+    %source : tensor<f32>,
+    %dest : tensor<4x5x6xf32>, %indices: tensor<1x2x3xindex>) {
+  // expected-error@+1 {{scatter_dims overflow dest rank}}
+  %out = tensor.scatter %source into %dest[%indices] scatter_dims([0, 1, 2, 3]) unique:
+    (tensor<f32>, tensor<4x5x6xf32>, tensor<1x2x3xindex>) -> tensor<1x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_coordinate_rank_mismatch0(
+    %source : tensor<f32>,
+    %dest : tensor<4x5x6xf32>, %indices: tensor<index>) {
+  // expected-error@+1 {{scatter_dims length must match the size of last dimension of indices}}
+  %out = tensor.scatter %source into %dest[%indices] scatter_dims([0, 1, 2]) unique:
+    (tensor<f32>, tensor<4x5x6xf32>, tensor<index>) -> tensor<1x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_coordinate_rank_mismatch1(
+    %source : tensor<f32>,
+    %dest : tensor<4x5x6xf32>, %indices: tensor<1x2x2xindex>) {
+  // expected-error@+1 {{scatter_dims length must match the size of last dimension of indices}}
+  %out = tensor.scatter %source into %dest[%indices] scatter_dims([0, 1, 2]) unique:
+    (tensor<f32>, tensor<4x5x6xf32>, tensor<1x2x2xindex>) -> tensor<1x2xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_coordinate_negative(
+    %source : tensor<f32>,
+    %dest : tensor<4x5x6xf32>, %indices: tensor<1x2x1xindex>) {
+  // expected-error@+1 {{scatter_dims value must be non-negative}}
+  %out = tensor.scatter %source into %dest[%indices] scatter_dims([-1]) unique:
+    (tensor<f32>, tensor<4x5x6xf32>, tensor<1x2x1xindex>) -> tensor<1x2x1xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_coordinate_overflow(
+    %source : tensor<f32>,
+    %dest : tensor<4x5x6xf32>, %indices: tensor<1x2x1xindex>) {
+  // expected-error@+1 {{scatter_dims value must be smaller than dest rank}}
+  %out = tensor.scatter %source into %dest[%indices] scatter_dims([42]) unique:
+    (tensor<f32>, tensor<4x5x6xf32>, tensor<1x2x1xindex>) -> tensor<1x2x1xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_coordinate_increase(
+    %source : tensor<f32>,
+    %dest : tensor<4x5x6xf32>, %indices: tensor<1x2x2xindex>) {
+  // expected-error@+1 {{scatter_dims values must be strictly increasing}}
+  %out = tensor.scatter %source into %dest[%indices] scatter_dims([1, 0]) unique:
+    (tensor<f32>, tensor<4x5x6xf32>, tensor<1x2x2xindex>) -> tensor<1x2x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_missing_unique(
+    %source : tensor<f32>,
+    %dest : tensor<4x5x6xf32>, %indices: tensor<1x2x2xindex>) {
+  // expected-error@+1 {{requires 'unique' attribute to be set}}
+  %out = tensor.scatter %source into %dest[%indices] scatter_dims([0, 2]):
+    (tensor<f32>, tensor<4x5x6xf32>, tensor<1x2x2xindex>) -> tensor<1x2x1xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_wrong_result_type(
+    %source : tensor<f32>,
+    %dest : tensor<4x5x6xf32>, %indices: tensor<1x2x2xindex>) {
+  // expected-error@+1 {{source type mismatch: expected 'tensor<1x2x1x5x1xf32>' or its rank-reduced variant 'tensor<1x2x5xf32>' (got: 'tensor<f32>')}}
+  %out = tensor.scatter %source into %dest[%indices] scatter_dims([0, 2]) unique:
+    (tensor<f32>, tensor<4x5x6xf32>, tensor<1x2x2xindex>) -> tensor<1x2x1xf32>
+  return
+}
+
+// -----
+
+func.func @gather_indices_float(%source: tensor<4x5xf32>, %indices: tensor<2x1xf32>) {
+  // expected-error@+1 {{'tensor.gather' op operand #1 must be ranked tensor of signless integer or index values, but got 'tensor<2x1xf32>'}}
+  %out = tensor.gather %source[%indices] gather_dims([0]) : (tensor<4x5xf32>, tensor<2x1xf32>) -> tensor<2x1x5xf32>
+  return
+}
+
+// -----
+
+func.func @gather_element_type(%source: tensor<4x5xf32>, %indices: tensor<2x1xindex>) {
+  // expected-error@+1 {{'tensor.gather' op result type mismatch: expected 'tensor<2x1x5xf32>' or its rank-reduced variant 'tensor<2x5xf32>' (got: 'tensor<2x5xf64>')}}
+  %out = tensor.gather %source[%indices] gather_dims([0]) : (tensor<4x5xf32>, tensor<2x1xindex>) -> tensor<2x5xf64>
+  return
+}
+
+// -----
+
+func.func @scatter_add_result(%upd: tensor<3x4xf32>, %dest: tensor<10x4xf32>, %ids: tensor<3x1xindex>) {
+  // expected-error@+1 {{'tensor.scatter_add' op result type 'tensor<10x5xf32>' does not match the dest type 'tensor<10x4xf32>'}}
+  %r = tensor.scatter_add %upd into %dest[%ids] scatter_dims([0]) : (tensor<3x4xf32>, tensor<10x4xf32>, tensor<3x1xindex>) -> tensor<10x5xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_source(%upd: tensor<3x5xf32>, %dest: tensor<10x4xf32>, %ids: tensor<3x1xindex>) {
+  // expected-error@+1 {{'tensor.scatter_add' op source type mismatch: expected 'tensor<3x1x4xf32>' or its rank-reduced variant 'tensor<3x4xf32>' (got: 'tensor<3x5xf32>')}}
+  %r = tensor.scatter_add %upd into %dest[%ids] scatter_dims([0]) : (tensor<3x5xf32>, tensor<10x4xf32>, tensor<3x1xindex>) -> tensor<10x4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_add_i1(%upd: tensor<3x4xi1>, %dest: tensor<10x4xi1>, %ids: tensor<3x1xindex>) {
+  // expected-error@+1 {{'tensor.scatter_add' op requires float or integer element type, got i1}}
+  %r = tensor.scatter_add %upd into %dest[%ids] scatter_dims([0]) : (tensor<3x4xi1>, tensor<10x4xi1>, tensor<3x1xindex>) -> tensor<10x4xi1>
+  return
+}
+
+// -----
+
+func.func @scatter_add_no_unique(%upd: tensor<3x4xf32>, %dest: tensor<10x4xf32>, %ids: tensor<3x1xindex>) {
+  // expected-error@+1 {{expected ':'}}
+  %r = tensor.scatter_add %upd into %dest[%ids] scatter_dims([0]) unique : (tensor<3x4xf32>, tensor<10x4xf32>, tensor<3x1xindex>) -> tensor<10x4xf32>
+  return
+}

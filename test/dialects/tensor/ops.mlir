@@ -315,3 +315,61 @@ func.func @model_elementwise(%a: tensor<4xf32>, %b: tensor<4xf32>, %d: tensor<?x
   %18 = tensor.not %i : tensor<2x?xi32>
   return
 }
+// Upstream's gather and scatter (index or integer coordinates, full and
+// rank-reduced slice forms, `unique`), and our scatter_add.
+// CHECK-LABEL: func.func @gather_scatter
+// CHECK: tensor.gather %{{.*}}[%{{.*}}] gather_dims([1, 2]) unique : (tensor<4x5x6xf32>, tensor<1x3x2xi32>) -> tensor<1x3x4x1x1xf32>
+// CHECK: tensor.gather %{{.*}}[%{{.*}}] gather_dims([1, 2]) unique : (tensor<4x5x6xf32>, tensor<1x3x2xindex>) -> tensor<1x3x4xf32>
+// CHECK: tensor.scatter %{{.*}} into %{{.*}}[%{{.*}}] scatter_dims([1, 2]) unique : (tensor<1x3x4x1x1xf32>, tensor<4x5x6xf32>, tensor<1x3x2xindex>) -> tensor<4x5x6xf32>
+// CHECK: tensor.scatter %{{.*}} into %{{.*}}[%{{.*}}] scatter_dims([1, 2]) unique : (tensor<1x3x4xf32>, tensor<4x5x6xf32>, tensor<1x3x2xi32>) -> tensor<4x5x6xf32>
+// CHECK: tensor.gather %{{.*}}[%{{.*}}] gather_dims([0]) : (tensor<10x4xf32>, tensor<3x1xindex>) -> tensor<3x1x4xf32>
+// CHECK: tensor.scatter_add %{{.*}} into %{{.*}}[%{{.*}}] scatter_dims([0]) : (tensor<3x1x4xf32>, tensor<10x4xf32>, tensor<3x1xindex>) -> tensor<10x4xf32>
+// CHECK: tensor.gather %{{.*}}[%{{.*}}] gather_dims([0]) : (tensor<?x4xf32>, tensor<?x1xi64>) -> tensor<?x4xf32>
+func.func @gather_scatter(%dest : tensor<4x5x6xf32>, %indices: tensor<1x3x2xindex>, %indices_i32: tensor<1x3x2xi32>,
+                          %table: tensor<10x4xf32>, %ids: tensor<3x1xindex>,
+                          %dyn: tensor<?x4xf32>, %dyn_ids: tensor<?x1xi64>) {
+  %gathered = tensor.gather %dest[%indices_i32] gather_dims([1, 2]) unique:
+    (tensor<4x5x6xf32>, tensor<1x3x2xi32>) -> tensor<1x3x4x1x1xf32>
+  %rank_reduced_gathered = tensor.gather %dest[%indices] gather_dims([1, 2]) unique:
+    (tensor<4x5x6xf32>, tensor<1x3x2xindex>) -> tensor<1x3x4xf32>
+  %scattered = tensor.scatter %gathered into %dest[%indices]
+      scatter_dims([1, 2]) unique:
+    (tensor<1x3x4x1x1xf32>, tensor<4x5x6xf32>, tensor<1x3x2xindex>) -> tensor<4x5x6xf32>
+  %rank_reduced_scattered = tensor.scatter %rank_reduced_gathered into %dest[%indices_i32]
+      scatter_dims([1, 2]) unique:
+    (tensor<1x3x4xf32>, tensor<4x5x6xf32>, tensor<1x3x2xi32>) -> tensor<4x5x6xf32>
+  %g = tensor.gather %table[%ids] gather_dims([0]) : (tensor<10x4xf32>, tensor<3x1xindex>) -> tensor<3x1x4xf32>
+  %r = tensor.scatter_add %g into %table[%ids] scatter_dims([0]) : (tensor<3x1x4xf32>, tensor<10x4xf32>, tensor<3x1xindex>) -> tensor<10x4xf32>
+  %d = tensor.gather %dyn[%dyn_ids] gather_dims([0]) : (tensor<?x4xf32>, tensor<?x1xi64>) -> tensor<?x4xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @generate
+// CHECK: tensor.generate %{{.*}}, %{{.*}} {
+// CHECK: ^bb0(%{{.*}}: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK: tensor.yield %{{.*}} : f32
+// CHECK: } : tensor<?x3x?xf32>
+// CHECK: tensor.generate {
+// CHECK: } : tensor<2x3xf32>
+func.func @generate(%m : index, %n : index) -> (tensor<?x3x?xf32>, tensor<2x3xf32>) {
+  %tnsr = tensor.generate %m, %n {
+    ^bb0(%i : index, %j : index, %k : index):
+      %elem = arith.constant 8.0 : f32
+      tensor.yield %elem : f32
+  } : tensor<?x3x?xf32>
+  %static = tensor.generate {
+    ^bb0(%i : index, %j : index):
+      %elem = arith.constant 8.0 : f32
+      tensor.yield %elem : f32
+  } : tensor<2x3xf32>
+  return %tnsr, %static : tensor<?x3x?xf32>, tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @rank
+// CHECK: tensor.rank %{{.*}} : tensor<4x4x?xf32>
+// CHECK: tensor.rank %{{.*}} : tensor<*xf32>
+func.func @rank(%t : tensor<4x4x?xf32>, %u : tensor<*xf32>) -> (index, index) {
+  %0 = tensor.rank %t : tensor<4x4x?xf32>
+  %1 = tensor.rank %u : tensor<*xf32>
+  return %0, %1 : index, index
+}

@@ -39,3 +39,14 @@ func.func @reshape(%x: tensor<2x3xf64>) -> tensor<3x2xf64> {
   %r = tensor.reshape %x(%s) : (tensor<2x3xf64>, tensor<2xi64>) -> tensor<3x2xf64>
   return %r : tensor<3x2xf64>
 }
+
+// Gather, scatter_add (duplicate indices accumulate) and scatter (unique indices), at
+// constant indices.
+func.func @indexed(%t: tensor<5x3xf64>, %u: tensor<3x3xf64>) -> (tensor<3x3xf64>, tensor<5x3xf64>, tensor<5x3xf64>) {
+  %i = arith.constant dense<[[4], [0], [4]]> : tensor<3x1xindex>
+  %j = arith.constant dense<[[1], [3], [0]]> : tensor<3x1xindex>
+  %g = tensor.gather %t[%i] gather_dims([0]) : (tensor<5x3xf64>, tensor<3x1xindex>) -> tensor<3x3xf64>
+  %a = tensor.scatter_add %u into %t[%i] scatter_dims([0]) : (tensor<3x3xf64>, tensor<5x3xf64>, tensor<3x1xindex>) -> tensor<5x3xf64>
+  %s = tensor.scatter %u into %t[%j] scatter_dims([0]) unique : (tensor<3x3xf64>, tensor<5x3xf64>, tensor<3x1xindex>) -> tensor<5x3xf64>
+  return %g, %a, %s : tensor<3x3xf64>, tensor<5x3xf64>, tensor<5x3xf64>
+}

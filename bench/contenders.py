@@ -382,6 +382,346 @@ def _w6_budget(text: str) -> str:
     return text.replace('{autodiff.checkpoint = "sqrt"}', f'{{autodiff.checkpoint_memory = "{W6_BUDGET}"}}')
 
 
+# ----------------------------------------------------------------------------- W7
+
+N7 = 64
+
+
+def _w7_inputs(rng):
+    f = np.float32
+    w1 = (rng.standard_normal((5, 5, 1, 6)) / 5.0).astype(f)
+    b1 = (rng.standard_normal(6) * 0.1).astype(f)
+    w2 = (rng.standard_normal((5, 5, 6, 16)) / np.sqrt(150.0)).astype(f)
+    b2 = (rng.standard_normal(16) * 0.1).astype(f)
+    wd = (rng.standard_normal((256, 10)) / 16.0).astype(f)
+    bd = (rng.standard_normal(10) * 0.1).astype(f)
+    x = rng.standard_normal((N7, 28, 28, 1)).astype(f)
+    y = np.zeros((N7, 10), f)
+    y[np.arange(N7), rng.integers(0, 10, N7)] = 1.0
+    return w1, b1, w2, b2, wd, bd, x, y
+
+
+def _conv_nhwc(x, w):
+    """Valid, stride-1 convolution, x: N x H x W x C, w: kh x kw x C x F (im2col + one GEMM)."""
+    kh, kw = w.shape[:2]
+    win = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(1, 2))  # N, Ho, Wo, C, kh, kw
+    return np.tensordot(win, w, axes=([4, 5, 3], [0, 1, 2]))
+
+
+def _conv_nhwc_dw(x, dy, kh, kw):
+    win = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(1, 2))
+    return np.tensordot(win, dy, axes=([0, 1, 2], [0, 1, 2])).transpose(1, 2, 0, 3)  # kh, kw, C, F
+
+
+def _conv_nhwc_dx(dy, w):
+    kh, kw = w.shape[:2]
+    dyp = np.pad(dy, ((0, 0), (kh - 1, kh - 1), (kw - 1, kw - 1), (0, 0)))
+    return _conv_nhwc(dyp, w[::-1, ::-1].transpose(0, 1, 3, 2))
+
+
+def _pool2(r):
+    n, h, w, c = r.shape
+    return r.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+
+
+def _pool2_back(r, p, dp):
+    # every maximal element gets the cotangent; ties only occur among relu's zeros,
+    # whose derivative is 0 anyway
+    n, h, w, c = r.shape
+    mask = r.reshape(n, h // 2, 2, w // 2, 2, c) == p[:, :, None, :, None, :]
+    return (mask * dp[:, :, None, :, None, :]).reshape(r.shape)
+
+
+def _log_softmax(z):
+    zs = z - z.max(axis=1, keepdims=True)
+    return zs - np.log(np.exp(zs).sum(axis=1, keepdims=True))
+
+
+def _w7_forward(w1, b1, w2, b2, wd, bd, x):
+    a1 = _conv_nhwc(x, w1) + b1
+    r1 = np.maximum(a1, 0)
+    p1 = _pool2(r1)
+    a2 = _conv_nhwc(p1, w2) + b2
+    r2 = np.maximum(a2, 0)
+    p2 = _pool2(r2)
+    f = p2.reshape(x.shape[0], -1)
+    return a1, r1, p1, a2, r2, p2, f, f @ wd + bd
+
+
+def _w7_loss(w1, b1, w2, b2, wd, bd, x, y):
+    z = _w7_forward(w1, b1, w2, b2, wd, bd, x)[-1]
+    return np.float32(-(y * _log_softmax(z)).sum() / np.float32(N7))
+
+
+def _w7_grad(w1, b1, w2, b2, wd, bd, x, y):
+    a1, r1, p1, a2, r2, p2, f, z = _w7_forward(w1, b1, w2, b2, wd, bd, x)
+    p = np.exp(_log_softmax(z))
+    dlogp = -y / np.float32(N7)
+    dz = dlogp - p * dlogp.sum(axis=1, keepdims=True)
+    dwd = f.T @ dz
+    dbd = dz.sum(axis=0)
+    dp2 = (dz @ wd.T).reshape(p2.shape)
+    da2 = _pool2_back(r2, p2, dp2) * (a2 > 0)
+    db2 = da2.sum(axis=(0, 1, 2))
+    dw2 = _conv_nhwc_dw(p1, da2, 5, 5)
+    dp1 = _conv_nhwc_dx(da2, w2)
+    da1 = _pool2_back(r1, p1, dp1) * (a1 > 0)
+    db1 = da1.sum(axis=(0, 1, 2))
+    dw1 = _conv_nhwc_dw(x, da1, 5, 5)
+    return dw1, db1, dw2, db2, dwd, dbd
+
+
+def _w7_jax(jnp, lax):
+    def conv(x, w):
+        return lax.conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    def pool(r):
+        return lax.reduce_window(r, jnp.array(-jnp.inf, r.dtype), lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+    def loss(w1, b1, w2, b2, wd, bd, x, y):
+        p1 = pool(jnp.maximum(conv(x, w1) + b1, 0.0))
+        p2 = pool(jnp.maximum(conv(p1, w2) + b2, 0.0))
+        z = p2.reshape(x.shape[0], -1) @ wd + bd
+        zs = z - jnp.max(z, axis=1, keepdims=True)
+        logp = zs - jnp.log(jnp.sum(jnp.exp(zs), axis=1, keepdims=True))
+        return -jnp.sum(y * logp) / float(N7)
+    return loss
+
+
+def _w7_torch(torch):
+    F = torch.nn.functional
+
+    def loss(w1, b1, w2, b2, wd, bd, x, y):
+        # PyTorch convolves NCHW with OIHW filters: the same network, permuted
+        a1 = F.conv2d(x.permute(0, 3, 1, 2), w1.permute(3, 2, 0, 1), b1)
+        p1 = F.max_pool2d(torch.relu(a1), 2)
+        a2 = F.conv2d(p1, w2.permute(3, 2, 0, 1), b2)
+        p2 = F.max_pool2d(torch.relu(a2), 2)
+        z = p2.permute(0, 2, 3, 1).reshape(x.shape[0], -1) @ wd + bd
+        return -(y * torch.log_softmax(z, dim=1)).sum() / float(N7)
+    return loss
+
+
+# ----------------------------------------------------------------------------- W8
+
+S8, D8, H8, M8 = 128, 256, 8, 1024
+DH8 = D8 // H8
+SCALE8 = 1.0 / np.sqrt(DH8)
+
+
+def _w8_inputs(rng):
+    f = np.float32
+    ws = [(rng.standard_normal((D8, D8)) / np.sqrt(D8)).astype(f) for _ in range(4)]
+    w1 = (rng.standard_normal((D8, M8)) / np.sqrt(D8)).astype(f)
+    w2 = (rng.standard_normal((M8, D8)) / np.sqrt(M8)).astype(f)
+    x = rng.standard_normal((S8, D8)).astype(f)
+    return (*ws, w1, w2, x)
+
+
+def _erf_np(x):
+    # numpy has no erf: Numerical Recipes' erfc (Chebyshev fit, relative error < 1.2e-7)
+    z = np.abs(x)
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = -z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
+        -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
+            -0.82215223 + t * 0.17087277))))))))
+    erfc = t * np.exp(poly)
+    return np.where(x >= 0, 1.0 - erfc, erfc - 1.0).astype(x.dtype)
+
+
+def _ln(x):
+    d = x - x.mean(axis=1, keepdims=True)
+    rstd = 1.0 / np.sqrt((d * d).mean(axis=1, keepdims=True) + np.float32(1e-5))
+    return d * rstd, rstd
+
+
+def _ln_back(dy, y, rstd):
+    return rstd * (dy - dy.mean(axis=1, keepdims=True) - y * (dy * y).mean(axis=1, keepdims=True))
+
+
+_W8_CAUSAL = np.tril(np.ones((S8, S8), bool))
+
+
+def _w8_forward(wq, wk, wv, wo, w1, w2, x):
+    xn, rs0 = _ln(x)
+    qh, kh, vh = ((xn @ w).reshape(S8, H8, DH8).transpose(1, 0, 2) for w in (wq, wk, wv))  # H, S, DH
+    scores = np.where(_W8_CAUSAL, (qh @ kh.transpose(0, 2, 1)) * np.float32(SCALE8), np.float32(-1e9))
+    e = np.exp(scores - scores.max(axis=2, keepdims=True))
+    p = e / e.sum(axis=2, keepdims=True)
+    ctx = (p @ vh).transpose(1, 0, 2).reshape(S8, D8)
+    x1 = x + ctx @ wo
+    xn1, rs1 = _ln(x1)
+    h = xn1 @ w1
+    erf = _erf_np(h * np.float32(np.sqrt(0.5)))
+    gelu = np.float32(0.5) * h * (1 + erf)
+    out = x1 + gelu @ w2
+    return locals()
+
+
+def _w8_loss(wq, wk, wv, wo, w1, w2, x):
+    out = _w8_forward(wq, wk, wv, wo, w1, w2, x)["out"]
+    return np.float32((out * out).sum() / np.float32(S8 * D8))
+
+
+def _w8_grad(wq, wk, wv, wo, w1, w2, x):
+    v = _w8_forward(wq, wk, wv, wo, w1, w2, x)
+    h, p, qh, kh, vh = v["h"], v["p"], v["qh"], v["kh"], v["vh"]
+    dout = v["out"] * np.float32(2.0 / (S8 * D8))
+    dw2 = v["gelu"].T @ dout
+    dgelu = dout @ w2.T
+    dh = dgelu * (np.float32(0.5) * (1 + v["erf"])
+                  + h * np.exp(np.float32(-0.5) * h * h) * np.float32(1 / np.sqrt(2 * np.pi)))
+    dw1 = v["xn1"].T @ dh
+    dx1 = dout + _ln_back(dh @ w1.T, v["xn1"], v["rs1"])
+    dwo = v["ctx"].T @ dx1
+    dctx = (dx1 @ wo.T).reshape(S8, H8, DH8).transpose(1, 0, 2)
+    dp = dctx @ vh.transpose(0, 2, 1)
+    dvh = p.transpose(0, 2, 1) @ dctx
+    ds = p * (dp - (dp * p).sum(axis=2, keepdims=True)) * np.float32(SCALE8)  # masked: p = 0
+    dqh = ds @ kh
+    dkh = ds.transpose(0, 2, 1) @ qh
+    xn = v["xn"]
+    dwq, dwk, dwv = (xn.T @ d.transpose(1, 0, 2).reshape(S8, D8) for d in (dqh, dkh, dvh))
+    return dwq, dwk, dwv, dwo, dw1, dw2
+
+
+def _w8_jax(jnp, lax):
+    def ln(x):
+        d = x - jnp.mean(x, axis=1, keepdims=True)
+        return d * lax.rsqrt(jnp.mean(d * d, axis=1, keepdims=True) + 1e-5)
+
+    def loss(wq, wk, wv, wo, w1, w2, x):
+        xn = ln(x)
+        q, k, v = ((xn @ w).reshape(S8, H8, DH8) for w in (wq, wk, wv))
+        scores = jnp.einsum("ihd,jhd->hij", q, k) * SCALE8
+        scores = jnp.where(jnp.tril(jnp.ones((S8, S8), bool)), scores, -1e9)
+        p = jax_softmax(scores)
+        x1 = x + jnp.einsum("hij,jhd->ihd", p, v).reshape(S8, D8) @ wo
+        h = ln(x1) @ w1
+        out = x1 + (0.5 * h * (1.0 + lax.erf(h * np.float32(np.sqrt(0.5))))) @ w2
+        return jnp.sum(out * out) / float(S8 * D8)
+
+    def jax_softmax(s):
+        e = jnp.exp(s - jnp.max(s, axis=2, keepdims=True))
+        return e / jnp.sum(e, axis=2, keepdims=True)
+    return loss
+
+
+def _w8_torch(torch):
+    F = torch.nn.functional
+    mask = torch.tril(torch.ones(S8, S8, dtype=torch.bool))
+
+    def loss(wq, wk, wv, wo, w1, w2, x):
+        xn = F.layer_norm(x, (D8,), eps=1e-5)
+        q, k, v = ((xn @ w).reshape(S8, H8, DH8).transpose(0, 1) for w in (wq, wk, wv))  # H, S, DH
+        scores = torch.where(mask, (q @ k.transpose(1, 2)) * SCALE8, -1e9)
+        ctx = (torch.softmax(scores, dim=2) @ v).transpose(0, 1).reshape(S8, D8)
+        x1 = x + ctx @ wo
+        h = F.layer_norm(x1, (D8,), eps=1e-5) @ w1
+        out = x1 + (0.5 * h * (1.0 + torch.erf(h * float(np.sqrt(0.5))))) @ w2
+        return (out * out).sum() / float(S8 * D8)
+    return loss
+
+
+# ----------------------------------------------------------------------------- W9
+
+V9, E9, H9, T9, B9 = 10_000, 128, 128, 32, 32
+
+
+def _w9_inputs(rng):
+    f = np.float32
+    table = (rng.standard_normal((V9, E9)) * 0.5).astype(f)
+    wx = (rng.standard_normal((E9, 4 * H9)) / np.sqrt(E9)).astype(f)
+    wh = (rng.standard_normal((H9, 4 * H9)) / np.sqrt(H9)).astype(f)
+    b = (rng.standard_normal(4 * H9) * 0.1).astype(f)
+    ids = rng.integers(0, V9, (T9, B9, 1)).astype(np.int64)
+    return table, wx, wh, b, ids
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def _w9_forward(table, wx, wh, b, ids):
+    xe = table[ids[..., 0]]  # T, B, E
+    zx = (xe.reshape(T9 * B9, E9) @ wx + b).reshape(T9, B9, 4 * H9)
+    h = np.zeros((B9, H9), table.dtype)
+    c = np.zeros_like(h)
+    steps = []
+    for t in range(T9):
+        z = zx[t] + h @ wh
+        i, f, o = (_sigmoid(z[:, k * H9:(k + 1) * H9]) for k in (0, 1, 3))
+        g = np.tanh(z[:, 2 * H9:3 * H9])
+        c_prev, h_prev = c, h
+        c = f * c + i * g
+        tc = np.tanh(c)
+        h = o * tc
+        steps.append((i, f, g, o, c_prev, h_prev, tc))
+    return xe, h, steps
+
+
+def _w9_loss(table, wx, wh, b, ids):
+    h = _w9_forward(table, wx, wh, b, ids)[1]
+    return np.float32((h * h).sum() / np.float32(B9))
+
+
+def _w9_grad(table, wx, wh, b, ids):
+    xe, h, steps = _w9_forward(table, wx, wh, b, ids)
+    dh = h * np.float32(2.0 / B9)
+    dc = np.zeros_like(h)
+    dz = np.empty((T9, B9, 4 * H9), h.dtype)
+    dwh = np.zeros_like(wh)
+    for t in range(T9 - 1, -1, -1):
+        i, f, g, o, c_prev, h_prev, tc = steps[t]
+        dc = dc + dh * o * (1 - tc * tc)
+        dz[t, :, 0:H9] = dc * g * i * (1 - i)
+        dz[t, :, H9:2 * H9] = dc * c_prev * f * (1 - f)
+        dz[t, :, 2 * H9:3 * H9] = dc * i * (1 - g * g)
+        dz[t, :, 3 * H9:] = dh * tc * o * (1 - o)
+        dc = dc * f
+        dwh += h_prev.T @ dz[t]
+        dh = dz[t] @ wh.T
+    dz2 = dz.reshape(T9 * B9, 4 * H9)
+    dwx = xe.reshape(T9 * B9, E9).T @ dz2
+    db = dz2.sum(axis=0)
+    dtable = np.zeros_like(table)
+    np.add.at(dtable, ids.ravel(), dz2 @ wx.T)
+    return dtable, dwx, dwh, db
+
+
+def _w9_jax(jnp, lax):
+    def loss(table, wx, wh, b, ids):
+        xe = table[ids[..., 0]]
+
+        def step(hc, x):
+            h, c = hc
+            z = x @ wx + h @ wh + b
+            i, f, g, o = jnp.split(z, 4, axis=1)
+            c = jax_sigmoid(f) * c + jax_sigmoid(i) * jnp.tanh(g)
+            return (jax_sigmoid(o) * jnp.tanh(c), c), None
+
+        def jax_sigmoid(z):
+            return 1.0 / (1.0 + jnp.exp(-z))
+
+        zero = jnp.zeros((B9, H9), table.dtype)
+        (h, _), _ = lax.scan(step, (zero, zero), xe)
+        return jnp.sum(h * h) / float(B9)
+    return loss
+
+
+def _w9_torch(torch):
+    def loss(table, wx, wh, b, ids):
+        xe = table[ids[..., 0]]
+        h = torch.zeros(B9, H9, dtype=table.dtype)
+        c = torch.zeros_like(h)
+        for t in range(T9):
+            i, f, g, o = (xe[t] @ wx + h @ wh + b).chunk(4, dim=1)
+            c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+            h = torch.sigmoid(o) * torch.tanh(c)
+        return (h * h).sum() / float(B9)
+    return loss
+
+
 WORKLOADS: dict[str, Workload] = {
     w.key: w
     for w in [
@@ -403,6 +743,14 @@ WORKLOADS: dict[str, Workload] = {
                  _w6_inputs, _w6_loss, _w6_grad, _w6_jax, _w6_torch,
                  no_torch_compile=f"it would unroll the {N6}-step loop", memory=True,
                  irt_variants={f"irtoolkit[{W6_BUDGET}]": _w6_budget}),
+        Workload("W7", f"LeNet-5-style CNN (conv 5x5 -> relu -> max-pool, twice; dense; softmax xent), "
+                       f"batch {N7}, 28x28x1, f32", "w7.mlir", np.float32, (0, 1, 2, 3, 4, 5),
+                 _w7_inputs, _w7_loss, _w7_grad, _w7_jax, _w7_torch),
+        Workload("W8", f"transformer block: pre-layernorm, causal attention, {H8} heads (batched dot), "
+                       f"GELU (erf) MLP {D8}-{M8}-{D8}, sequence {S8}, width {D8}, f32", "w8.mlir", np.float32,
+                 (0, 1, 2, 3, 4, 5), _w8_inputs, _w8_loss, _w8_grad, _w8_jax, _w8_torch),
+        Workload("W9", f"embedding {V9}x{E9} (gather) + LSTM hidden {H9}, {T9} steps, batch {B9}, f32",
+                 "w9.mlir", np.float32, (0, 1, 2, 3), _w9_inputs, _w9_loss, _w9_grad, _w9_jax, _w9_torch),
     ]
 }
 

@@ -55,6 +55,8 @@ class Workload:
     irt_variants: dict[str, Callable[[str], str]] = field(default_factory=dict)
     #: report the gradient's peak memory (bench/memory.py)
     memory: bool = False
+    #: gradient agreement tolerance when the dtype's default is too tight (say why)
+    tolerance: float | None = None
 
     def inputs(self) -> tuple:
         return self.make_inputs(np.random.default_rng(SEED))
@@ -68,6 +70,8 @@ class Workload:
 
     @property
     def rtol(self) -> float:
+        if self.tolerance is not None:
+            return self.tolerance
         return 1e-6 if self.dtype == np.float32 else 1e-12
 
 
@@ -476,7 +480,8 @@ def _w7_jax(jnp, lax):
         return lax.conv_general_dilated(x, w, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC"))
 
     def pool(r):
-        return lax.reduce_window(r, jnp.array(-jnp.inf, r.dtype), lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+        # a concrete init value, so that JAX recognizes the max-pool and differentiates it
+        return lax.reduce_window(r, np.float32(-np.inf), lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
 
     def loss(w1, b1, w2, b2, wd, bd, x, y):
         p1 = pool(jnp.maximum(conv(x, w1) + b1, 0.0))
@@ -722,6 +727,12 @@ def _w9_torch(torch):
     return loss
 
 
+#: W7's conv1 bias gradient sums 64*24*24 f32 terms per channel and W8's weight gradients
+#: sum over the causal softmax's rows: every contender reduces in its own order (irtoolkit
+#: in f64, numpy pairwise, PyTorch/JAX in f32 blocks), which moves them ~1e-6 apart, the
+#: same as 16 ulps of the largest entry
+F32_REDUCTION_TOL = 5e-6
+
 WORKLOADS: dict[str, Workload] = {
     w.key: w
     for w in [
@@ -745,10 +756,11 @@ WORKLOADS: dict[str, Workload] = {
                  irt_variants={f"irtoolkit[{W6_BUDGET}]": _w6_budget}),
         Workload("W7", f"LeNet-5-style CNN (conv 5x5 -> relu -> max-pool, twice; dense; softmax xent), "
                        f"batch {N7}, 28x28x1, f32", "w7.mlir", np.float32, (0, 1, 2, 3, 4, 5),
-                 _w7_inputs, _w7_loss, _w7_grad, _w7_jax, _w7_torch),
+                 _w7_inputs, _w7_loss, _w7_grad, _w7_jax, _w7_torch, tolerance=F32_REDUCTION_TOL),
         Workload("W8", f"transformer block: pre-layernorm, causal attention, {H8} heads (batched dot), "
                        f"GELU (erf) MLP {D8}-{M8}-{D8}, sequence {S8}, width {D8}, f32", "w8.mlir", np.float32,
-                 (0, 1, 2, 3, 4, 5), _w8_inputs, _w8_loss, _w8_grad, _w8_jax, _w8_torch),
+                 (0, 1, 2, 3, 4, 5), _w8_inputs, _w8_loss, _w8_grad, _w8_jax, _w8_torch,
+                 tolerance=F32_REDUCTION_TOL),
         Workload("W9", f"embedding {V9}x{E9} (gather) + LSTM hidden {H9}, {T9} steps, batch {B9}, f32",
                  "w9.mlir", np.float32, (0, 1, 2, 3), _w9_inputs, _w9_loss, _w9_grad, _w9_jax, _w9_torch),
     ]

@@ -19,6 +19,7 @@ import pytest
 from xdsl.printer import Printer
 
 import irtoolkit as irt
+from irtoolkit.jax_export import with_grad
 from irtoolkit.pipeline import run_pipeline
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,20 +46,6 @@ def _reference(model: str, dtype: str):
     return data, args, [int(i) for i in data["wrt"]], grads
 
 
-def _grad_function(module, wrt: list[int]) -> str:
-    """``@grad_main``: autodiff.grad of ``@main`` with respect to ``wrt``."""
-    main = next(op for op in module.body.block.ops if getattr(op, "sym_name", None)
-                and op.sym_name.data == "main")
-    ins = [str(t) for t in main.function_type.inputs.data]
-    outs = ", ".join(ins[i] for i in wrt)
-    args = ", ".join(f"%a{i}" for i in range(len(ins)))
-    grads = ", ".join(f"%g{i}" for i in range(len(wrt)))
-    params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(ins))
-    return (f"func.func @grad_main({params}) -> ({outs}) {{\n"
-            f"  {grads} = autodiff.grad @main({args}) wrt {wrt} : ({', '.join(ins)}) -> ({outs})\n"
-            f"  func.return {grads} : {outs}\n}}\n")
-
-
 @functools.cache
 def converted(model: str, dtype: str):
     """The model converted, with ``@grad_main`` added (forward models): a parsed module."""
@@ -66,11 +53,10 @@ def converted(model: str, dtype: str):
     with open(os.path.join(CORPUS, name)) as f:
         module = irt.parse(f.read(), name)
     run_pipeline(module, "convert-stablehlo-to-tensor")
-    text = _printed(module)
-    if not model.endswith("_grad"):
-        _, _, wrt, _ = _reference(model, dtype)
-        text = text.rstrip().removesuffix("}") + _grad_function(module, wrt) + "}\n"
-    return irt.parse(text, name)
+    if model.endswith("_grad"):
+        return module
+    _, _, wrt, _ = _reference(model, dtype)
+    return with_grad(module, wrt, filename=name)
 
 
 @functools.cache

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import builtins as _builtins  # sum, any, all, max, min, abs are entries of this module
+import builtins as _builtins
+import math as _math  # sum, any, all, max, min, abs are entries of this module
 
 import numpy as _np
 
@@ -82,11 +83,18 @@ _unary("negative", _t.NegOp, float_only=False)
 _unary("abs", _t.AbsOp, float_only=False)
 _unary("absolute", _t.AbsOp, float_only=False)
 _unary("logistic", _t.LogisticOp, numpy=lambda x: 1.0 / (1.0 + _np.exp(-_np.asarray(x))))
+for _name, _op in [("log1p", _t.Log1pOp), ("expm1", _t.Expm1Op), ("arctan", _t.AtanOp),
+                   ("floor", _t.FloorOp), ("ceil", _t.CeilOp), ("rint", _t.RoundOp),
+                   ("round", _t.RoundOp), ("sign", _t.SignOp)]:
+    _unary(_name, _op)
+_unary("erf", _t.ErfOp, numpy=_np.vectorize(_math.erf, otypes=[float]))
+_unary("rsqrt", _t.RsqrtOp, numpy=lambda x: 1.0 / _np.sqrt(x))
 
 for _name, _op in [("add", _t.AddOp), ("subtract", _t.SubOp), ("multiply", _t.MulOp),
                    ("maximum", _t.MaxOp), ("minimum", _t.MinOp)]:
     _binary(_name, _op)
-for _name, _op in [("divide", _t.DivOp), ("true_divide", _t.DivOp)]:
+for _name, _op in [("divide", _t.DivOp), ("true_divide", _t.DivOp), ("arctan2", _t.Atan2Op),
+                   ("fmod", _t.RemOp)]:
     _binary(_name, _op, float_only=True)
 
 
@@ -229,12 +237,28 @@ TABLE["amax"] = TABLE["max"]
 
 @_entry("min")
 def _min(E, a, axis=None, keepdims=False):
-    # -max(-x): exact for floats and integers alike
-    x = E.as_tensor(a)
-    return E.emit(_t.NegOp(_reduce(E, _t.ReduceMaxOp, E.emit(_t.NegOp(x)), axis, keepdims)))
+    return _reduce(E, _t.ReduceMinOp, E.as_tensor(a), axis, keepdims)
 
 
 TABLE["amin"] = TABLE["min"]
+
+
+@_entry("prod")
+def _prod(E, a, axis=None, keepdims=False):
+    return _reduce(E, _t.ReduceProdOp, E.as_tensor(a), axis, keepdims)
+
+
+def _arg_extreme(name: str, op: type) -> None:
+    def emit(E, a, axis=None):
+        x = E.as_tensor(a)
+        if axis is None:  # numpy: the index into the flattened array
+            x, axis = _reshape.emit(E, x, [-1]), 0
+        return E.emit(op(x, [axis % _builtins.max(len(x.type.get_shape()), 1)]))
+    _entry(name)(emit)
+
+
+_arg_extreme("argmax", _t.ArgMaxOp)
+_arg_extreme("argmin", _t.ArgMinOp)
 
 
 def _binary_op(E, op: type, a, b):
@@ -251,7 +275,16 @@ def _matmul(E, a, b):
     if not ls or not rs:
         raise E.error("matmul: operands must be at least 1-d (use * for scalars)")
     if len(ls) > 2 or len(rs) > 2:
-        raise E.error(f"matmul of {len(ls)}-d and {len(rs)}-d tensors is not supported (2-d and 1-d only)")
+        # stacks of matrices: one batched tensor.dot (batch dims pair up as in numpy, without
+        # broadcasting them)
+        if len(ls) != len(rs) or ls[:-2] != rs[:-2]:
+            raise E.error(f"matmul of {tuple(ls)} and {tuple(rs)}: batch dimensions must be equal "
+                          "(broadcast them explicitly)")
+        if ls[-1] != rs[-2]:
+            raise E.error(f"matmul: contracting dimensions differ: {tuple(ls)} @ {tuple(rs)} "
+                          f"({ls[-1]} vs {rs[-2]})")
+        batch = list(range(len(ls) - 2))
+        return E.emit(_t.DotOp(lhs, rhs, (batch, batch), ([len(ls) - 1], [len(rs) - 2])))
     if ls[-1] != rs[0]:
         raise E.error(f"matmul: contracting dimensions differ: {tuple(ls)} @ {tuple(rs)} ({ls[-1]} vs {rs[0]})")
     lhs2 = lhs if len(ls) == 2 else _reshape.emit(E, lhs, [1, ls[0]])
@@ -312,8 +345,13 @@ TABLE["array"] = TABLE["asarray"]
 
 @_entry("clip")
 def _clip(E, a, a_min, a_max):
-    x = a if a_min is None else _binary_op(E, _t.MaxOp, a, a_min)
-    return x if a_max is None else _binary_op(E, _t.MinOp, x, a_max)
+    if a_min is None or a_max is None:  # one-sided: a max or a min
+        return _binary_op(E, _t.MaxOp, a, a_min) if a_max is None else _binary_op(E, _t.MinOp, a, a_max)
+    dtype = E.result_dtype(a, a_min, a_max)
+    x = E.as_tensor(a, dtype)
+    lo, hi = E.as_tensor(a_min, dtype), E.as_tensor(a_max, dtype)
+    shape = E.broadcast_shape(*(t.type.get_shape() for t in (lo, x, hi)))
+    return E.emit(_t.ClampOp(*(E.broadcast_to(t, shape) for t in (lo, x, hi))))
 
 
 @_entry("square")
@@ -398,6 +436,28 @@ def _concatenate(E, arrays, axis=0):
 @_entry("stack")
 def _stack(E, arrays, axis=0):
     return _concatenate.emit(E, [_expand_dims.emit(E, a, axis) for a in arrays], axis)
+
+
+@_entry("take")
+def _take(E, a, indices, axis=None):
+    """``a[indices]`` along ``axis`` (the flattened ``a`` when None, as numpy), as one
+    ``tensor.gather``; an index out of range is a run-time error (numpy raises too)."""
+    x = E.as_tensor(a)
+    if axis is None:
+        x, axis = _reshape.emit(E, x, [-1]), 0
+    idx = E.as_tensor(indices, _np.int64)
+    ishape = list(idx.type.get_shape())
+    rank = len(x.type.get_shape())
+    axis %= rank
+    idx = _reshape.emit(E, idx, [*ishape, 1])
+    g = E.emit(_t.GatherOp(x, idx, [axis], rank_reduced=True))
+    # gather's result: index dims, then the source dims except `axis`; numpy puts the index
+    # dims at `axis`
+    if axis == 0:
+        return g
+    n = len(ishape)
+    perm = [*range(n, n + axis), *range(n), *range(n + axis, n + rank - 1)]
+    return _transpose.emit(E, g, perm)
 
 
 # ---------------------------------------------------------------------- ops numpy has no name for

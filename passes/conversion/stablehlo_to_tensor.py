@@ -3,12 +3,10 @@
 
 One table, ``CONVERTERS``, maps each StableHLO op class to a function that emits
 its replacement before it and returns the replacing values; one rewrite pattern
-applies the table. Entries name their SPEC §3.1 tensor op (``_tensor_op``), so
-that adding the op makes the entry work; a module that needs an op irtoolkit
-does not have yet is a located error naming it. Only compositions with the same
-values stand in meanwhile: a dot_general without batch dims as one matmul of
-transposed, flattened operands, clamp as min(max(x, lo), hi) (StableHLO's
-definition).
+applies the table. Each StableHLO op becomes its SPEC §3.1 tensor op (dot_general
+tensor.dot, convolution tensor.conv, max-pool's select_and_scatter
+tensor.window_max_scatter, ...); an op or attribute value without one is a
+located error naming what is unsupported.
 
 Control flow: a `while` whose condition is ``counter < n`` on a carried integer
 that starts at a constant and steps by 1 (what `lax.fori_loop` and `lax.scan`
@@ -67,19 +65,8 @@ def converts(*classes: type[Operation]) -> Callable[[Converter], Converter]:
     return register
 
 
-def _optional_tensor_op(name: str) -> type[Operation] | None:
-    """``tensor.<name>`` if irtoolkit has it."""
-    return next((cls for cls in tensor.Tensor.operations if cls.name == f"tensor.{name}"), None)
-
-
-def _tensor_op(op: Operation, *names: str) -> type[Operation]:
-    """The first of the tensor ops ``names`` (without `tensor.`) that irtoolkit has."""
-    for name in names:
-        cls = _optional_tensor_op(name)
-        if cls is not None:
-            return cls
-    raise op_error(op, f"cannot be converted yet: it needs 'tensor.{names[0]}' (SPEC §3.1), "
-                       f"which irtoolkit does not have yet")
+# "add" -> tensor.AddOp: the converters name the tensor op of each StableHLO op
+TENSOR_OPS: dict[str, type[Operation]] = {cls.name.removeprefix("tensor."): cls for cls in tensor.Tensor.operations}
 
 
 def _type(v: SSAValue) -> TensorType:
@@ -128,39 +115,38 @@ def _build(e: Emitter, op: Operation, cls: type[Operation], *args, **kwargs) -> 
 # --------------------------------------------------------------------------
 
 # stablehlo/chlo op -> tensor op names, the first one irtoolkit has is used
-UNARY: dict[type[Operation], tuple[str, ...]] = {
-    sh.NegateOp: ("neg",), sh.ExponentialOp: ("exp",), sh.LogOp: ("log",), sh.SqrtOp: ("sqrt",),
-    sh.TanhOp: ("tanh",), sh.SineOp: ("sin",), sh.CosineOp: ("cos",), sh.AbsOp: ("abs",),
-    sh.LogisticOp: ("logistic",), sh.TanOp: ("tan",), sh.ChloTanOp: ("tan",),
-    sh.RsqrtOp: ("rsqrt",), sh.ChloErfOp: ("erf",), sh.LogPlusOneOp: ("log1p",),
-    sh.ExponentialMinusOneOp: ("expm1",), sh.SignOp: ("sign",), sh.FloorOp: ("floor",),
-    sh.CeilOp: ("ceil",), sh.RoundNearestEvenOp: ("round",), sh.ChloAtanOp: ("atan",),
-    sh.NotOp: ("not",),
+UNARY: dict[type[Operation], str] = {
+    sh.NegateOp: "neg", sh.ExponentialOp: "exp", sh.LogOp: "log", sh.SqrtOp: "sqrt",
+    sh.TanhOp: "tanh", sh.SineOp: "sin", sh.CosineOp: "cos", sh.AbsOp: "abs",
+    sh.LogisticOp: "logistic", sh.TanOp: "tan", sh.ChloTanOp: "tan",
+    sh.RsqrtOp: "rsqrt", sh.ChloErfOp: "erf", sh.LogPlusOneOp: "log1p",
+    sh.ExponentialMinusOneOp: "expm1", sh.SignOp: "sign", sh.FloorOp: "floor",
+    sh.CeilOp: "ceil", sh.RoundNearestEvenOp: "round", sh.ChloAtanOp: "atan",
+    sh.NotOp: "not",
 }
-BINARY: dict[type[Operation], tuple[str, ...]] = {
-    sh.AddOp: ("add",), sh.SubtractOp: ("sub",), sh.MultiplyOp: ("mul",), sh.DivideOp: ("div",),
-    sh.MaximumOp: ("max",), sh.MinimumOp: ("min",), sh.PowerOp: ("pow",), sh.Atan2Op: ("atan2",),
-    sh.RemainderOp: ("rem",), sh.AndOp: ("and",), sh.OrOp: ("or",), sh.XorOp: ("xor",),
+BINARY: dict[type[Operation], str] = {
+    sh.AddOp: "add", sh.SubtractOp: "sub", sh.MultiplyOp: "mul", sh.DivideOp: "div",
+    sh.MaximumOp: "max", sh.MinimumOp: "min", sh.PowerOp: "pow", sh.Atan2Op: "atan2",
+    sh.RemainderOp: "rem", sh.AndOp: "and", sh.OrOp: "or", sh.XorOp: "xor",
 }
-# on i1, StableHLO's arithmetic is logic (add = or, multiply = and); the tensor ops
-# declare the same logic for i1 (max = or, min = and, add = xor)
-BOOL_BINARY: dict[type[Operation], tuple[str, ...]] = {
-    sh.AddOp: ("or", "max"), sh.MultiplyOp: ("and", "min"), sh.MaximumOp: ("or", "max"),
-    sh.MinimumOp: ("and", "min"), sh.AndOp: ("and", "min"), sh.OrOp: ("or", "max"),
-    sh.XorOp: ("xor", "add"),
+# on i1, StableHLO's arithmetic is logic (add = or, multiply = and)
+BOOL_BINARY: dict[type[Operation], str] = {
+    sh.AddOp: "or", sh.MultiplyOp: "and", sh.MaximumOp: "or",
+    sh.MinimumOp: "and", sh.AndOp: "and", sh.OrOp: "or",
+    sh.XorOp: "xor",
 }
 
 
 @converts(*UNARY)
 def _unary(e: Emitter, op: Operation) -> Sequence[SSAValue]:
-    cls = _tensor_op(op, *UNARY[type(op)])
+    cls = TENSOR_OPS[UNARY[type(op)]]
     return [_build(e, op, cls, op.operands[0])]
 
 
 @converts(*BINARY)
 def _binary(e: Emitter, op: Operation) -> Sequence[SSAValue]:
-    names = (BOOL_BINARY if _is_bool(op.operands[0]) else BINARY)[type(op)]
-    cls = _tensor_op(op, *names)
+    name = (BOOL_BINARY if _is_bool(op.operands[0]) else BINARY)[type(op)]
+    cls = TENSOR_OPS[name]
     return [_build(e, op, cls, op.operands[0], op.operands[1])]
 
 
@@ -173,7 +159,7 @@ def _square(e: Emitter, op: Operation) -> Sequence[SSAValue]:
 @converts(sh.ChloErfcOp)
 def _erfc(e: Emitter, op: Operation) -> Sequence[SSAValue]:
     # 1 - erf(x): loses relative precision only where erfc(x) < ~1e-16
-    erf = _tensor_op(op, "erf")
+    erf = TENSOR_OPS["erf"]
     x = op.operands[0]
     return [e.v(tensor.SubOp(e.const(1.0, x), _build(e, op, erf, x)))]
 
@@ -215,12 +201,7 @@ def _select(e: Emitter, op: sh.SelectOp) -> Sequence[SSAValue]:
 def _clamp(e: Emitter, op: sh.ClampOp) -> Sequence[SSAValue]:
     t = _type(op.result)
     lo, hi = _broadcast_to(e, op.min, t), _broadcast_to(e, op.max, t)
-    clamp = _optional_tensor_op("clamp")
-    if clamp is not None:
-        return [e.v(clamp(lo, op.operand, hi))]
-    # StableHLO defines clamp as min(max(x, lo), hi): the same values; only the
-    # derivative at a bound differs (split between x and the bound, not all to x)
-    return [e.v(tensor.MinOp(e.v(tensor.MaxOp(op.operand, lo)), hi))]
+    return [e.v(tensor.ClampOp(lo, op.operand, hi))]
 
 
 @converts(sh.ConvertOp)
@@ -242,7 +223,7 @@ def _constant(e: Emitter, op: sh.ConstantOp) -> Sequence[SSAValue]:
 
 @converts(sh.IotaOp)
 def _iota(e: Emitter, op: sh.IotaOp) -> Sequence[SSAValue]:
-    iota = _tensor_op(op, "iota")
+    iota = TENSOR_OPS["iota"]
     return [e.v(iota(op.iota_dimension.value.data, op.output.type))]
 
 
@@ -268,7 +249,7 @@ def _transpose(e: Emitter, op: sh.TransposeOp) -> Sequence[SSAValue]:
 
 @converts(sh.ReverseOp)
 def _reverse(e: Emitter, op: sh.ReverseOp) -> Sequence[SSAValue]:
-    reverse = _tensor_op(op, "reverse")
+    reverse = TENSOR_OPS["reverse"]
     return [e.v(reverse(op.operand, list(op.dims)))]
 
 
@@ -396,20 +377,6 @@ def _mesh(e: Emitter, op: Operation) -> Sequence[SSAValue]:
 # --------------------------------------------------------------------------
 
 
-def _dot_by_matmul(e: Emitter, op: Operation, lhs: SSAValue, rhs: SSAValue, lc: list[int],
-                   rc: list[int], result_type: TensorType) -> SSAValue:
-    """A dot_general without batch dims as one matmul: each operand transposed to
-    (free, contracted) / (contracted, free) and flattened to 2-D."""
-    ls, rs = _shape(lhs), _shape(rhs)
-    lf = [d for d in range(len(ls)) if d not in lc]
-    rf = [d for d in range(len(rs)) if d not in rc]
-    k = _pymath.prod(ls[d] for d in lc)
-    m, n = _pymath.prod(ls[d] for d in lf), _pymath.prod(rs[d] for d in rf)
-    a = reshape(e, _transpose_to(e, lhs, lf + lc), (m, k))
-    b = reshape(e, _transpose_to(e, rhs, rc + rf), (k, n))
-    return reshape(e, e.v(tensor.MatmulOp(a, b)), _shape(result_type))
-
-
 def _transpose_to(e: Emitter, x: SSAValue, perm: list[int]) -> SSAValue:
     return x if perm == sorted(perm) else e.transpose(x, perm)
 
@@ -425,12 +392,7 @@ def _dot_general(e: Emitter, op: Operation) -> Sequence[SSAValue]:
         lb, rb, lc, rc = [], [], [len(_shape(lhs)) - 1], [0]
     if not _is_float(lhs):
         raise op_error(op, f"element type {_element(lhs)} is not supported: only float dot products convert")
-    dot = _optional_tensor_op("dot")
-    if dot is not None:
-        return [e.v(dot(lhs, rhs, (lb, rb), (lc, rc), op.results[0].type))]
-    if lb:
-        _tensor_op(op, "dot")  # batch dims need tensor.dot
-    return [_dot_by_matmul(e, op, lhs, rhs, lc, rc, op.results[0].type)]
+    return [e.v(tensor.DotOp(lhs, rhs, (lb, rb), (lc, rc), op.results[0].type))]
 
 
 def _is_float(v: SSAValue) -> bool:
@@ -443,7 +405,7 @@ def _convolution(e: Emitter, op: sh.ConvolutionOp) -> Sequence[SSAValue]:
         raise op_error(op, f"batch_group_count = {op.batch_group_count.value.data} is not supported")
     if any(op.window()["reverse"]):
         raise op_error(op, "window reversal is not supported")
-    conv = _tensor_op(op, "conv")
+    conv = TENSOR_OPS["conv"]
     ib, if_, isp = op.dimension_numbers.layout("input")
     ki, ko, ksp = op.dimension_numbers.layout("kernel")
     ob, of, osp = op.dimension_numbers.layout("output")
@@ -500,11 +462,11 @@ def _reduce(e: Emitter, op: sh.ReduceOp) -> Sequence[SSAValue]:
     if _is_bool(op.inputs[0]):
         return [_reduce_bool(e, op, inner)]
     name, identity = REDUCTIONS[type(inner)]
-    cls = _tensor_op(op, name)
+    cls = TENSOR_OPS[name]
     x, init = op.inputs[0], op.init_values[0]
     result = _build(e, op, cls, x, list(sh.ints(op.dimensions)))
     if splat_value(init) != identity:  # StableHLO folds the init value in as one more element
-        combine = _tensor_op(op, *BINARY[type(inner)])
+        combine = TENSOR_OPS[BINARY[type(inner)]]
         result = e.v(combine(result, _broadcast_to(e, init, _type(result))))
     return [result]
 
@@ -546,10 +508,10 @@ def _arg_extreme(e: Emitter, op: sh.ReduceOp) -> Sequence[SSAValue]:
         raise op_error(op, "a reduce of two operands converts only as jnp.argmax / argmin emits it "
                            "(values and an iota along the dim, their reducer and inits)")
     name, values, _ = ARG_EXTREMES[kind]
-    index = e.v(_tensor_op(op, name)(x, dims))
+    index = e.v(TENSOR_OPS[name](x, dims))
     if _element(index) != _element(op.outs[1]):
         index = e.v(tensor.ConvertOp(index, op.outs[1].type))
-    value = e.v(_tensor_op(op, values)(x, dims))
+    value = e.v(TENSOR_OPS[values](x, dims))
     return [value, index]
 
 
@@ -585,11 +547,29 @@ def _reduce_bool(e: Emitter, op: sh.ReduceOp, inner: Operation) -> SSAValue:
     return result
 
 
+# select(selected, candidate) keeps `selected` when true, so GE keeps a window's first
+# maximal element, as tensor.window_max_scatter does (GT would keep the last)
+_FIRST_MAX_SELECT = [("stablehlo.compare", "GE", ("a0", "a1")), ("stablehlo.return", None, (0,))]
+
+
 @converts(sh.SelectAndScatterOp)
-def _select_and_scatter(e: Emitter, op: Operation) -> Sequence[SSAValue]:
-    # only JAX's exported max-pool gradients hold it; `ad` differentiates reduce_window_max itself
-    raise op_error(op, "is not supported (no SPEC §3.1 op of that purpose): differentiate the forward "
-                       "program with `ad` instead of importing JAX's gradient")
+def _select_and_scatter(e: Emitter, op: sh.SelectAndScatterOp) -> Sequence[SSAValue]:
+    """jax.grad of max-pooling: each source value added at its window's first maximum."""
+    if _body_signature(op.select) != _FIRST_MAX_SELECT:
+        raise op_error(op, "only a select of `compare GE` (the first maximal element of each window) "
+                           "converts; this select region is not supported")
+    inner = _applied(op.scatter)
+    if not isinstance(inner, sh.AddOp):
+        raise op_error(op, "only a scatter region applying stablehlo.add converts")
+    if not _is_float(op.operand):
+        raise op_error(op, f"a select_and_scatter over {_element(op.operand)} is not supported (floats only)")
+    win = op.window()
+    result = e.v(TENSOR_OPS["window_max_scatter"](
+        op.operand, op.source, win["window_dimensions"], win["window_strides"], win["padding"],
+        op.result.type))
+    if splat_value(op.init_value) != 0.0:  # every element starts at the init value
+        result = e.v(tensor.AddOp(result, _broadcast_to(e, op.init_value, _type(result))))
+    return [result]
 
 
 # the op a reduce_window body applies -> (tensor op, the value its padding counts as)
@@ -609,14 +589,14 @@ def _reduce_window(e: Emitter, op: sh.ReduceWindowOp) -> Sequence[SSAValue]:
         if any(v != 1 for v in win[key]):
             raise op_error(op, f"{key} = {list(win[key])} is not supported (only 1)")
     name, identity = WINDOW_REDUCTIONS[type(inner)]
-    cls = _tensor_op(op, name)
+    cls = TENSOR_OPS[name]
     x, init = op.inputs[0], op.init_values[0]
     padded = any(p != (0, 0) for p in map(tuple, win["padding"]))
     if splat_value(init) != identity and padded:
         raise op_error(op, f"padding with an init value other than {identity} is not supported")
     result = e.v(cls(x, win["window_dimensions"], win["window_strides"], win["padding"], op.outs[0].type))
     if splat_value(init) != identity:  # StableHLO folds the init value into every window
-        combine = _tensor_op(op, *BINARY[type(inner)])
+        combine = TENSOR_OPS[BINARY[type(inner)]]
         result = e.v(combine(result, _broadcast_to(e, init, _type(result))))
     return [result]
 
@@ -690,7 +670,7 @@ def _batch_last_perm(rank: int, window_dims: list[int]) -> list[int]:
 
 @converts(sh.GatherOp)
 def _gather(e: Emitter, op: sh.GatherOp) -> Sequence[SSAValue]:
-    gather = _tensor_op(op, "gather")
+    gather = TENSOR_OPS["gather"]
     dn = op.dimension_numbers
     shape, sizes = _shape(op.operand), list(sh.ints(op.slice_sizes))
     start_map, batching = list(dn.value("start_index_map")), list(dn.value("operand_batching_dims"))
@@ -711,7 +691,7 @@ def _scatter(e: Emitter, op: sh.ScatterOp) -> Sequence[SSAValue]:
     inner = _applied(op.update_computation) if len(op.inputs) == 1 else None
     if not isinstance(inner, sh.AddOp):
         raise op_error(op, "only scatters that add their updates (x.at[idx].add) convert")
-    scatter_add = _tensor_op(op, "scatter_add")
+    scatter_add = TENSOR_OPS["scatter_add"]
     dn = op.scatter_dimension_numbers
     dest, updates = op.inputs[0], op.updates[0]
     shape = _shape(dest)

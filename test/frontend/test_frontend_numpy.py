@@ -2,6 +2,8 @@
 operators, broadcasting, indexing and slicing. One function holds them all,
 so the suite compiles it once and interprets it once."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -147,3 +149,31 @@ def test_conv_and_windows():
         np.testing.assert_allclose(got[0], conv)
         np.testing.assert_allclose(got[1], conv.reshape(1, 3, 2, 1).max(axis=2))
         np.testing.assert_allclose(got[2][0, :, 0], [x[0, k:k + 3, 0].sum() for k in range(4)])
+
+
+# the entries of the SPEC §3.1 ops, each against numpy (erf against math.erf)
+def model_cases(np_, a, b, q, k, ids, table):
+    erf = np_.erf if np_ is inp else np.vectorize(math.erf)
+    return (
+        erf(a - 1.0), np_.log1p(a), np_.expm1(b - 1.0), np_.arctan(a * 3.0), np_.floor(a * 3.0),
+        np_.ceil(a * 3.0), np_.round(a * 4.0), np_.sign(a - 1.0), np_.arctan2(a - 1.0, b - 1.0),
+        np_.fmod(a * 5.0, b), np_.prod(a, axis=1), np_.min(a, axis=0), np_.argmax(a, axis=1),
+        np_.argmin(a), q @ k, np_.take(table, ids), np_.take(table, ids, axis=1),
+        np_.clip(a, b * 0.9, b * 1.1),
+    )
+
+
+MODEL_ARGS = (A, B, rng.uniform(-1, 1, (2, 3, 5)), rng.uniform(-1, 1, (2, 5, 4)),
+              np.array([[2, 0], [1, 2]]), rng.uniform(-1, 1, (3, 4)))
+model_ops = irt.function(model_cases)
+
+
+@pytest.mark.parametrize("run", ["interpret", "compiled"])
+def test_model_op_entries(run):
+    got = (model_ops.interpret if run == "interpret" else model_ops)(inp, *MODEL_ARGS)
+    want = model_cases(np, *MODEL_ARGS)
+    assert len(got) == len(want)
+    for n, (g, w) in enumerate(zip(got, want)):
+        w = np.asarray(w)
+        assert g.shape == w.shape, n
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-15, err_msg=str(n))

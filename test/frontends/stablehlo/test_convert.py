@@ -4,11 +4,8 @@
 - ``autodiff.grad`` of the converted ``@main`` (the `ad` pass, interpreted and
   compiled) gives ``jax.grad`` (``jax.jacfwd`` for newton_while): 1e-9 relative
   in f64, 1e-4 in f32;
-- JAX's own exported gradient programs (``*_grad``) convert and give the same
-  gradients;
-- a model that needs a SPEC §3.1 tensor op irtoolkit does not have yet fails
-  with the located error that names it (and is checked in full once every op it
-  needs exists).
+- JAX's own exported gradient programs (``*_grad``, max-pool's select_and_scatter
+  included) convert and give the same gradients.
 """
 
 from __future__ import annotations
@@ -22,41 +19,18 @@ import pytest
 from xdsl.printer import Printer
 
 import irtoolkit as irt
-from irtoolkit.dialects import tensor
+from irtoolkit.jax_export import with_grad
 from irtoolkit.pipeline import run_pipeline
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "corpus")
 TOLERANCE = {"f32": 1e-4, "f64": 1e-9}
 
-# model -> the SPEC §3.1 tensor ops (beyond those on main) its conversion needs
-NEEDS: dict[str, tuple[str, ...]] = {
-    "mlp_gelu_tanh": (),
-    "gru_fori": (),
-    "newton_while": (),
-    "neural_ode_rk4": (),
-    "cond_switch": (),
-    "mlp_gelu_erf": ("erf",),
-    "transformer": ("dot", "iota", "rsqrt"),
-    "lenet": ("conv", "reduce_window_max", "reduce_window_sum", "gather"),
-    "lstm_scan": ("gather",),
-    "scatter_add": ("gather", "scatter_add"),
-    "argmax_accuracy": ("argmax", "gather", "iota"),
-    "cumsum": ("reverse", "reduce_window_sum"),
-    "logsumexp": ("gather",),
-    # JAX's exported gradient programs
-    "mlp_gelu_erf_grad": ("erf",),
-    "neural_ode_rk4_grad": (),
-    "lstm_scan_grad": ("gather", "scatter_add"),
-    "scatter_add_grad": ("gather", "scatter_add"),
-    # + select_and_scatter (the max-pool gradient), which has no SPEC §3.1 op: never converts
-    "lenet_grad": ("conv", "reduce_window_max", "reduce_window_sum", "gather", "scatter_add"),
-}
-HAVE = {cls.name.removeprefix("tensor.") for cls in tensor.Tensor.operations}
-
-
-def _missing(model: str) -> list[str]:
-    return [op for op in NEEDS[model] if op not in HAVE]
+# the corpus: each model's JAX source is in generate.py; `*_grad` are JAX's own gradient programs
+FORWARD = ["mlp_gelu_tanh", "mlp_gelu_erf", "transformer", "lenet", "lstm_scan", "gru_fori", "newton_while",
+           "cond_switch", "scatter_add", "argmax_accuracy", "cumsum", "logsumexp", "neural_ode_rk4"]
+BACKWARD = ["mlp_gelu_erf_grad", "neural_ode_rk4_grad", "lstm_scan_grad", "scatter_add_grad", "lenet_grad"]
+DTYPES = ("f32", "f64")
 
 
 def _printed(module) -> str:
@@ -72,20 +46,6 @@ def _reference(model: str, dtype: str):
     return data, args, [int(i) for i in data["wrt"]], grads
 
 
-def _grad_function(module, wrt: list[int]) -> str:
-    """``@grad_main``: autodiff.grad of ``@main`` with respect to ``wrt``."""
-    main = next(op for op in module.body.block.ops if getattr(op, "sym_name", None)
-                and op.sym_name.data == "main")
-    ins = [str(t) for t in main.function_type.inputs.data]
-    outs = ", ".join(ins[i] for i in wrt)
-    args = ", ".join(f"%a{i}" for i in range(len(ins)))
-    grads = ", ".join(f"%g{i}" for i in range(len(wrt)))
-    params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(ins))
-    return (f"func.func @grad_main({params}) -> ({outs}) {{\n"
-            f"  {grads} = autodiff.grad @main({args}) wrt {wrt} : ({', '.join(ins)}) -> ({outs})\n"
-            f"  func.return {grads} : {outs}\n}}\n")
-
-
 @functools.cache
 def converted(model: str, dtype: str):
     """The model converted, with ``@grad_main`` added (forward models): a parsed module."""
@@ -93,11 +53,10 @@ def converted(model: str, dtype: str):
     with open(os.path.join(CORPUS, name)) as f:
         module = irt.parse(f.read(), name)
     run_pipeline(module, "convert-stablehlo-to-tensor")
-    text = _printed(module)
-    if not model.endswith("_grad"):
-        _, _, wrt, _ = _reference(model, dtype)
-        text = text.rstrip().removesuffix("}") + _grad_function(module, wrt) + "}\n"
-    return irt.parse(text, name)
+    if model.endswith("_grad"):
+        return module
+    _, _, wrt, _ = _reference(model, dtype)
+    return with_grad(module, wrt, filename=name)
 
 
 @functools.cache
@@ -114,17 +73,9 @@ def _close(got, expected, dtype: str) -> None:
         np.testing.assert_allclose(g, e, rtol=tol, atol=tol * float(np.max(np.abs(e))))
 
 
-# models whose every needed op exists are checked in full; the others must say what they wait on
-READY = [m for m in NEEDS if not _missing(m)]
-WAITING = [m for m in NEEDS if _missing(m)]
-FORWARD = [m for m in READY if not m.endswith("_grad")]
-BACKWARD = [m for m in READY if m.endswith("_grad")]
-DTYPES = ("f32", "f64")
-
-
 def test_corpus_is_listed():
     on_disk = {f.split(".")[0] for f in os.listdir(CORPUS) if f.endswith(".mlir")}
-    assert on_disk == set(NEEDS)
+    assert on_disk == set(FORWARD + BACKWARD)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -152,17 +103,6 @@ def test_jax_gradient_programs_convert(model, dtype):
     """JAX's own gradient functions, converted and interpreted, give JAX's gradients."""
     _, args, _, grads = _reference(model, dtype)
     _close(irt.interpret(converted(model, dtype), "main", *args), grads, dtype)
-
-
-@pytest.mark.parametrize("model", WAITING)
-def test_waiting_models_name_the_missing_op(model):
-    """Until a tensor op a model needs exists, converting it is a located error naming that op."""
-    missing = _missing(model)
-    with pytest.raises(irt.DiagnosticError) as err:
-        converted(model, "f64")
-    message = str(err.value)
-    assert f"{model}.f64.mlir:" in message and "cannot be converted yet" in message
-    assert any(f"'tensor.{op}'" in message for op in missing), message
 
 
 def test_converted_loops_are_structured():

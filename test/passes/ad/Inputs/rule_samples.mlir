@@ -50,3 +50,15 @@ func.func @indexed(%t: tensor<5x3xf64>, %u: tensor<3x3xf64>) -> (tensor<3x3xf64>
   %s = tensor.scatter %u into %t[%j] scatter_dims([0]) unique : (tensor<3x3xf64>, tensor<5x3xf64>, tensor<3x1xindex>) -> tensor<5x3xf64>
   return %g, %a, %s : tensor<3x3xf64>, tensor<5x3xf64>, tensor<5x3xf64>
 }
+
+// Windowed ops in f64 on small inputs (the lit tests' instances are large f32 ones, where
+// finite differences with a large step cross the max's kinks).
+func.func @windows(%x: tensor<1x4x4x2xf64>, %w: tensor<2x2x2x3xf64>, %g: tensor<1x2x2x2xf64>, %t: tensor<1x4x4x2xf64>)
+    -> (tensor<1x3x3x3xf64>, tensor<1x2x2x2xf64>, tensor<1x3x3x2xf64>, tensor<1x4x4x2xf64>, tensor<1x2x2x2xf64>) {
+  %c = tensor.conv %x, %w : (tensor<1x4x4x2xf64>, tensor<2x2x2x3xf64>) -> tensor<1x3x3x3xf64>
+  %m = tensor.reduce_window_max %x window [1, 2, 2, 1] stride [1, 2, 2, 1] : tensor<1x4x4x2xf64> -> tensor<1x2x2x2xf64>
+  %s = tensor.reduce_window_sum %x window [1, 2, 2, 1] : tensor<1x4x4x2xf64> -> tensor<1x3x3x2xf64>
+  %sc = tensor.window_max_scatter %x, %g window [1, 2, 2, 1] stride [1, 2, 2, 1] : (tensor<1x4x4x2xf64>, tensor<1x2x2x2xf64>) -> tensor<1x4x4x2xf64>
+  %se = tensor.window_max_select %x, %t window [1, 2, 2, 1] stride [1, 2, 2, 1] : (tensor<1x4x4x2xf64>, tensor<1x4x4x2xf64>) -> tensor<1x2x2x2xf64>
+  return %c, %m, %s, %sc, %se : tensor<1x3x3x3xf64>, tensor<1x2x2x2xf64>, tensor<1x3x3x2xf64>, tensor<1x4x4x2xf64>, tensor<1x2x2x2xf64>
+}

@@ -51,3 +51,20 @@ func.func @pool(%x: tensor<2x3x6x5xf64>) -> (tensor<2x3x3x2xf64>, tensor<2x3x3x5
   }) : (tensor<2x5xf64>, tensor<f64>) -> tensor<2x5xf64>
   return %0, %1, %2 : tensor<2x3x3x2xf64>, tensor<2x3x3x5xf64>, tensor<2x5xf64>
 }
+
+// jax.grad of max-pooling (lenet_grad), here with ties (floor), overlapping padded windows and
+// an init value that is not 0: each source value goes to its window's first maximal element
+func.func @select_and_scatter(%x: tensor<2x6x5xf64>, %s: tensor<2x3x3xf64>) -> tensor<2x6x5xf64> {
+  %init = stablehlo.constant dense<0.25> : tensor<f64>
+  %f = stablehlo.floor %x : tensor<2x6x5xf64>
+  %0 = "stablehlo.select_and_scatter"(%f, %s, %init) <{padding = dense<[[0, 0], [0, 1], [1, 1]]> : tensor<3x2xi64>, window_dimensions = array<i64: 1, 3, 3>, window_strides = array<i64: 1, 2, 2>}> ({
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %c = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f64>, tensor<f64>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%a: tensor<f64>, %b: tensor<f64>):
+    %m = stablehlo.add %a, %b : tensor<f64>
+    stablehlo.return %m : tensor<f64>
+  }) : (tensor<2x6x5xf64>, tensor<2x3x3xf64>, tensor<f64>) -> tensor<2x6x5xf64>
+  return %0 : tensor<2x6x5xf64>
+}

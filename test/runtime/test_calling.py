@@ -123,6 +123,7 @@ def _rss_pages() -> int:
         return int(f.read().split()[1])
 
 
+@pytest.mark.long  # a long run (memory/scaling measurement): IRT_FULL_TESTS=1
 def test_memory_stays_flat(exe):
     a = np.ones((2, 5000), np.float32)  # 40 kB per result
     f = exe["scale"]

@@ -98,6 +98,7 @@ def test_optimized_ir_has_one_module_per_group(monkeypatch):
     assert "define i64 @_irt_call_grad" in ir
 
 
+@pytest.mark.long  # a long run (memory/scaling measurement): IRT_FULL_TESTS=1
 def test_executables_in_reference_cycles_are_collected_safely():
     """Modules are disposed of before their contexts (the collector frees a
     cycle's objects in any order: a context first crashed the process)."""

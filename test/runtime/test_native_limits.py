@@ -207,6 +207,7 @@ def test_a_failed_allocation_frees_what_the_call_allocated():
     assert rss_mb() - before < 40
 
 
+@pytest.mark.long  # a long run (memory/scaling measurement): IRT_FULL_TESTS=1
 def test_distinct_compiles_reach_a_plateau(monkeypatch):
     """Our own memory (xDSL modules, llvmlite modules and engines, caches) is
     given back; at LLVM's O0 nothing grows. (At O3 llvmlite keeps about 85 KB

@@ -254,6 +254,7 @@ def _rss_kb() -> int:
     return pages * resource.getpagesize() // 1024
 
 
+@pytest.mark.long  # a long run (memory/scaling measurement): IRT_FULL_TESTS=1
 def test_many_failures_no_leak_no_crash(exe):
     """The buffer of tensor.exp is allocated before the matmul check fails: the
     failed call frees it."""

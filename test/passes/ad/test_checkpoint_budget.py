@@ -361,6 +361,7 @@ for spec in sys.argv[2:]:
 """
 
 
+@pytest.mark.long  # a long run (memory/scaling measurement): IRT_FULL_TESTS=1
 def test_peak_memory_within_budget():
     """W6's stencil at 64x64, 200 steps: one state is 32 KB; storing them all with
     their residuals takes 12.6 MB. The peak of the compiled gradient (everything it

@@ -8,6 +8,7 @@ loaded machine does not make the test flaky.
 
 from __future__ import annotations
 
+import pytest
 import sys
 import time
 from pathlib import Path
@@ -39,11 +40,13 @@ def _per_op_growth(pipeline: str, small: int, grad: bool) -> tuple[float, float,
     return (t_big / big) / (t_small / small), t_small, t_big
 
 
+@pytest.mark.long  # a long run (memory/scaling measurement): IRT_FULL_TESTS=1
 def test_default_pipeline_is_linear():
     growth, ts, tb = _per_op_growth("ad,lower-to-llvm", 400, grad=True)
     assert growth < 2.5, f"ad,lower-to-llvm: per-op time x{growth:.2f} from 400 to 1600 ops ({ts:.2f} s, {tb:.2f} s)"
 
 
+@pytest.mark.long  # a long run (memory/scaling measurement): IRT_FULL_TESTS=1
 def test_unfused_lowering_is_linear():
     # every tensor op becomes its own loop nest: lower-tensor-to-loop,
     # lower-loop-to-cf and convert-to-llvm see thousands of loops and memrefs

@@ -305,7 +305,8 @@ def test_dynamic_sizes(elementwise_module, compiled, cls, t, n):
 
 @pytest.fixture(scope="module")
 def dynamic_derivative_module():
-    return irt.parse("".join(_derivative_functions(cls, "?") for cls in DIFFERENTIABLE))
+    """Differentiated once, as `derivative_module`."""
+    return irt.run_pipeline(irt.parse("".join(_derivative_functions(cls, "?") for cls in DIFFERENTIABLE)), "ad")
 
 
 @pytest.fixture(scope="module")

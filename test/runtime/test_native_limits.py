@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -180,6 +181,30 @@ def test_sigint_interrupts_a_compiled_call_and_frees_its_memory():
     report = json.loads(out.strip().splitlines()[-1])
     assert report["results"] == ["interrupted", "interrupted"]
     assert report["taken_mb"] < 40, report  # the 80 MB result was freed each time
+
+
+def test_sigint_during_a_print_from_compiled_code_interrupts_the_call(monkeypatch, capfd):
+    """Python raises KeyboardInterrupt inside the print callback when Ctrl-C
+    comes while it runs: it cannot unwind through compiled code, so the call
+    stops at its next poll (it was dropped, and the loop spun on)."""
+    from irtoolkit.runtime import interrupts, printf
+
+    def ctrl_c(text):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(interrupts.COUNT, "value", interrupts.COUNT.value)  # restored after
+    monkeypatch.setattr(printf, "emit", ctrl_c)
+    exe = irt.compile(SPIN)
+    watchdog = threading.Timer(60, interrupts.interrupt)  # without the fix: fails, never hangs
+    watchdog.start()
+    try:
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            exe["spin"](1.0, 4)
+        assert time.monotonic() - start < 30
+    finally:
+        watchdog.cancel()
+    assert "Exception ignored" not in capfd.readouterr().err
 
 
 def test_counted_innermost_loops_are_not_polled():

@@ -172,7 +172,10 @@ def test_sigint_interrupts_a_compiled_call_and_frees_its_memory():
             assert proc.stdout.readline().strip() == "spinning"  # the call is in its loop
             proc.send_signal(signal.SIGINT)
             assert proc.stdout.readline().strip() == "next"
-        out, err = proc.communicate(timeout=60)
+        # the rest through the same reader: communicate() would read the pipe
+        # past what readline() has already buffered (the report line)
+        out, err = proc.stdout.read(), proc.stderr.read()
+        proc.wait(timeout=60)
     finally:
         watchdog.cancel()
         if proc.poll() is None:

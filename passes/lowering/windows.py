@@ -11,13 +11,13 @@ padding or dilation needs no copy: the input is that matrix. Other convs
 (grouped, depthwise, small) are a direct loop nest whose innermost loop runs
 along the output features (contiguous in filter and result).
 
-Measured (f32, one OpenBLAS thread, 2 busy cores; direct nest vs im2col +
-gemm): LeNet's conv 64x28x28x1 * 5x5x1x6 18.5 vs 2.3 ms, 64x12x12x6 * 5x5x6x16
-3.0 vs 1.0 ms, its input adjoint (depth 400, 6 features, pad 4) 44.6 vs 7.4 ms,
-its filter adjoints 2.6 vs 0.5 and 19.9 vs 0.6 ms; 3x3 convs of depth 9 to 576
-with 1 to 64 features 1.7x to 4.7x faster as gemms, 1-D depth 12 2.7x. The
-nest's innermost loop (the features, often fewer than a vector) is too short,
-so no depth threshold: every ungrouped conv with enough work is a gemm.
+Measured (f32, one thread for both, best of many calls on 2 busy cores; direct
+nest vs im2col + gemm): LeNet's conv 64x28x28x1 * 5x5x1x6 8.4 vs 1.2 ms,
+64x12x12x6 * 5x5x6x16 2.7 vs 0.7 ms, its input adjoint (depth 400, 6 features,
+pad 4) 38 vs 9 ms, its filter adjoints 2.6 vs 0.5 and 3.6 vs 0.6 ms; 3x3 convs
+of depth 9 to 576 with 1 to 64 features 1.8x to 5x faster as gemms, a 1-D conv
+of depth 12 2.7x. The nest's innermost loop (the features, often fewer than a
+vector) is too short, so no depth threshold: every ungrouped conv with enough work is a gemm.
 
 Spatial and feature sizes must be static here (the batch may be dynamic).
 A padded position p of a dim is operand element (p - lo) / input_dilation

@@ -84,6 +84,33 @@ class _Tap:
             p = L.emit1(arith.SelectOp(valid, p, L.index(0)))
         return p, valid
 
+    def reached_from(self, L: TensorLowering, i: SSAValue, k: SSAValue, taps: int,
+                     outs: int) -> tuple[SSAValue, SSAValue | None]:
+        """The inverse of `at`: the output position whose tap ``k`` reads operand
+        element ``i`` (padded position lo + i·input_dilation = o·stride + k·dilation),
+        clamped, and whether there is one (None: always); ``taps`` window size,
+        ``outs`` output size. The checks the static ranges rule out are left out."""
+        q = L.index_mul(i, L.index(self.ld))
+        if self.lo > 0:
+            q = L.index_add(q, L.index(self.lo))
+        elif self.lo < 0:
+            q = L.emit1(arith.SubiOp(q, L.index(-self.lo)))
+        if self.rd * (taps - 1) > 0:
+            q = L.emit1(arith.SubiOp(q, L.index_mul(k, L.index(self.rd))))
+        valid = None
+        if self.lo - self.rd * (taps - 1) < 0:  # before output 0
+            valid = L.emit1(arith.CmpiOp(q, L.index(0), "sge"))
+        if self.stride > 1:
+            s = L.index(self.stride)
+            on_grid = L.emit1(arith.CmpiOp(L.emit1(arith.RemSIOp(q, s)), L.index(0), "eq"))
+            valid = _and(L, valid, on_grid)
+            q = L.emit1(arith.DivSIOp(q, s))
+        if (self.lo + (self.size - 1) * self.ld) // self.stride >= outs:  # after the last output
+            valid = _and(L, valid, L.emit1(arith.CmpiOp(q, L.index(outs), "slt")))
+        if valid is not None:
+            q = L.emit1(arith.SelectOp(valid, q, L.index(0)))
+        return q, valid
+
 
 def _taps(L: TensorLowering, taps: Sequence[_Tap], os: Sequence[SSAValue], ks: Sequence[SSAValue]):
     idx, valid = [], None
@@ -122,8 +149,13 @@ def lower_conv(L: TensorLowering, op: Operation) -> None:
     for k in ks[:d]:
         window *= k
     static_n = None if shape(x)[0] == DYNAMIC_INDEX else shape(x)[0]
-    flops = None if static_n is None else static_n * _prod(outs[:d]) * window * c * f
-    if groups == 1 and gemm_worthwhile(L, elem(res), flops):
+
+    def flops(positions: Sequence[int]) -> int | None:
+        return None if static_n is None else static_n * _prod(positions) * window * c * f
+
+    if groups == 1 and _prod(sizes[:d]) < _prod(outs[:d]) and gemm_worthwhile(L, elem(res), flops(sizes[:d])):
+        _conv_col2im(L, op, out, taps, n, sizes[:d], outs[:d], ks[:d], c, f)
+    elif groups == 1 and gemm_worthwhile(L, elem(res), flops(outs[:d])):
         _conv_gemm(L, op, out, taps, n, outs[:d], ks[:d], c, f)
     else:
         _conv_direct(L, op, out, taps, n, outs[:d], ks, groups)
@@ -164,6 +196,45 @@ def _conv_gemm(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
     L.for_each([n, *(L.index(o) for o in outs), *(L.index(k) for k in ks)], patch)
     call_gemm(L, et, rows, L.index(f), depth, col, w, out)
     L.dealloc(col)
+
+
+def _conv_col2im(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,
+                 sizes: list[int], outs: list[int], ks: list[int], c: int, f: int) -> None:
+    """A conv with fewer operand than output positions (a transposed conv: padded,
+    input-dilated) as one gemm per operand element rather than per output
+    position: cols (N·S... × K...·F) = x (N·S... × C) @ w' (C × K...·F), w' the
+    filter with its channels first, then out = 0 and out[n, o(s, k), :] +=
+    cols[n, s, k, :] for each operand element s and tap k that reaches an output."""
+    x, w = L.buf(op.input), L.buf(op.filter)
+    et = elem(op.result)
+    d = len(outs)
+    wt = L.alloc(TensorType(et, [c, *ks, f]), [])
+    L.for_each([L.index(c), *(L.index(k) for k in ks), L.index(f)],
+               lambda ivs: L.store(L.load(w, [*ivs[1:1 + d], ivs[0], ivs[-1]]), wt, ivs))
+    cols = L.alloc(TensorType(et, [shape(op.input)[0], *sizes, *ks, f]), [n])
+    call_gemm(L, et, L.index_mul(n, L.index(_prod(sizes))), L.index(_prod(ks) * f), L.index(c), x, wt, cols)
+    L.dealloc(wt)
+    zero = L.const(0.0, et)
+    L.for_each(L.dims_of_buf(out), lambda ivs: L.store(zero, out, ivs))
+
+    def scatter(ivs: list[SSAValue]) -> None:
+        nn, ss, kk = ivs[0], ivs[1:1 + d], ivs[1 + d:]
+        idx, valid = [], None
+        for t, s, k, nk, no in zip(taps, ss, kk, ks, outs):
+            o, v = t.reached_from(L, s, k, nk, no)
+            idx.append(o)
+            if v is not None:
+                valid = _and(L, valid, v)
+
+        def add(fi: list[SSAValue]) -> None:
+            at = [nn, *idx, fi[0]]
+            v = _read(L, cols, [*ivs, fi[0]], valid, zero)
+            L.store(L.emit1(arith.AddfOp(L.load(out, at), v)), out, at)
+
+        L.for_each([L.index(f)], add)
+
+    L.for_each([n, *(L.index(s) for s in sizes), *(L.index(k) for k in ks)], scatter)
+    L.dealloc(cols)
 
 
 def _conv_direct(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,

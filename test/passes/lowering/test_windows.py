@@ -106,6 +106,44 @@ def test_conv_paths():
     assert "gemm" not in _lowered(conv_function("f", x, w, c, o, "f32"), "lower-tensor-to-loop{blas_threshold=0}")
 
 
+# convs with fewer operand than output positions (transposed convs, as conv's
+# input adjoint): gemm on the operand, then col2im
+TRANSPOSED_CASES = {
+    "1d_input_dilation": ((2, 4, 3), (3, 3, 2), "pad [[2, 3]] input_dilation [3]", (2, 13, 2)),
+    "1d_negative_pad_stride": ((1, 5, 2), (2, 2, 3), "stride [2] pad [[-1, 4]] input_dilation [2]", (1, 6, 3)),
+    "2d_full_pad": ((2, 4, 4, 3), (3, 3, 3, 2), "pad [[2, 2], [2, 2]]", (2, 6, 6, 2)),
+    "2d_all": ((1, 3, 4, 2), (3, 2, 2, 3), "stride [2, 1] pad [[2, 1], [1, 1]] input_dilation [2, 2] dilation [1, 2]",
+               (1, 3, 7, 3)),
+    "3d_pad": ((1, 2, 3, 2, 2), (2, 2, 2, 2, 2), "pad [[1, 1], [1, 0], [1, 1]]", (1, 3, 3, 3, 2)),
+}
+
+
+@pytest.fixture(scope="module", params=["f32", "f64"])
+def transposed(request):
+    et = request.param
+    text = "".join(conv_function(f"t_{n}", x, w, c, o, et) for n, (x, w, c, o) in TRANSPOSED_CASES.items())
+    return et, irt.compile(irt.parse(text), LOWER)
+
+
+@pytest.mark.parametrize("name", list(TRANSPOSED_CASES))
+def test_transposed_conv_col2im_matches_reference(transposed, name):
+    et, exe = transposed
+    x, w, clauses, _ = TRANSPOSED_CASES[name]
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal(x).astype(DTYPES[et]), rng.standard_normal(w).astype(DTYPES[et])
+    _close(exe[f"t_{name}"](a, b), naive_conv(a, b, clauses), et)
+
+
+def test_transposed_conv_path():
+    """A conv with fewer operand than output positions: one gemm on the operand
+    itself (no im2col buffer) into columns scattered into the result."""
+    x, w, c, o = TRANSPOSED_CASES["2d_full_pad"]
+    text = _lowered(conv_function("f", x, w, c, o, "f32"), "lower-tensor-to-loop{blas_threshold=0}")
+    assert text.count("func.call @scipy_cblas_sgemm64_") == 1
+    assert "memref<2x4x4x3x3x2xf32>" in text and "memref<3x3x3x2xf32>" in text  # columns, filter C × K × F
+    assert "memref<2x6x6x3x3x3xf32>" not in text  # no im2col buffer
+
+
 def test_conv_dynamic_batch():
     src = conv_function("f", ("?", 6, 6, 2), (3, 3, 2, 4), "stride [2, 2] pad [[1, 1], [1, 1]]", ("?", 3, 3, 4))
     exe = irt.compile(irt.parse(src))

@@ -37,11 +37,12 @@ leave the buffer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, i1
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Operation, SSAValue
 
 from irtoolkit.dialects import tensor
@@ -288,7 +289,24 @@ def _window_setup(L: TensorLowering, op: Operation, operand: SSAValue, pooled: S
     sizes = _static_dims(op, operand, range(rank))
     outs = _static_dims(op, pooled, range(rank))
     taps = [_Tap(sizes[i], stride[i], *pads[i]) for i in range(rank)]
-    return taps, [L.index(o) for o in outs], [L.index(k) for k in window]
+    return taps, [L.index(o) for o in outs], list(window)
+
+
+# LLVM's loop unroller is off (compile time), so a small window's taps are
+# emitted one after the other: as loops, a 2×2 pool carried its running max (and
+# the argmax) through phis of loops of 1 and 2 iterations.
+_UNROLLED_TAPS = 16
+
+
+def _over_window(L: TensorLowering, window: Sequence[int], inits: Sequence[SSAValue],
+                 body: Callable[[list[SSAValue], list[SSAValue]], Sequence[SSAValue]]) -> list[SSAValue]:
+    """``body(taps, carried) -> carried`` for each tap of the window, in row-major order."""
+    if _prod(window) > _UNROLLED_TAPS:
+        return L.nest([L.index(w) for w in window], inits, body)
+    carried = list(inits)
+    for ks in itertools.product(*(range(w) for w in window)):
+        carried = list(body([L.index(k) for k in ks], carried))
+    return carried
 
 
 @lowering_rule(tensor.ReduceWindowSumOp, tensor.ReduceWindowMaxOp)
@@ -307,20 +325,23 @@ def lower_reduce_window(L: TensorLowering, op: Operation) -> None:
             idx, valid = _taps(L, taps, ivs, ks)
             return [combine(L, acc[0], _read(L, b, idx, valid, init))]
 
-        (r,) = L.nest(window, [init], tap)
+        (r,) = _over_window(L, window, [init], tap)
         L.store(r, out, ivs)
 
     L.for_each(outs, at)
 
 
 def _first_max(L: TensorLowering, taps: list[_Tap], b: SSAValue, ivs: list[SSAValue],
-               window: list[SSAValue], et) -> tuple[list[SSAValue], SSAValue]:
+               window: list[int], et) -> tuple[list[SSAValue], SSAValue | None]:
     """The clamped index of the first maximal element of window ``ivs`` and
-    whether it is an operand element (not padding)."""
+    whether it is an operand element (not padding; None: always). Only the
+    value and the taps along dims wider than 1 are carried through the window
+    (fewer selects per tap); the index is recomputed from them at the end."""
     ninf = L.const(float("-inf"), et)
     zero = L.index(0)
+    wide = [i for i, w in enumerate(window) if w != 1]
     idx0, valid0 = _taps(L, taps, ivs, [zero] * len(taps))
-    first = [_read(L, b, idx0, valid0, ninf), valid0 if valid0 is not None else L.const(1, i1), *idx0]
+    first = [_read(L, b, idx0, valid0, ninf), *(zero for _ in wide)]
 
     def tap(ks: list[SSAValue], best: list[SSAValue]) -> list[SSAValue]:
         idx, valid = _taps(L, taps, ivs, ks)
@@ -330,12 +351,13 @@ def _first_max(L: TensorLowering, taps: list[_Tap], b: SSAValue, ivs: list[SSAVa
         v_nan = L.emit1(arith.CmpfOp(v, v, "uno"))
         best_num = L.emit1(arith.CmpfOp(best[0], best[0], "ord"))
         better = L.emit1(arith.OrIOp(gt, L.emit1(arith.AndIOp(v_nan, best_num))))
-        new_valid = valid if valid is not None else L.const(1, i1)
-        return [L.emit1(arith.SelectOp(better, new, old))
-                for new, old in zip([v, new_valid, *idx], best)]
+        return [L.emit1(arith.SelectOp(better, new, old)) for new, old in zip([v, *(ks[i] for i in wide)], best)]
 
-    best = L.nest(window, first, tap)
-    return best[2:], best[1]
+    best = _over_window(L, window, first, tap)
+    ks = [zero] * len(taps)
+    for i, k in zip(wide, best[1:]):
+        ks[i] = k
+    return _taps(L, taps, ivs, ks)
 
 
 @lowering_rule(tensor.WindowMaxSelectOp)
@@ -350,7 +372,8 @@ def lower_window_max_select(L: TensorLowering, op: Operation) -> None:
 
     def at(ivs: list[SSAValue]) -> None:
         idx, valid = _first_max(L, taps, b, ivs, window, et)
-        L.store(L.emit1(arith.SelectOp(valid, L.load(t, idx), zero)), out, ivs)
+        v = L.load(t, idx)
+        L.store(v if valid is None else L.emit1(arith.SelectOp(valid, v, zero)), out, ivs)
 
     L.for_each(outs, at)
 
@@ -368,7 +391,9 @@ def lower_window_max_scatter(L: TensorLowering, op: Operation) -> None:
 
     def at(ivs: list[SSAValue]) -> None:
         idx, valid = _first_max(L, taps, b, ivs, window, et)
-        add = L.emit1(arith.SelectOp(valid, L.load(g, ivs), zero))
+        add = L.load(g, ivs)
+        if valid is not None:
+            add = L.emit1(arith.SelectOp(valid, add, zero))
         L.store(L.emit1(arith.AddfOp(L.load(out, idx), add)), out, idx)
 
     L.for_each(outs, at)

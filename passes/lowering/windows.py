@@ -80,19 +80,8 @@ class _Tap:
             p = L.emit1(arith.SubiOp(p, L.index(self.lo)))
         elif self.lo < 0:
             p = L.index_add(p, L.index(-self.lo))
-        valid = None
-        if self.lo > 0:  # before the operand
-            valid = L.emit1(arith.CmpiOp(p, L.index(0), "sge"))
-        if self.ld > 1:
-            ld = L.index(self.ld)
-            on_grid = L.emit1(arith.CmpiOp(L.emit1(arith.RemSIOp(p, ld)), L.index(0), "eq"))
-            valid = _and(L, valid, on_grid)
-            p = L.emit1(arith.DivSIOp(p, ld))
-        if self.hi > 0 or self.ld > 1:  # after the operand
-            valid = _and(L, valid, L.emit1(arith.CmpiOp(p, L.index(self.size), "slt")))
-        if valid is not None:
-            p = L.emit1(arith.SelectOp(valid, p, L.index(0)))
-        return p, valid
+        # before the operand, between its dilated elements, after it
+        return _grid_point(L, p, self.lo > 0, self.ld, self.hi > 0 or self.ld > 1, self.size)
 
     def reached_from(self, L: TensorLowering, i: SSAValue, k: SSAValue, taps: int,
                      outs: int) -> tuple[SSAValue, SSAValue | None]:
@@ -107,19 +96,29 @@ class _Tap:
             q = L.emit1(arith.SubiOp(q, L.index(-self.lo)))
         if self.rd * (taps - 1) > 0:
             q = L.emit1(arith.SubiOp(q, L.index_mul(k, L.index(self.rd))))
-        valid = None
-        if self.lo - self.rd * (taps - 1) < 0:  # before output 0
-            valid = L.emit1(arith.CmpiOp(q, L.index(0), "sge"))
-        if self.stride > 1:
-            s = L.index(self.stride)
-            on_grid = L.emit1(arith.CmpiOp(L.emit1(arith.RemSIOp(q, s)), L.index(0), "eq"))
-            valid = _and(L, valid, on_grid)
-            q = L.emit1(arith.DivSIOp(q, s))
-        if (self.lo + (self.size - 1) * self.ld) // self.stride >= outs:  # after the last output
-            valid = _and(L, valid, L.emit1(arith.CmpiOp(q, L.index(outs), "slt")))
-        if valid is not None:
-            q = L.emit1(arith.SelectOp(valid, q, L.index(0)))
-        return q, valid
+        # before output 0, between strides, after the last output
+        return _grid_point(L, q, self.lo - self.rd * (taps - 1) < 0, self.stride,
+                           (self.lo + (self.size - 1) * self.ld) // self.stride >= outs, outs)
+
+
+def _grid_point(L: TensorLowering, p: SSAValue, below: bool, step: int, above: bool,
+                size: int) -> tuple[SSAValue, SSAValue | None]:
+    """p / step, and whether p is a point of the grid 0, step, ..., (size-1)·step
+    (None: always); checks p >= 0 only when ``below``, p / step < size only when
+    ``above``. Off the grid the index is clamped to 0, so loads stay in the buffer."""
+    valid = None
+    if below:
+        valid = L.emit1(arith.CmpiOp(p, L.index(0), "sge"))
+    if step > 1:
+        s = L.index(step)
+        on_grid = L.emit1(arith.CmpiOp(L.emit1(arith.RemSIOp(p, s)), L.index(0), "eq"))
+        valid = _and(L, valid, on_grid)
+        p = L.emit1(arith.DivSIOp(p, s))
+    if above:
+        valid = _and(L, valid, L.emit1(arith.CmpiOp(p, L.index(size), "slt")))
+    if valid is not None:
+        p = L.emit1(arith.SelectOp(valid, p, L.index(0)))
+    return p, valid
 
 
 def _taps(L: TensorLowering, taps: Sequence[_Tap], os: Sequence[SSAValue], ks: Sequence[SSAValue]):

@@ -102,8 +102,17 @@ CMPF = {"olt": np.less, "ole": np.less_equal, "ogt": np.greater, "oge": np.great
 NICE = (0.5, 1.0, 1.5, 2.0, 0.25, 3.0, 0.1, 0.7, 1.25)
 #: statements of the SPEC 3.1 ops (``Gen.structural``), in every program / differential only
 STRUCTURAL = ("dot", "conv", "reduce_window_sum", "reduce_window_max", "gather", "scatter_add", "scatter",
-              "clamp", "iota", "reverse", "concat", "pad", "insert", "reduce_prod")
+              "clamp", "iota", "reverse", "concat", "pad", "insert", "reduce_prod", "window_max_select",
+              "window_max_scatter", "generate")
 STRUCTURAL_DIFF = ("argmax", "argmin", "reduce_min")
+#: the `tensor` ops the generator does not make, and why (test_property_checker checks that
+#: every registered op is generated or listed here)
+NOT_GENERATED = {
+    "tensor.empty": "its elements are undefined until written: no program may read them",
+    "tensor.dim": "the generator's shapes are static: a dim is a constant (folded)",
+    "tensor.rank": "the generator's shapes are static: a rank is a constant (folded)",
+    "tensor.cast": "the generator's shapes are static: a cast between static types is the identity",
+}
 #: bugs found by these tests and not fixed yet (regression tests: test_property_regressions.py,
 #: xfail): the generator avoids the constructs that trigger them, so the properties keep
 #: checking everything else. Remove a name once its bug is fixed.
@@ -699,6 +708,40 @@ def reduce_window_model(kind, x, e, window, stride, pads, dt):
         return r, es + (n - 1) * u * s * 1.01 + 4 * float(np.finfo(NP[dt]).tiny)
 
 
+def window_route_model(scatter, x, ex, v, ev, window, stride, pads, dt):
+    """window_max_select (``v`` at each window's first maximal element of ``x``) or
+    window_max_scatter (``v`` added at those elements); where an element of the window
+    other than the first maximal one is within the error boxes, unbounded."""
+    ws = windows(x, window, stride, pads, NP[dt](-np.inf))
+    out_shape = ws.shape[:len(window)]
+    flat = ws.reshape(*out_shape, -1)
+    first = np.argmax(flat, axis=-1)[..., None]
+    errs = windows(_f64(ex), window, stride, pads, 0.0).reshape(flat.shape)
+    best, ebest = np.take_along_axis(_f64(flat), first, -1), np.take_along_axis(errs, first, -1)
+    rivals = (_f64(flat) + errs >= best - ebest) & (errs + ebest > 0) & (np.arange(flat.shape[-1]) != first)
+    unsure = np.any(rivals, axis=-1) & (not _PATHS)
+    where = windows(np.arange(x.size).reshape(x.shape), window, stride, pads, -1).reshape(flat.shape)
+    src = np.take_along_axis(where, first, -1)[..., 0]
+    if not scatter:
+        r = np.asarray(np.asarray(v).reshape(-1)[src])
+        return r, np.where(unsure, np.inf, _f64(ev).reshape(-1)[src])
+    r, err = np.zeros(x.size, NP[dt]), np.zeros(x.size)
+    terms, mags = np.zeros(x.size), np.zeros(x.size)
+    for k, i in np.ndenumerate(src):
+        r[i] += np.asarray(v)[k]
+        err[i] += _f64(ev)[k]
+        terms[i] += 1
+        mags[i] += abs(float(np.asarray(v)[k])) + float(_f64(ev)[k])
+    if np.any(unsure):
+        err[:] = np.inf
+    if not _PATHS:
+        u = float(np.finfo(NP[dt]).eps)
+        with np.errstate(all="ignore"):
+            err = np.where(terms <= 2, _exact_or(err, r, dt),
+                           err + (terms - 1) * u * mags * 1.01 + 4 * float(np.finfo(NP[dt]).tiny))
+    return r.reshape(x.shape), err.reshape(x.shape)
+
+
 def reduce_min_model(x, e, axes, dt):
     r = np.asarray(np.minimum.reduce(x, axis=axes, initial=NP[dt](np.inf)))
     return r, np.max(_f64(e), axis=axes)
@@ -1273,7 +1316,15 @@ class Gen:
     def reshape(self, v):
         """collapse_shape (contiguous groups of dims) or expand_shape (a dim split in factors)."""
         shape = v.shape
-        if len(shape) >= 2 and (len(shape) == 3 or self.r.coin(0.5)):
+        if self.r.coin(0.25):  # tensor.reshape: any shape of as many elements, from a shape operand
+            n = int(np.prod(shape))
+            f = choice(self.r, [q for q in range(1, n + 1) if n % q == 0])
+            out_shape = choice(self.r, [(n,), (f, n // f), (n // f, 1, f)])
+            sh = self.int_const(np.array(out_shape, dtype=np.int64))
+            out = self.new("t", out_shape, v.dt, v.lo, v.hi)
+            text = f"{out.name} = tensor.reshape {v.name}({sh.name}) : ({v.type}, {sh.type}) -> {out.type}"
+            tag = "tensor.reshape"
+        elif len(shape) >= 2 and (len(shape) == 3 or self.r.coin(0.5)):
             cuts = sorted(set(self.r.int(1, len(shape) - 1) for _ in range(self.r.int(1, len(shape) - 1))))
             bounds = [0, *cuts, len(shape)]
             groups = [list(range(a, b)) for a, b in zip(bounds, bounds[1:])]
@@ -1480,11 +1531,11 @@ class Gen:
         return self.add([out], text, lambda env, x=x.name, y=w.name, dt=x.dt, f=f, k=k:
                         [bilinear_model(f, k, *env[x], *env[y], dt)], "tensor.conv")
 
-    def reduce_window(self, v, kind):
-        if kind == "max" and self.mode == "grad":
-            v = self.tie_break(v)
+    def window_spec(self, shape):
+        """(window, stride, pads, clauses text) over every dim of ``shape``: each window
+        holds at least one element of the operand (padding at most window - 1 per side)."""
         window, stride, pads = [], [], []
-        for d in v.shape:
+        for d in shape:
             w = self.r.int(1, min(3, d + 1))
             lo = self.r.int(0, w - 1) if self.r.coin(0.3) else 0
             hi = self.r.int(0, w - 1) if self.r.coin(0.3) else 0
@@ -1493,6 +1544,15 @@ class Gen:
             window.append(w)
             stride.append(self.r.int(1, 2))
             pads.append((lo, hi))
+        clauses = f"window {window} stride {stride}"
+        if any(p != (0, 0) for p in pads):
+            clauses += " pad [" + ", ".join(f"[{a}, {b}]" for a, b in pads) + "]"
+        return tuple(window), tuple(stride), tuple(pads), clauses
+
+    def reduce_window(self, v, kind):
+        if kind == "max" and self.mode == "grad":
+            v = self.tie_break(v)
+        window, stride, pads, clauses = self.window_spec(v.shape)
         n = int(np.prod(window))
         lo, hi = (min(v.lo * n, v.lo, 0.0), max(v.hi * n, v.hi, 0.0)) if kind == "sum" else (v.lo, v.hi)
         if kind == "sum" and max(abs(lo), abs(hi)) > CAP:
@@ -1500,12 +1560,50 @@ class Gen:
             lo, hi = -n, n
         shape = windows(np.zeros(v.shape), window, stride, pads, 0.0).shape[:len(window)]
         out = self.new("t", shape, v.dt, lo, hi)
-        clauses = f"window {window} stride {stride}"
-        if any(p != (0, 0) for p in pads):
-            clauses += " pad [" + ", ".join(f"[{a}, {b}]" for a, b in pads) + "]"
         text = f"{out.name} = tensor.reduce_window_{kind} {v.name} {clauses} : {v.type} -> {out.type}"
-        return self.add([out], text, lambda env, x=v.name, w=tuple(window), s=tuple(stride), p=tuple(pads), dt=v.dt:
-                        [reduce_window_model(kind, *env[x], w, s, p, dt)], f"tensor.reduce_window_{kind}")
+        return self.add([out], text, lambda env, x=v.name, spec=(window, stride, pads), dt=v.dt:
+                        [reduce_window_model(kind, *env[x], *spec, dt)], f"tensor.reduce_window_{kind}")
+
+    def window_route(self, x, scatter):
+        """tensor.window_max_select / window_max_scatter (reduce_window_max's derivatives)
+        over a tie-broken ``x``."""
+        x = self.tie_break(x)
+        window, stride, pads, clauses = self.window_spec(x.shape)
+        pooled = windows(np.zeros(x.shape), window, stride, pads, 0.0).shape[:len(window)]
+        v = self.need(pooled if scatter else x.shape, x.dt)
+        n = int(np.prod(window))
+        if scatter and n * v.mag > CAP:
+            v = self.bounded(v, 1.0)
+        lo, hi = (min(n * v.lo, 0.0), max(n * v.hi, 0.0)) if scatter else (v.lo, v.hi)
+        out = self.new("t", x.shape if scatter else pooled, x.dt, lo, hi)
+        op = "window_max_scatter" if scatter else "window_max_select"
+        text = f"{out.name} = tensor.{op} {x.name}, {v.name} {clauses} : ({x.type}, {v.type}) -> {out.type}"
+        return self.add([out], text, lambda env, a=x.name, b=v.name, spec=(window, stride, pads), dt=x.dt:
+                        [window_route_model(scatter, *env[a], *env[b], *spec, dt)], f"tensor.{op}")
+
+    def generate_op(self):
+        """tensor.generate: element (i, ...) = i * s, s a scalar (a constant in gradient
+        programs: ad does not differentiate through the body)."""
+        dt = choice(self.r, self.dts())
+        shape = tuple(self.r.int(1, 4) for _ in range(self.r.int(1, 3)))
+        s = self.scalar_const(dt) if self.mode == "grad" else self.bounded(self.need_scalar(dt), 10.0)
+        b = self.fresh("g")[1:]
+        args = ", ".join(f"%{b}_{i}: index" for i in range(len(shape)))
+        out = self.new("t", shape, dt, min(0.0, (shape[0] - 1) * s.lo), max(0.0, (shape[0] - 1) * s.hi))
+        text = (f"{out.name} = tensor.generate {{\n  ^bb0({args}):\n"
+                f"    %{b}_k = arith.index_cast %{b}_0 : index to i64\n"
+                f"    %{b}_f = arith.sitofp %{b}_k : i64 to {dt}\n"
+                f"    %{b}_y = arith.mulf %{b}_f, {s.name} : {dt}\n"
+                f"    tensor.yield %{b}_y : {dt}\n  }} : {out.type}")
+
+        def fn(env, x=s.name):
+            sv, se = env[x]
+            i = np.broadcast_to(np.arange(shape[0]).reshape(-1, *[1] * (len(shape) - 1)), shape).astype(NP[dt])
+            # i * s: one correctly rounded product of an exact i
+            return [binary_model("mul", i, np.zeros(shape), np.full(shape, sv), np.full(shape, float(se)), dt)]
+
+        self.tags["tensor.yield"] += 1
+        return self.add([out], text, fn, "tensor.generate")
 
     def coords(self, shape, dims, batch, unique=False):
         """i64 coordinates along ``dims`` of ``shape``, in range; ``batch`` positions."""
@@ -1908,6 +2006,8 @@ class Gen:
             return self.conv()
         if k == "iota":
             return self.iota()
+        if k == "generate":
+            return self.generate_op()
         if not ranked:
             return self.scalar_chain()
         v = self.pick(ranked)
@@ -1923,6 +2023,8 @@ class Gen:
             return self.reduce(v, k[7:])
         if k in ("argmax", "argmin"):
             return self.arg_reduce(v, k[3:])
+        if k in ("window_max_select", "window_max_scatter"):
+            return self.window_route(v, k.endswith("scatter"))
         return getattr(self, k)(v)  # clamp, reverse, concat, pad, insert
 
     def stmts(self, n):
@@ -2045,6 +2147,13 @@ def _slices(env, offs, sizes, strides):
         o = int(env[o.name][0]) if isinstance(o, V) else o
         out.append(slice(o, o + (s - 1) * st + 1, st))
     return tuple(out)
+
+
+def registered_tensor_ops() -> list[str]:
+    """Every op the `tensor` dialect registers."""
+    from irtoolkit.dialects import tensor
+
+    return sorted(c.name for c in tensor.Tensor.operations)
 
 
 def generate(r, mode="diff", name="p", **kw) -> Program:

@@ -134,6 +134,31 @@ def test_generator_is_deterministic_well_typed_and_varied():
     assert g.text.count("-> (f64)") == 1 and "f32" not in g.text
 
 
+def _ops_generated(mode, programs=300):
+    tags = Counter()
+    for k in range(programs):
+        tags.update(pg.generate(pg.RandomChooser(k), mode).tags)
+    return {op for op, n in tags.items() if n}
+
+
+def test_every_registered_tensor_op_is_generated_or_listed_with_a_reason():
+    """An op added to the `tensor` dialect fails this test until the generator makes it
+    (from the registry, or with a builder of its own) or NOT_GENERATED says why not."""
+    registered = set(pg.registered_tensor_ops())
+    generated = _ops_generated("diff") | _ops_generated("grad")
+    assert set(pg.NOT_GENERATED) <= registered, set(pg.NOT_GENERATED) - registered
+    assert not generated & set(pg.NOT_GENERATED), f"generated, yet listed: {generated & set(pg.NOT_GENERATED)}"
+    missing = registered - generated - set(pg.NOT_GENERATED)
+    assert not missing, f"registered ops neither generated nor listed in propgen.NOT_GENERATED: {sorted(missing)}"
+
+
+def test_gradient_programs_use_the_differentiable_structural_ops():
+    generated = _ops_generated("grad")
+    for kind in pg.STRUCTURAL:
+        op = "tensor." + kind
+        assert op in generated, op
+
+
 def test_shrink_minimizes_a_choice_sequence():
     # "fails" while the program has a matmul: the shrunk program is small and still has one
     def fails(vals):

@@ -5,7 +5,18 @@ unary/binary ops, cmp+select, broadcast, reduce_sum/reduce_max, matmul,
 transpose, extract_slice/insert_slice, convert, splat and dense constants,
 scalar ``arith``/``math`` chains, ``loop.for`` with tensor and scalar
 iter_args, ``loop.if`` on a computed condition, ``loop.while`` with a bounded
-trip count), printed as IR text (the tests parse it with irtoolkit).
+trip count, and the SPEC 3.1 ops: ``STRUCTURAL``), printed as IR text (the
+tests parse it with irtoolkit). Every op the ``tensor`` dialect registers is
+generated or listed in ``NOT_GENERATED`` with the reason (a test checks it):
+elementwise ops come from their declarations, the others from a builder each
+(``Gen.structural``) that draws shapes and attributes satisfying the op's
+verifier (small shapes; gather/scatter coordinates in range, unique for
+scatter; windows holding an element of the operand) and keeps a model.
+Gradient programs avoid the non-differentiable points of SPEC's conventions:
+windowed max and its routing ops read a tie-broken operand (distinct offsets,
+so one maximizer per window), clamp's bounds are constants with lo < hi, and
+argmax/argmin, reduce_min and logical ops (which feed selects) appear in
+differential programs only.
 
 Every random choice goes through a ``Chooser``: ``HypothesisChooser`` (the
 property tests; hypothesis shrinks the choices) or ``RandomChooser`` (a seeded

@@ -1537,8 +1537,10 @@ class Gen:
             clauses.append(f"groups {groups}")
         text = (f"{out.name} = tensor.conv {x.name}, {w.name} {' '.join(clauses)} : "
                 f"({x.type}, {w.type}) -> {out.type}").replace("  :", " :")
-        self.tags["conv groups>1"] += groups > 1
-        self.tags["conv dilated"] += lhs_dil != [1] * nd or rhs_dil != [1] * nd
+        if groups > 1:
+            self.tags["conv groups>1"] += 1
+        if lhs_dil != [1] * nd or rhs_dil != [1] * nd:
+            self.tags["conv dilated"] += 1
         return self.add([out], text, lambda env, x=x.name, y=w.name, dt=x.dt, f=f, k=k:
                         [bilinear_model(f, k, *env[x], *env[y], dt)], "tensor.conv")
 

@@ -53,6 +53,23 @@ def test_matmul_bound_covers_a_naive_loop():
             assert np.all(e == 0)
 
 
+def test_conv_model_is_a_convolution_and_its_bound_covers_a_float32_loop():
+    """conv_np against the definition (a direct sum, strides, padding, dilations, groups);
+    the bilinear bound covers float32 sums in reversed order."""
+    x = RNG.standard_normal((1, 5, 4)).astype(np.float32)
+    w = RNG.standard_normal((2, 2, 6)).astype(np.float32)
+    stride, pads, ld, rd, g = (2,), ((1, 1),), (1,), (2,), 2
+    f = pg.conv_np(stride, pads, ld, rd, g)
+    r, e = pg.bilinear_model(f, 2 * 2, x, np.zeros(x.shape), w, np.zeros(w.shape), "f32")
+    xp = np.pad(x, ((0, 0), (1, 1), (0, 0)))
+    assert r.shape == (1, 3, 6)
+    for o in range(3):
+        for fo in range(6):
+            grp = fo // 3
+            terms = [np.float32(xp[0, o * 2 + q * 2, grp * 2 + c] * w[q, c, fo]) for q in range(2) for c in range(2)]
+            assert abs(float(_seq_sum(terms[::-1], np.float32)) - float(r[0, o, fo])) <= e[0, o, fo]
+
+
 @pytest.mark.parametrize("name", ["exp", "log", "sqrt", "tanh", "sin", "cos", "logistic", "neg", "abs"])
 def test_unary_bound_covers_perturbed_operands(name):
     x = RNG.uniform(0.1, 3.0, 50)

@@ -23,6 +23,7 @@ rule ``(interp, op, args) -> (block, block_args)`` continues in another block.
 from __future__ import annotations
 
 import sys
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -597,11 +598,27 @@ def interpret_function(module: ModuleOp, name: str, *args: Any, check_types: boo
     convert-stablehlo-to-tensor and `ad`) on a copy of the module.
     ``check_types`` validates every value an op produces against its IR type.
     """
+    return Interpreter(_expanded(module), check_types=check_types).call(name, *args)
+
+
+# module -> (its text when expanded, the expanded copy). Calling a function of
+# one module many times (finite differences, a training loop) expands it once;
+# the printed text detects a module changed in place since.
+_EXPANDED: weakref.WeakKeyDictionary[ModuleOp, tuple[str, ModuleOp]] = weakref.WeakKeyDictionary()
+
+
+def _expanded(module: ModuleOp) -> ModuleOp:
     passes = [name for name, needed in (("convert-stablehlo-to-tensor", module_has_stablehlo(module)),
                                         ("ad", module_has_autodiff(module))) if needed]
-    if passes:
-        from irtoolkit.pipeline import run_pipeline
+    if not passes:
+        return module
+    text = str(module)
+    cached = _EXPANDED.get(module)
+    if cached is not None and cached[0] == text:
+        return cached[1]
+    from irtoolkit.pipeline import run_pipeline
 
-        module = module.clone()
-        run_pipeline(module, ",".join(passes))
-    return Interpreter(module, check_types=check_types).call(name, *args)
+    expanded = module.clone()
+    run_pipeline(expanded, ",".join(passes))
+    _EXPANDED[module] = (text, expanded)
+    return expanded

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from irtoolkit.abi import PRINT_SEPARATOR
+from irtoolkit.runtime import interrupts
 
 
 def format_print(fmt: str, values: Sequence[Any]) -> str:
@@ -75,6 +76,11 @@ def _print_from_compiled_code(spec: int, frame: int) -> None:
     try:
         fmt, values = _frame_values(ctypes.string_at(spec).decode("utf-8", "replace"), frame)
         emit(format_print(fmt, values))
+    except KeyboardInterrupt:
+        # Ctrl-C while Python ran this callback: the exception cannot unwind
+        # through compiled code (ctypes would print and drop it), so the call
+        # stops at its next poll instead and raises it when it returns
+        interrupts.interrupt()
     except Exception as err:  # noqa: BLE001 - nothing may unwind through compiled code
         sys.stderr.write(f"error: printf.print_format in compiled code: {type(err).__name__}: {err}\n")
 

@@ -295,6 +295,8 @@ def reshape(e: Emitter, x: SSAValue, shape: Sequence[int]) -> SSAValue:
     if expand is not None:
         return e.v(tensor.ExpandShapeOp(x, [], expand, shape, TensorType(et, shape)))
     n = _pymath.prod(src)
+    if n == 0:  # no elements to move (and no grouping of the dims through 1-D)
+        return e.v(tensor.EmptyOp([], TensorType(et, shape)))
     return reshape(e, reshape(e, x, (n,)), shape)
 
 

@@ -147,6 +147,13 @@ func.func @f() -> tensor<100000000xf64> {
   return %c : tensor<100000000xf64>
 }
 """),
+    "stablehlo-reshape-of-no-elements": dict(pipeline="interp", entry="f", text="""
+func.func @f(%x: tensor<0xf64>, %y: tensor<2x0xf64>) -> (tensor<1x0xf64>, tensor<0x3xf64>) {
+  %r = stablehlo.reshape %x : (tensor<0xf64>) -> tensor<1x0xf64>
+  %s = stablehlo.reshape %y : (tensor<2x0xf64>) -> tensor<0x3xf64>
+  return %r, %s : tensor<1x0xf64>, tensor<0x3xf64>
+}
+"""),
     # --- CLI ----------------------------------------------------------------
     "irt-run-entry-with-several-blocks": dict(pipeline="interp", entry="countdown", text="""
 func.func @countdown(%n: i64) -> (i64, f16) {

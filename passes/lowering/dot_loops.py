@@ -22,7 +22,7 @@ instead is ``blas.py``'s decision.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from xdsl.dialects import arith
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -85,6 +85,35 @@ def lower_dot_loops(L: TensorLowering, op: Operation) -> None:
         dot_ikj(L, op)
 
 
+class _Dot(NamedTuple):
+    """A dot's buffers, once its sizes are checked and its result allocated."""
+
+    d: tensor.DotDims
+    dims: list[SSAValue]  # the result's sizes
+    contract: list[SSAValue]  # the contracting sizes
+    out: SSAValue
+    ba: SSAValue
+    bb: SSAValue
+    zero: SSAValue
+    nb: int  # batch dims
+    nf: int  # lhs free dims
+
+
+def _start(L: TensorLowering, op: Operation, zero_fill: bool) -> _Dot:
+    """Check the sizes of a dot, allocate its result (filled with 0 for a nest that
+    accumulates in it)."""
+    d: tensor.DotDims = op.dims  # type: ignore[attr-defined]
+    a, b, res = op.operands[0], op.operands[1], op.results[0]
+    da, db = L.dims(a), L.dims(b)
+    dims = check_dot_sizes(L, op, da, db)
+    out = L.fresh(res, dims)
+    zero = L.const(0.0, _element(res))
+    if zero_fill:
+        L.for_each(dims, lambda ivs: L.store(zero, out, ivs))
+    return _Dot(d, dims, [da[c] for c in d.lhs_contract], out, L.buf(a), L.buf(b), zero,
+                len(d.lhs_batch), len(d.lhs_free))
+
+
 def _blocked(L: TensorLowering, n: SSAValue, width: int, block: Callable[[list[SSAValue]], None],
              one: Callable[[SSAValue], None]) -> None:
     """``block([i, .., i + width - 1])`` for the full blocks of [0, n), then ``one(i)`` for
@@ -112,23 +141,15 @@ def _dot_rows(L: TensorLowering, op: Operation) -> None:
     """Row dots: ``ROWS`` result elements along one free dim at a time, each a
     reassociable dot product over the contracting dims (innermost: contiguous in
     both operands)."""
-    d: tensor.DotDims = op.dims  # type: ignore[attr-defined]
-    a, b, res = op.operands[0], op.operands[1], op.results[0]
-    da, db = L.dims(a), L.dims(b)
-    dims = check_dot_sizes(L, op, da, db)
-    out = L.fresh(res, dims)
-    ba, bb = L.buf(a), L.buf(b)
-    et = _element(res)
+    d, dims, contract, out, ba, bb, zero, nb, nf = _start(L, op, False)
     fm = reassoc_flags()
-    nb, nf = len(d.lhs_batch), len(d.lhs_free)
-    rsizes = shape(res)
+    rsizes = shape(op.results[0])
     # the free dim blocked: the lhs's last (rows of A) unless it is 1, else the rhs's
     p = None
     if d.lhs_free and rsizes[nb + nf - 1] != 1:
         p = nb + nf - 1
     elif d.rhs_free and rsizes[-1] != 1:
         p = len(rsizes) - 1
-    contract = [da[c] for c in d.lhs_contract]
 
     def tile(points: list[list[SSAValue]]) -> None:
         def step(k: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
@@ -148,7 +169,7 @@ def _dot_rows(L: TensorLowering, op: Operation) -> None:
                 new.append(L.emit1(arith.AddfOp(acc, L.emit1(arith.MulfOp(x, y)), fm)))
             return new
 
-        sums = L.nest(contract, [L.const(0.0, et)] * len(points), step)
+        sums = L.nest(contract, [zero] * len(points), step)
         for ivs, s in zip(points, sums):
             L.store(s, out, ivs)
 
@@ -168,16 +189,7 @@ def _dot_axpy(L: TensorLowering, op: Operation) -> None:
     """C = 0, then for batch, lhs free ivs and ``DEPTH`` steps of the innermost
     contracting dim: C's row (the rhs free dims, innermost contiguous) += the sum of
     those steps' lhs element times rhs row."""
-    d: tensor.DotDims = op.dims  # type: ignore[attr-defined]
-    a, b, res = op.operands[0], op.operands[1], op.results[0]
-    da, db = L.dims(a), L.dims(b)
-    dims = check_dot_sizes(L, op, da, db)
-    out = L.fresh(res, dims)
-    ba, bb = L.buf(a), L.buf(b)
-    zero = L.const(0.0, _element(res))
-    L.for_each(dims, lambda ivs: L.store(zero, out, ivs))
-    nb, nf = len(d.lhs_batch), len(d.lhs_free)
-    contract = [da[c] for c in d.lhs_contract]
+    d, dims, contract, out, ba, bb, _, nb, nf = _start(L, op, True)
 
     def rows(batch: list[SSAValue], i: list[SSAValue], ks: list[list[SSAValue]]) -> None:
         xs = [L.load(ba, dot_index(d, 0, batch, i, k)) for k in ks]
@@ -202,15 +214,7 @@ def _dot_axpy(L: TensorLowering, op: Operation) -> None:
 
 def dot_ijk(L: TensorLowering, op: Operation) -> None:
     """A nest over the result with a scalar accumulator over the contracting dims."""
-    d: tensor.DotDims = op.dims  # type: ignore[attr-defined]
-    a, b = op.operands[0], op.operands[1]
-    res = op.results[0]
-    da, db = L.dims(a), L.dims(b)
-    dims = check_dot_sizes(L, op, da, db)
-    out = L.fresh(res, dims)
-    ba, bb = L.buf(a), L.buf(b)
-    zero = L.const(0.0, _element(res))
-    nb, nf = len(d.lhs_batch), len(d.lhs_free)
+    d, dims, contract, out, ba, bb, zero, nb, nf = _start(L, op, False)
 
     def body(ivs: list[SSAValue]) -> None:
         batch, i, j = ivs[:nb], ivs[nb:nb + nf], ivs[nb + nf:]
@@ -220,7 +224,7 @@ def dot_ijk(L: TensorLowering, op: Operation) -> None:
             y = L.load(bb, dot_index(d, 1, batch, j, k))
             return [L.emit1(arith.AddfOp(acc[0], L.emit1(arith.MulfOp(x, y))))]
 
-        (s,) = L.nest([da[c] for c in d.lhs_contract], [zero], inner)
+        (s,) = L.nest(contract, [zero], inner)
         L.store(s, out, ivs)
 
     L.for_each(dims, body)
@@ -230,16 +234,7 @@ def dot_ikj(L: TensorLowering, op: Operation) -> None:
     """C = 0, then batch-i-k-j: the innermost loops run along the rhs free dims
     (contiguous rows of B and C when they are trailing: LLVM vectorizes them). Same
     summation order as :func:`dot_ijk`."""
-    d: tensor.DotDims = op.dims  # type: ignore[attr-defined]
-    a, b = op.operands[0], op.operands[1]
-    res = op.results[0]
-    da, db = L.dims(a), L.dims(b)
-    dims = check_dot_sizes(L, op, da, db)
-    out = L.fresh(res, dims)
-    ba, bb = L.buf(a), L.buf(b)
-    zero = L.const(0.0, _element(res))
-    L.for_each(dims, lambda ivs: L.store(zero, out, ivs))
-    nb, nf = len(d.lhs_batch), len(d.lhs_free)
+    d, dims, contract, out, ba, bb, _, nb, nf = _start(L, op, True)
 
     def body(ivs: list[SSAValue]) -> None:
         batch, i, k = ivs[:nb], ivs[nb:nb + nf], ivs[nb + nf:]
@@ -252,4 +247,4 @@ def dot_ikj(L: TensorLowering, op: Operation) -> None:
 
         L.for_each(dims[nb + nf:], inner)
 
-    L.for_each([*dims[:nb + nf], *(da[c] for c in d.lhs_contract)], body)
+    L.for_each([*dims[:nb + nf], *contract], body)

@@ -274,6 +274,10 @@ def main(argv=None) -> int:
     print(f"python {sys.version.split()[0]}, numpy {np.__version__}, cpus {os.cpu_count()}; "
           + ", ".join(f"{k}={os.environ[k]}" for k in sorted(os.environ)
                       if k.startswith(("OPENBLAS", "OMP_", "MKL_"))))
+    from irtoolkit.runtime.blas import blas_threads
+
+    print(f"irtoolkit's gemms run OpenBLAS on {blas_threads()} thread(s) (IRT_BLAS_THREADS); numpy's "
+          "contender on OpenBLAS's default")
     for line in describe():
         print(line)
     print("each contender is timed in its own process"

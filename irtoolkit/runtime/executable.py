@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 from irtoolkit.runtime import codegen, symbols
+from irtoolkit.runtime.allocator import tune_malloc
 from irtoolkit.runtime.calling import Function
 from irtoolkit.runtime.objectfile import InvalidObject, ObjectSymbols, read_object
 from irtoolkit.runtime.signature import Signature
@@ -168,6 +169,7 @@ class Executable:
             except InvalidObject as err:
                 raise DiagnosticError(Diagnostic(f"LLVM produced an object the JIT cannot load: {err}")) from None
         symbols.resolve(llvm, {name for c in contents for name in c.undefined})
+        tune_malloc()
         tm = target_machine(llvm, self.opt)  # one per engine: MCJIT takes ownership
         self._engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
         for obj in objects:

@@ -73,19 +73,24 @@ def redirect_symbols(module: ModuleOp, mapping: dict[str, str]) -> bool:
     return changed
 
 
-def move_aside(module: ModuleOp, fn: llvm.FuncOp) -> str:
-    """Rename ``fn`` to a free ``__irt_fn_<name>`` (its uses follow; its name is
-    kept in ``irt.source_name``); returns the new name."""
-    old = fn.sym_name.data
+def move_aside(module: ModuleOp, *fns: llvm.FuncOp) -> list[str]:
+    """Rename each of ``fns`` to a free ``__irt_fn_<name>`` (their uses follow,
+    in one walk of the module; each keeps its name in ``irt.source_name``);
+    returns the new names."""
     taken = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
-    new = MOVED_PREFIX + old
-    while new in taken:
-        new = "_" + new
-    if SOURCE_NAME not in fn.attributes:
-        fn.attributes[SOURCE_NAME] = StringAttr(old)
-    fn.sym_name = StringAttr(new)
-    redirect_symbols(module, {old: new})
-    return new
+    mapping: dict[str, str] = {}
+    for fn in fns:
+        old = fn.sym_name.data
+        new = MOVED_PREFIX + old
+        while new in taken:
+            new = "_" + new
+        taken.add(new)
+        if SOURCE_NAME not in fn.attributes:
+            fn.attributes[SOURCE_NAME] = StringAttr(old)
+        fn.sym_name = StringAttr(new)
+        mapping[old] = new
+    redirect_symbols(module, mapping)
+    return list(mapping.values())
 
 
 def declare(module: ModuleOp, name: str, fty: llvm.LLVMFunctionType,

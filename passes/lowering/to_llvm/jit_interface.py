@@ -84,10 +84,8 @@ BUFFER_WORDS = TRACK_AT + 3
 
 def mangle_functions(module: ModuleOp) -> None:
     """Move every function defined in ``module`` aside (runtime helpers excepted)."""
-    for op in list(module.ops):
-        if isinstance(op, llvm.FuncOp) and op.body.blocks \
-                and not op.sym_name.data.startswith(RESERVED_PREFIXES):
-            move_aside(module, op)
+    move_aside(module, *(op for op in module.ops if isinstance(op, llvm.FuncOp) and op.body.blocks
+                         and not op.sym_name.data.startswith(RESERVED_PREFIXES)))
 
 
 def source_name(fn: llvm.FuncOp) -> str | None:

@@ -285,6 +285,15 @@ def test_library_is_found_and_loads():
 
 
 @needs_blas
+def test_linking_a_gemm_sets_the_blas_threads():
+    import ctypes
+
+    assert rt_blas.gemm_address("scipy_cblas_sgemm64_")
+    lib = ctypes.CDLL(rt_blas.find_openblas())
+    assert lib.scipy_openblas_get_num_threads64_() == rt_blas.blas_threads()
+
+
+@needs_blas
 def test_static_k_zero_through_blas():
     t = "f64"
     text = _mm(t, "3x0", "0x4", "3x4")

@@ -89,12 +89,14 @@ def _lowered(src: str, pipeline: str = "lower-tensor-to-loop") -> str:
 
 
 def test_conv_paths():
-    """Ungrouped convs with a deep contraction call gemm (on an im2col buffer, or
-    on the input for 1×1); grouped, shallow and small ones are loop nests."""
+    """Ungrouped convs with enough work call gemm (on an im2col buffer, or on the
+    input for 1×1), shallow ones included; grouped and small ones are loop nests."""
     x, w, c, o = CONV_CASES["2d_deep"]
     deep = _lowered(conv_function("f", x, w, c, o, "f32"), "lower-tensor-to-loop{blas_threshold=0}")
     assert deep.count("func.call @scipy_cblas_sgemm64_") == 1 and deep.count("memref.alloc") == 2
-    x, w, c, o = CONV_CASES["2d_large"]
+    x, w, c, o = CONV_CASES["2d_large"]  # depth 75, 345,600 multiply-adds
+    assert "gemm" in _lowered(conv_function("f", x, w, c, o, "f32"))
+    x, w, c, o = CONV_CASES["2d"]  # 1,296 multiply-adds: below blas_threshold
     assert "gemm" not in _lowered(conv_function("f", x, w, c, o, "f32"))
     x, w, c, o = CONV_CASES["2d_1x1"]
     one = _lowered(conv_function("f", x, w, c, o, "f32"), "lower-tensor-to-loop{blas_threshold=0}")

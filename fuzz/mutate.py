@@ -71,8 +71,9 @@ _EXPECT = re.compile(r"expected-(error|warning|note|remark)")
 
 
 def load_seeds(root: Path = ROOT, with_py: bool = True) -> list[str]:
-    """RUN-free bodies of the repository's valid programs, one per split chunk."""
-    files = sorted((root / "test").rglob("*.mlir")) + sorted((root / "examples").glob("*.mlir"))
+    """RUN-free bodies of the repository's valid programs (tests, examples, fuzz/seeds), one per split chunk."""
+    files = (sorted((root / "test").rglob("*.mlir")) + sorted((root / "examples").glob("*.mlir"))
+             + sorted((root / "fuzz" / "seeds").glob("*.mlir")))
     seeds: list[str] = []
     seen: set[str] = set()
     for path in files:
@@ -113,22 +114,19 @@ def load_seeds(root: Path = ROOT, with_py: bool = True) -> list[str]:
 # ---------------------------------------------------------------------------
 # mutations (on text; a few produce bytes at the very end)
 
-def _elementwise_tensor_ops() -> tuple[list[str], list[str]]:
-    """The `tensor` dialect's unary and binary elementwise ops, from its declarations:
-    an op added there is fuzzed without editing this file."""
+def _tensor_ops() -> tuple[list[str], list[str], list[str]]:
+    """The `tensor` dialect's unary and binary elementwise ops and all its ops, from its
+    registry: an op added there is fuzzed without editing this file."""
     from irtoolkit.dialects import tensor
 
-    return [c.name for c in tensor.UNARY_OPS], [c.name for c in tensor.BINARY_OPS]
+    return ([c.name for c in tensor.UNARY_OPS], [c.name for c in tensor.BINARY_OPS],
+            sorted(c.name for c in tensor.Tensor.operations))
 
 
-UNARY_TENSOR_OPS, BINARY_TENSOR_OPS = _elementwise_tensor_ops()
+UNARY_TENSOR_OPS, BINARY_TENSOR_OPS, TENSOR_OPS = _tensor_ops()
 
 OP_NAMES = [
-    *UNARY_TENSOR_OPS, *BINARY_TENSOR_OPS,
-    "tensor.cmp", "tensor.select", "tensor.matmul", "tensor.transpose",
-    "tensor.broadcast", "tensor.reduce_sum", "tensor.reduce_max", "tensor.convert", "tensor.empty",
-    "tensor.splat", "tensor.extract", "tensor.insert", "tensor.from_elements", "tensor.extract_slice",
-    "tensor.insert_slice", "tensor.collapse_shape", "tensor.expand_shape", "tensor.dim", "tensor.cast",
+    *TENSOR_OPS,
     "loop.for", "loop.if", "loop.while", "loop.yield", "loop.condition", "loop.parallel", "loop.reduce",
     "autodiff.grad", "autodiff.value_and_grad", "autodiff.vjp", "autodiff.jvp", "autodiff.stop_gradient",
     "arith.addf", "arith.mulf", "arith.subf", "arith.divf", "arith.addi", "arith.muli", "arith.constant",
@@ -348,7 +346,11 @@ def m_checkpoint(r, text, seeds):
 SAME_KIND = [
     BINARY_TENSOR_OPS,
     UNARY_TENSOR_OPS,
-    ["tensor.reduce_sum", "tensor.reduce_max"],
+    ["tensor.reduce_sum", "tensor.reduce_max", "tensor.reduce_min", "tensor.reduce_prod"],
+    ["tensor.reduce_window_sum", "tensor.reduce_window_max"],
+    ["tensor.window_max_select", "tensor.window_max_scatter"],
+    ["tensor.argmax", "tensor.argmin"],
+    ["tensor.gather", "tensor.scatter", "tensor.scatter_add"],
     ["arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.maximumf", "arith.minimumf",
      "arith.maxnumf", "arith.minnumf", "arith.remf", "math.powf", "math.atan2", "math.copysign"],
     ["arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui", "arith.remsi", "arith.remui",

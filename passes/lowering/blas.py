@@ -65,19 +65,49 @@ def _float_name(t: Attribute) -> str | None:
     return None
 
 
+#: ``blas_threshold`` = -1 (the default): the measured crossovers. Static matmuls with
+#: M*N*K below these stay loop nests (``dot_loops.py``). Measured on an AMD EPYC Zen 3
+#: (AVX2, 2 cores, loaded), square n x n times n x n, loop nest / gemm time per call:
+#: f64 n=16 1.00, 24 1.02, 32 1.07, 48 1.27, 64 1.52, 128 1.52;
+#: f32 n=16 0.97, 24 0.98, 32 1.03, 48 1.12, 64 1.19, 128 1.63.
+MATMUL_THRESHOLD = {"f32": 24576, "f64": 8192}
+#: Matrix-vector products (the free dims of one side all of static size 1) never call
+#: gemm by default: they are memory-bound and gemm's per-call and threading costs
+#: dominate. Measured as above, y = A x with A n x n, loop / gemm time per call:
+#: f64 n=64 0.78, 128 0.51, 512 0.25, 2048 0.06; f32 n=128 0.69, 512 0.41, 2048 0.03;
+#: x^T A: f64 n=128 0.54, 512 0.33, 2048 0.85; f32 n=128 0.60, 2048 0.38.
+#: im2col convolutions (``gemm_worthwhile``) keep the figure all dots had before.
+CONV_THRESHOLD = 4096
+
+
+def _static_size(dims: Sequence[int], picked: Sequence[int]) -> int | None:
+    n = 1
+    for i in picked:
+        if dims[i] == DYNAMIC_INDEX:
+            return None
+        n *= dims[i]
+    return n
+
+
 def small_static_dot(L: TensorLowering, op: Operation) -> bool:
-    """All sizes static and (result elements) * (contracted elements) below the
-    ``blas_threshold`` option."""
-    sizes = [*shape(op.operands[0]), *shape(op.operands[1])]
-    if any(s == DYNAMIC_INDEX for s in sizes):
+    """All sizes static and the dot below its threshold: the ``blas_threshold``
+    option on (result elements) * (contracted elements) when it is set, else the
+    measured defaults (matrix-vector products: always; matmuls: ``MATMUL_THRESHOLD``)."""
+    d: DotDims = op.dims  # type: ignore[attr-defined]
+    lhs, rhs = shape(op.operands[0]), shape(op.operands[1])
+    sizes = [_static_size(lhs, range(len(lhs))), _static_size(rhs, range(len(rhs)))]
+    if None in sizes:
         return False
     n = 1
     for s in shape(op.results[0]):
         n *= s
-    lhs = shape(op.operands[0])
-    for d in op.dims.lhs_contract:  # type: ignore[attr-defined]
-        n *= lhs[d]
-    return n < L.options.blas_threshold
+    n *= _static_size(lhs, d.lhs_contract)  # type: ignore[operator]
+    threshold = L.options.blas_threshold
+    if threshold >= 0:
+        return n < threshold
+    if _static_size(lhs, d.lhs_free) == 1 or _static_size(rhs, d.rhs_free) == 1:
+        return True
+    return n < MATMUL_THRESHOLD.get(_float_name(_element(op.results[0])) or "f64", 0)
 
 
 def _gemm_symbol(L: TensorLowering, op: Operation) -> str | None:
@@ -385,5 +415,8 @@ def call_gemm(L: TensorLowering, et: Attribute, M: SSAValue, N: SSAValue, K: SSA
 
 def gemm_worthwhile(L: TensorLowering, et: Attribute, flops: int | None) -> bool:
     """BLAS is on, ``et`` is f32/f64 and the static M*N*K (None: dynamic, large)
-    reaches the ``blas_threshold`` option."""
-    return L.options.blas and _float_name(et) is not None and (flops is None or flops >= L.options.blas_threshold)
+    reaches the ``blas_threshold`` option (default ``CONV_THRESHOLD``)."""
+    threshold = L.options.blas_threshold
+    if threshold < 0:
+        threshold = CONV_THRESHOLD
+    return L.options.blas and _float_name(et) is not None and (flops is None or flops >= threshold)

@@ -204,11 +204,15 @@ class KernelEmitter:
     def nest(self, dims: Sequence[SSAValue], inits: Sequence[SSAValue],
              body: Callable[[list[SSAValue], list[SSAValue]], Sequence[SSAValue]]) -> list[SSAValue]:
         """A nest of ``loop.for`` over [0, d) for each d in ``dims``, outermost first,
-        carrying ``inits``; ``body(ivs, carried) -> new carried`` fills the innermost."""
+        carrying ``inits``; ``body(ivs, carried) -> new carried`` fills the innermost.
+        A dim of constant size 1 gets no loop (its iv is 0): the loop inside it is the
+        one LLVM vectorizes (a 128x1 kernel runs along the 128)."""
 
         def rec(k: int, ivs: list[SSAValue], carried: list[SSAValue]) -> list[SSAValue]:
             if k == len(dims):
                 return list(body(ivs, carried))
+            if self.const_values.get(dims[k]) == 1:
+                return rec(k + 1, [*ivs, self.index(0)], carried)
             return self.loop(self.index(0), dims[k], carried,
                              lambda iv, c: rec(k + 1, [*ivs, iv], c))
 

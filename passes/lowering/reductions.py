@@ -35,7 +35,7 @@ REASSOC = "reassoc"
 ROW_SUM_MIN = 8
 
 
-def _reassoc_flags():
+def reassoc_flags():
     from xdsl.dialects.arith import FastMathFlagsAttr
     from xdsl.dialects.llvm import FastMathFlag
 
@@ -56,7 +56,7 @@ def blocked_sum(E: KernelEmitter, n: SSAValue, acc: SSAValue, term: Callable[[SS
     whose additions carry ``fastmath<reassoc>`` (LLVM keeps a vector of partial sums per
     block), block sums are added in order. Error ~ (SUM_BLOCK/lanes + n/SUM_BLOCK) ulps
     of sum(|terms|) instead of n for a sequential sum."""
-    fm = _reassoc_flags()
+    fm = reassoc_flags()
     at = acc.type
 
     def add(a: SSAValue, i: SSAValue) -> SSAValue:
@@ -101,7 +101,7 @@ def reduce_nest(E: KernelEmitter, reduction: type[Operation], dims: Sequence[SSA
     outermost dim first."""
     if is_float_sum(reduction, et) and dims:
         at = accumulator_type(et)
-        fm = _reassoc_flags()
+        fm = reassoc_flags()
         zero = E.const(0.0, at)
 
         def rec(k: int, ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
@@ -163,7 +163,7 @@ def leading_sum(E: KernelEmitter, term: Callable[[list[SSAValue]], SSAValue], sd
     as ``blocked_sum`` does; f16/f32 accumulate in f64. The row accumulators are tensors
     carried through the loops (bufferized in place)."""
     at = accumulator_type(et)
-    fm = _reassoc_flags()
+    fm = reassoc_flags()
     kdims = list(sd[r:])
     shape = result_type.get_shape()
 

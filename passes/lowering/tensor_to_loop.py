@@ -574,7 +574,8 @@ class LowerTensorToLoopPass(ModulePass):
     # the code provides: the JIT turns the option off when the library is missing
     blas: bool = option(True, "f32/f64 dots and matmuls call BLAS gemm (false: loop nests)")
     blas_threshold: int = option(
-        4096, "static dots with (result size) x (contracted size) below this stay loop nests", minimum=0)
+        -1, "static dots with (result size) x (contracted size) below this stay loop nests "
+        "(-1: measured per dtype, matrix-vector products always)", minimum=-1)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.gcpause import paused_gc

@@ -34,7 +34,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from irtoolkit.diagnostics import op_error
 from irtoolkit.dialects import tensor
 from irtoolkit.dialects.elementwise import ElementKind, element_kind
-from irtoolkit.passes.lowering.blas import check_dot_sizes, lower_dot_gemm, small_static_dot
+from irtoolkit.passes.lowering.blas import lower_dot_gemm
 from irtoolkit.passes.lowering.checks import (
     IN_BOUNDS,
     check_broadcastable,
@@ -46,6 +46,7 @@ from irtoolkit.passes.lowering.checks import (
     result_sizes,
     shape,
 )
+from irtoolkit.passes.lowering.dot_loops import lower_dot_loops
 
 if TYPE_CHECKING:
     from irtoolkit.passes.lowering.tensor_to_loop import TensorLowering
@@ -140,83 +141,11 @@ def virtual_splat(L: TensorLowering, res: SSAValue, scalar: SSAValue) -> bool:
 def lower_dot(L: TensorLowering, op: Operation) -> None:
     """Large float dots (a matmul is the dot `contract [1] x [0]`) call BLAS gemm
     (transposed operands folded into its flags, see :func:`plan_dots`); the others
-    become loop nests."""
-    sym = L.gemm_dots.get(op)
-    if sym is not None:
+    become loop nests (``dot_loops.py``)."""
+    if op in L.gemm_dots:
         lower_dot_gemm(L, op)  # type: ignore[arg-type]
-    elif small_static_dot(L, op) or not op.dims.rhs_free:  # type: ignore[attr-defined]
-        _dot_ijk(L, op)
     else:
-        _dot_ikj(L, op)
-
-
-def _dot_index(d: tensor.DotDims, side: int, batch: Sequence[SSAValue], free: Sequence[SSAValue],
-               contract: Sequence[SSAValue]) -> list[SSAValue]:
-    """The index into operand ``side`` of a dot from its batch, free and contracting ivs."""
-    rank = d.lhs_rank if side == 0 else d.rhs_rank
-    idx: list[SSAValue] = [None] * rank  # type: ignore[list-item]
-    for dims, ivs in ((d.lhs_batch if side == 0 else d.rhs_batch, batch),
-                      (d.lhs_free if side == 0 else d.rhs_free, free),
-                      (d.lhs_contract if side == 0 else d.rhs_contract, contract)):
-        for dim, iv in zip(dims, ivs):
-            idx[dim] = iv
-    return idx
-
-
-def _dot_ijk(L: TensorLowering, op: Operation) -> None:
-    """A nest over the result with a scalar accumulator over the contracting dims
-    (small static dots: LLVM unrolls it)."""
-    d: tensor.DotDims = op.dims  # type: ignore[attr-defined]
-    a, b = op.operands[0], op.operands[1]
-    res = op.results[0]
-    da, db = L.dims(a), L.dims(b)
-    dims = check_dot_sizes(L, op, da, db)
-    out = L.fresh(res, dims)
-    ba, bb = L.buf(a), L.buf(b)
-    zero = L.const(0.0, elem(res))
-    nb, nf = len(d.lhs_batch), len(d.lhs_free)
-
-    def body(ivs: list[SSAValue]) -> None:
-        batch, i, j = ivs[:nb], ivs[nb:nb + nf], ivs[nb + nf:]
-
-        def inner(k: list[SSAValue], acc: list[SSAValue]) -> list[SSAValue]:
-            x = L.load(ba, _dot_index(d, 0, batch, i, k))
-            y = L.load(bb, _dot_index(d, 1, batch, j, k))
-            return [L.emit1(arith.AddfOp(acc[0], L.emit1(arith.MulfOp(x, y))))]
-
-        (s,) = L.nest([da[c] for c in d.lhs_contract], [zero], inner)
-        L.store(s, out, ivs)
-
-    L.for_each(dims, body)
-
-
-def _dot_ikj(L: TensorLowering, op: Operation) -> None:
-    """C = 0, then batch-i-k-j: the innermost loops run along the rhs free dims
-    (contiguous rows of B and C when they are trailing: LLVM vectorizes them). Same
-    summation order as :func:`_dot_ijk`."""
-    d: tensor.DotDims = op.dims  # type: ignore[attr-defined]
-    a, b = op.operands[0], op.operands[1]
-    res = op.results[0]
-    da, db = L.dims(a), L.dims(b)
-    dims = check_dot_sizes(L, op, da, db)
-    out = L.fresh(res, dims)
-    ba, bb = L.buf(a), L.buf(b)
-    zero = L.const(0.0, elem(res))
-    L.for_each(dims, lambda ivs: L.store(zero, out, ivs))
-    nb, nf = len(d.lhs_batch), len(d.lhs_free)
-
-    def body(ivs: list[SSAValue]) -> None:
-        batch, i, k = ivs[:nb], ivs[nb:nb + nf], ivs[nb + nf:]
-        x = L.load(ba, _dot_index(d, 0, batch, i, k))
-
-        def inner(j: list[SSAValue]) -> None:
-            c = L.load(out, [*batch, *i, *j])
-            y = L.load(bb, _dot_index(d, 1, batch, j, k))
-            L.store(L.emit1(arith.AddfOp(c, L.emit1(arith.MulfOp(x, y)))), out, [*batch, *i, *j])
-
-        L.for_each(dims[nb + nf:], inner)
-
-    L.for_each([*dims[:nb + nf], *(da[c] for c in d.lhs_contract)], body)
+        lower_dot_loops(L, op)
 
 
 @lowering_rule(tensor.TransposeOp)

@@ -46,7 +46,7 @@
 // SEGMENT: func.func @twice
 
 // FORWARD:      Pass Manager with 9 passes:
-// FORWARD-NEXT: builtin.module(convert-scf-to-loop,canonicalize,cse,tensor-fuse{simplify=true fuse=true},lower-tensor-to-loop{global-threshold=16 blas=false blas-threshold=4096},lower-loop-to-cf{parallel=false},convert-to-llvm,expand-vector-math,define-parallel-dispatchers)
+// FORWARD-NEXT: builtin.module(convert-scf-to-loop,canonicalize,cse,tensor-fuse{simplify=true fuse=true},lower-tensor-to-loop{global-threshold=16 blas=false blas-threshold=-1},lower-loop-to-cf{parallel=false},convert-to-llvm,expand-vector-math,define-parallel-dispatchers)
 
 // PIPEOPT: <pass-pipeline>:1:15: error: pipeline 'lower-to-llvm' has no option 'bals'; did you mean 'blas'? (options: simplify, fuse, global-threshold, blas, blas-threshold, parallel)
 

@@ -5,7 +5,18 @@ unary/binary ops, cmp+select, broadcast, reduce_sum/reduce_max, matmul,
 transpose, extract_slice/insert_slice, convert, splat and dense constants,
 scalar ``arith``/``math`` chains, ``loop.for`` with tensor and scalar
 iter_args, ``loop.if`` on a computed condition, ``loop.while`` with a bounded
-trip count), printed as IR text (the tests parse it with irtoolkit).
+trip count, and the SPEC 3.1 ops: ``STRUCTURAL``), printed as IR text (the
+tests parse it with irtoolkit). Every op the ``tensor`` dialect registers is
+generated or listed in ``NOT_GENERATED`` with the reason (a test checks it):
+elementwise ops come from their declarations, the others from a builder each
+(``Gen.structural``) that draws shapes and attributes satisfying the op's
+verifier (small shapes; gather/scatter coordinates in range, unique for
+scatter; windows holding an element of the operand) and keeps a model.
+Gradient programs avoid the non-differentiable points of SPEC's conventions:
+windowed max and its routing ops read a tie-broken operand (distinct offsets,
+so one maximizer per window), clamp's bounds are constants with lo < hi, and
+argmax/argmin, reduce_min and logical ops (which feed selects) appear in
+differential programs only.
 
 Every random choice goes through a ``Chooser``: ``HypothesisChooser`` (the
 property tests; hypothesis shrinks the choices) or ``RandomChooser`` (a seeded
@@ -100,6 +111,19 @@ CMP = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
        "gt": np.greater, "ge": np.greater_equal}
 CMPF = {"olt": np.less, "ole": np.less_equal, "ogt": np.greater, "oge": np.greater_equal}
 NICE = (0.5, 1.0, 1.5, 2.0, 0.25, 3.0, 0.1, 0.7, 1.25)
+#: statements of the SPEC 3.1 ops (``Gen.structural``), in every program / differential only
+STRUCTURAL = ("dot", "conv", "reduce_window_sum", "reduce_window_max", "gather", "scatter_add", "scatter",
+              "clamp", "iota", "reverse", "concat", "pad", "insert", "reduce_prod", "window_max_select",
+              "window_max_scatter", "generate")
+STRUCTURAL_DIFF = ("argmax", "argmin", "reduce_min")
+#: the `tensor` ops the generator does not make, and why (test_property_checker checks that
+#: every registered op is generated or listed here)
+NOT_GENERATED = {
+    "tensor.empty": "its elements are undefined until written: no program may read them",
+    "tensor.dim": "the generator's shapes are static: a dim is a constant (folded)",
+    "tensor.rank": "the generator's shapes are static: a rank is a constant (folded)",
+    "tensor.cast": "the generator's shapes are static: a cast between static types is the identity",
+}
 #: bugs found by these tests and not fixed yet (regression tests: test_property_regressions.py,
 #: xfail): the generator avoids the constructs that trigger them, so the properties keep
 #: checking everything else. Remove a name once its bug is fixed.
@@ -210,7 +234,8 @@ def choice(r, seq):
 
 @dataclass
 class V:
-    """An SSA value: kind 't' float tensor, 's' float scalar, 'i' index, 'b' i1, 'm' i1 tensor."""
+    """An SSA value: kind 't' float tensor, 's' float scalar, 'i' index, 'b' i1, 'm' i1 tensor,
+    'n' i64 tensor."""
 
     name: str
     kind: str
@@ -225,7 +250,7 @@ class V:
             return "index"
         if self.kind == "b":
             return "i1"
-        el = "i1" if self.kind == "m" else self.dt
+        el = {"m": "i1", "n": "i64"}.get(self.kind, self.dt)
         if self.kind == "s":
             return self.dt
         return "tensor<" + "".join(f"{d}x" for d in self.shape) + el + ">"
@@ -618,18 +643,214 @@ def reduce_max_model(x, e, axes, dt):
     return r, np.max(_f64(e), axis=axes)
 
 
-def matmul_model(a, ea, b, eb, dt):
-    r = np.asarray(np.matmul(a, b))
+def bilinear_model(f, k, a, ea, b, eb, dt):
+    """``f`` bilinear (numpy, computes in float64), ``k`` products summed per result
+    element: the first order change over the error boxes (``f`` of the magnitudes),
+    plus ``k eps`` of the sum of |terms| for two summation orders (``k == 1``: one
+    correctly rounded product)."""
     af, bf, ea, eb = np.abs(_f64(a)), np.abs(_f64(b)), _f64(ea), _f64(eb)
+    r = np.asarray(f(_f64(a), _f64(b)).astype(NP[dt]))
     if _PATHS:
-        return r, af @ eb + ea @ bf
+        return r, f(af, eb) + f(ea, bf)
     with np.errstate(all="ignore"):
-        d = af @ eb + ea @ bf + ea @ eb
-        k = a.shape[1]
+        d = f(af, eb) + f(ea, bf) + f(ea, eb)
         if k == 1:
             return r, _exact_or(d, r, dt)
         u = float(np.finfo(NP[dt]).eps)
-        return r, d + k * u * ((af + ea) @ (bf + eb)) * 1.01 + 4 * float(np.finfo(NP[dt]).tiny)
+        return r, d + k * u * f(af + ea, bf + eb) * 1.01 + 4 * float(np.finfo(NP[dt]).tiny)
+
+
+def matmul_model(a, ea, b, eb, dt):
+    return bilinear_model(np.matmul, a.shape[1], a, ea, b, eb, dt)
+
+
+def einsum_of(lhs, rhs, out):
+    """A bilinear function of two arrays: ``np.einsum`` with these subscripts."""
+    spec = f"{lhs},{rhs}->{out}"
+    return lambda a, b: np.einsum(spec, a, b)
+
+
+def conv_np(stride, pads, lhs_dil, rhs_dil, groups):
+    """StableHLO's convolution, channels last (N x spatial x C, filter spatial x C/g x F),
+    as a bilinear function of float64 arrays: a sum over the filter's positions (an
+    implementation of its own, so that it checks the interpreter's)."""
+
+    def f(x, w):
+        n, *sp, c = x.shape
+        *ks, cg, nf = w.shape
+        dil = np.zeros((n, *[(s - 1) * d + 1 for s, d in zip(sp, lhs_dil)], c))
+        dil[(slice(None), *[slice(None, None, d) for d in lhs_dil])] = x
+        xp = np.pad(dil, [(0, 0), *pads, (0, 0)])
+        out_sp = [(xp.shape[1 + i] - (ks[i] - 1) * rhs_dil[i] - 1) // stride[i] + 1 for i in range(len(sp))]
+        out = np.zeros((n, *out_sp, nf))
+        fg = nf // groups
+        for pos in np.ndindex(*ks):
+            sl = tuple(slice(q * d, q * d + (o - 1) * s + 1, s) for q, d, o, s in zip(pos, rhs_dil, out_sp, stride))
+            patch = xp[(slice(None), *sl, slice(None))]
+            for g in range(groups):
+                out[..., g * fg:(g + 1) * fg] += patch[..., g * cg:(g + 1) * cg] @ w[pos][:, g * fg:(g + 1) * fg]
+        return out
+
+    return f
+
+
+def windows(x, window, stride, pads, fill):
+    """The windows of ``x`` (padded with ``fill``): shape (output dims..., window dims...)."""
+    xp = np.pad(x, pads, constant_values=fill)
+    view = np.lib.stride_tricks.sliding_window_view(xp, tuple(window))
+    return view[tuple(slice(None, None, s) for s in stride)]
+
+
+def reduce_window_model(kind, x, e, window, stride, pads, dt):
+    axes = tuple(range(-len(window), 0))
+    if kind == "max":
+        r = np.max(windows(x, window, stride, pads, NP[dt](-np.inf)), axis=axes)
+        return np.asarray(r), np.max(windows(_f64(e), window, stride, pads, 0.0), axis=axes)
+    r = np.asarray(np.sum(windows(_f64(x), window, stride, pads, 0.0), axis=axes).astype(NP[dt]))
+    es = np.sum(windows(_f64(e), window, stride, pads, 0.0), axis=axes)
+    if _PATHS:
+        return r, es
+    n = int(np.prod(window))
+    with np.errstate(all="ignore"):
+        if n <= 2:
+            return r, _exact_or(es, r, dt)
+        s = np.sum(windows(np.abs(_f64(x)) + _f64(e), window, stride, pads, 0.0), axis=axes)
+        u = float(np.finfo(NP[dt]).eps)
+        return r, es + (n - 1) * u * s * 1.01 + 4 * float(np.finfo(NP[dt]).tiny)
+
+
+def window_route_model(scatter, x, ex, v, ev, window, stride, pads, dt):
+    """window_max_select (``v`` at each window's first maximal element of ``x``) or
+    window_max_scatter (``v`` added at those elements); where an element of the window
+    other than the first maximal one is within the error boxes, unbounded."""
+    ws = windows(x, window, stride, pads, NP[dt](-np.inf))
+    out_shape = ws.shape[:len(window)]
+    flat = ws.reshape(*out_shape, -1)
+    first = np.argmax(flat, axis=-1)[..., None]
+    errs = windows(_f64(ex), window, stride, pads, 0.0).reshape(flat.shape)
+    best, ebest = np.take_along_axis(_f64(flat), first, -1), np.take_along_axis(errs, first, -1)
+    rivals = (_f64(flat) + errs >= best - ebest) & (errs + ebest > 0) & (np.arange(flat.shape[-1]) != first)
+    unsure = np.any(rivals, axis=-1) & (not _PATHS)
+    where = windows(np.arange(x.size).reshape(x.shape), window, stride, pads, -1).reshape(flat.shape)
+    src = np.take_along_axis(where, first, -1)[..., 0]
+    if not scatter:
+        r = np.asarray(np.asarray(v).reshape(-1)[src])
+        return r, np.where(unsure, np.inf, _f64(ev).reshape(-1)[src])
+    r, err = np.zeros(x.size, NP[dt]), np.zeros(x.size)
+    terms, mags = np.zeros(x.size), np.zeros(x.size)
+    for k, i in np.ndenumerate(src):
+        r[i] += np.asarray(v)[k]
+        err[i] += _f64(ev)[k]
+        terms[i] += 1
+        mags[i] += abs(float(np.asarray(v)[k])) + float(_f64(ev)[k])
+    if np.any(unsure):
+        err[:] = np.inf
+    if not _PATHS:
+        u = float(np.finfo(NP[dt]).eps)
+        with np.errstate(all="ignore"):
+            err = np.where(terms <= 2, _exact_or(err, r, dt),
+                           err + (terms - 1) * u * mags * 1.01 + 4 * float(np.finfo(NP[dt]).tiny))
+    return r.reshape(x.shape), err.reshape(x.shape)
+
+
+def reduce_min_model(x, e, axes, dt):
+    r = np.asarray(np.minimum.reduce(x, axis=axes, initial=NP[dt](np.inf)))
+    return r, np.max(_f64(e), axis=axes)
+
+
+def reduce_prod_model(x, e, axes, dt):
+    """|prod(x + d) - prod(x)| <= prod(|x| + e) - prod(|x|); each of the n - 1
+    multiplications rounds (relative eps, either order)."""
+    r = np.asarray(np.prod(x, axis=axes, dtype=NP[dt]))
+    keep = [i for i in range(x.ndim) if i not in axes]
+    xs = np.transpose(_f64(x), (*keep, *axes)).reshape(*[x.shape[i] for i in keep], -1)
+    es = np.transpose(_f64(e), (*keep, *axes)).reshape(xs.shape)
+    n = xs.shape[-1]
+    if _PATHS:
+        paths = np.zeros(xs.shape[:-1])
+        for i in range(n):
+            paths += np.abs(np.prod(np.delete(xs, i, axis=-1), axis=-1)) * es[..., i]
+        return r, paths
+    with np.errstate(all="ignore"):
+        big = np.prod(np.abs(xs) + es, axis=-1)
+        d = big - np.abs(np.prod(xs, axis=-1))
+        d = np.where(np.sum(es, axis=-1) > 0, d * (1 + 1e-9), 0.0)
+        if n <= 2:
+            return r, _exact_or(d, r, dt)
+        u = float(np.finfo(NP[dt]).eps)
+        return r, d + (n - 1) * u * big * 1.01 + 4 * float(np.finfo(NP[dt]).tiny)
+
+
+def arg_model(kind, x, e, axis):
+    """argmax/argmin (the first extremal element): the error channel is inf where another
+    element of the operand's error box could win."""
+    f = np.argmax if kind == "max" else np.argmin
+    r = np.asarray(f(x, axis=axis).astype(np.int64))
+    if _PATHS:
+        return r, np.zeros(r.shape)
+    xf, ef = _f64(x), _f64(e)
+    sign = 1.0 if kind == "max" else -1.0
+    best = np.take_along_axis(sign * xf, np.expand_dims(r, axis), axis)
+    ebest = np.take_along_axis(ef, np.expand_dims(r, axis), axis)
+    rivals = (sign * xf + ef >= best - ebest) & (ef + ebest > 0)
+    rivals &= np.arange(x.shape[axis]).reshape([-1 if i == axis % x.ndim else 1 for i in range(x.ndim)]) != np.expand_dims(r, axis)
+    return r, np.where(np.any(rivals, axis=axis), np.inf, 0.0)
+
+
+def clamp_model(lo, el, x, ex, hi, eh):
+    r = np.asarray(np.minimum(np.maximum(x, lo), hi))
+    if _PATHS:
+        return r, np.where(x < lo, _f64(el), np.where(x > hi, _f64(eh), _f64(ex)))
+    return r, np.maximum(np.maximum(_f64(el), _f64(ex)), _f64(eh))
+
+
+def logical_model(name, a, ea, b=None, eb=None):
+    """i1 ops: the error channel marks elements that an uncertain operand could flip."""
+    if name == "not":
+        return np.asarray(~a), _f64(ea)
+    f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[name]
+    return np.asarray(f(a, b)), np.maximum(_f64(ea), _f64(eb))
+
+
+def _gather_slices(idx, dims, rank):
+    """Per batch position of ``idx`` (its last dim: coordinates along ``dims``), the index
+    tuple of the slice it selects in a rank-``rank`` tensor (size 1 along ``dims``)."""
+    for b in np.ndindex(*idx.shape[:-1]):
+        where = [slice(None)] * rank
+        for d, i in zip(dims, idx[b]):
+            where[d] = slice(int(i), int(i) + 1)
+        yield b, tuple(where)
+
+
+def gather_model(x, e, idx, dims, shape):
+    val = np.stack([x[w] for _, w in _gather_slices(idx, dims, x.ndim)]).reshape(shape)
+    err = np.stack([_f64(e)[w] for _, w in _gather_slices(idx, dims, x.ndim)]).reshape(shape)
+    return val, err
+
+
+def scatter_model(add, upd, eu, dest, ed, idx, dims, dt):
+    """scatter (unique coordinates: a copy) or scatter_add (a sum over the dest element
+    and every update landing on it, in any order)."""
+    val, err = np.array(dest, dtype=NP[dt]), _f64(ed).copy()
+    terms, mags = np.ones(dest.shape), np.abs(_f64(dest)) + _f64(ed)
+    u_full = np.reshape(np.asarray(upd, dtype=NP[dt]), (*idx.shape[:-1], *[1 if d in dims else s for d, s in enumerate(dest.shape)]))
+    e_full = np.reshape(_f64(eu), u_full.shape)
+    for b, w in _gather_slices(idx, dims, dest.ndim):
+        if add:
+            val[w] += u_full[b]
+            err[w] += e_full[b]
+            terms[w] += 1
+            mags[w] += np.abs(_f64(u_full[b])) + e_full[b]
+        else:
+            val[w], err[w] = u_full[b], e_full[b]
+    r = np.asarray(val)
+    if not add or _PATHS:
+        return r, err
+    u = float(np.finfo(NP[dt]).eps)
+    with np.errstate(all="ignore"):
+        sum_bound = err + (terms - 1) * u * mags * 1.01 + 4 * float(np.finfo(NP[dt]).tiny)
+        bound = np.where(terms <= 2, _exact_or(err, r, dt), sum_bound)
+    return r, np.where(terms == 1, _f64(ed), bound)
 
 
 def convert_model(x, e, src, dst):
@@ -945,13 +1166,19 @@ class Gen:
 
         return self.add([out], text, fn, tag)
 
+    def compare(self, a, b):
+        """An i1 tensor: ``a`` and ``b`` compared elementwise."""
+        pred = choice(self.r, tuple(CMP))
+        m = V(self.fresh("m"), "m", a.shape, a.dt)
+        return self.add([m], f"{m.name} = tensor.cmp {pred}, {a.name}, {b.name} : {a.type}",
+                        lambda env, f=CMP[pred], x=a.name, y=b.name: [cmp_model(f, *env[x], *env[y])], "tensor.cmp")
+
     def cmp_select(self):
         a = self.pick(self.floats())
         b = self.need(a.shape, a.dt)
-        pred = choice(self.r, tuple(CMP))
-        m = V(self.fresh("m"), "m", a.shape, a.dt)
-        self.add([m], f"{m.name} = tensor.cmp {pred}, {a.name}, {b.name} : {a.type}",
-                 lambda env, f=CMP[pred], x=a.name, y=b.name: [cmp_model(f, *env[x], *env[y])], "tensor.cmp")
+        m = self.compare(a, b)
+        if self.r.coin(0.3):
+            m = self.logical(m)
         x = a if self.r.coin(0.5) else self.need(a.shape, a.dt)
         y = b if self.r.coin(0.5) else self.need(a.shape, a.dt)
         out = self.new("t", a.shape, a.dt, min(x.lo, y.lo), max(x.hi, y.hi))
@@ -994,6 +1221,12 @@ class Gen:
         rank = len(v.shape)
         k = self.r.int(1, rank)
         dims = sorted(_sample(self.r, list(range(rank)), k))
+        if kind == "prod":  # at most 8 factors in [0.5, 1.5]: no overflow, no underflow
+            while len(dims) > 1 and np.prod([v.shape[i] for i in dims]) > 8:
+                dims.pop()
+            if v.shape[dims[0]] > 8:
+                dims = [dims[0]]
+            v = self.into_domain(v, 0.5, 1.5)
         shape = tuple(d for i, d in enumerate(v.shape) if i not in dims)
         n = int(np.prod([v.shape[i] for i in dims]))
         lo, hi = (v.lo * n, v.hi * n) if kind == "sum" else (v.lo, v.hi)
@@ -1001,9 +1234,12 @@ class Gen:
         if kind == "sum" and max(abs(lo), abs(hi)) > CAP:
             v = self.unary("tanh", v, force=True)
             lo, hi = -n, n
+        if kind == "prod":
+            lo, hi = min(v.lo ** n, v.lo), max(v.hi ** n, v.hi)
         out = self.new("t", shape, v.dt, lo, hi)
         text = f"{out.name} = tensor.reduce_{kind} {v.name} {dims} : {v.type} -> {out.type}"
-        model = reduce_sum_model if kind == "sum" else reduce_max_model
+        model = {"sum": reduce_sum_model, "max": reduce_max_model, "min": reduce_min_model,
+                 "prod": reduce_prod_model}[kind]
         return self.add([out], text, lambda env, x=v.name, ax=tuple(dims), dt=v.dt: [model(*env[x], ax, dt)],
                         f"tensor.reduce_{kind}")
 
@@ -1091,7 +1327,15 @@ class Gen:
     def reshape(self, v):
         """collapse_shape (contiguous groups of dims) or expand_shape (a dim split in factors)."""
         shape = v.shape
-        if len(shape) >= 2 and (len(shape) == 3 or self.r.coin(0.5)):
+        if self.r.coin(0.25):  # tensor.reshape: any shape of as many elements, from a shape operand
+            n = int(np.prod(shape))
+            f = choice(self.r, [q for q in range(1, n + 1) if n % q == 0])
+            out_shape = choice(self.r, [(n,), (f, n // f), (n // f, 1, f)])
+            sh = self.int_const(np.array(out_shape, dtype=np.int64))
+            out = self.new("t", out_shape, v.dt, v.lo, v.hi)
+            text = f"{out.name} = tensor.reshape {v.name}({sh.name}) : ({v.type}, {sh.type}) -> {out.type}"
+            tag = "tensor.reshape"
+        elif len(shape) >= 2 and (len(shape) == 3 or self.r.coin(0.5)):
             cuts = sorted(set(self.r.int(1, len(shape) - 1) for _ in range(self.r.int(1, len(shape) - 1))))
             bounds = [0, *cuts, len(shape)]
             groups = [list(range(a, b)) for a, b in zip(bounds, bounds[1:])]
@@ -1192,6 +1436,334 @@ class Gen:
         self.add([out], f"{out.name} = arith.sitofp {i64.name} : i64 to {dt}",
                  lambda env, x=i64.name, dt=dt: [(np.asarray(NP[dt](env[x][0])), np.zeros(()))], "arith.sitofp")
         return out
+
+    # ------------------------------------------------------------- structural ops (SPEC 3.1)
+    def int_const(self, arr):
+        """A dense i64 constant (gather/scatter coordinates)."""
+        v = V(self.fresh("c"), "n", arr.shape)
+        lit = _dense(arr.astype(np.float64)).replace(".0", "")
+        self.add([v], f"{v.name} = arith.constant dense<{lit}> : {v.type}",
+                 lambda env, arr=arr: [(arr.copy(), np.zeros(arr.shape))], "arith.constant")
+        return v
+
+    def tie_break(self, v):
+        """``v`` plus distinct offsets (multiples of 1/8): a window max or min over it has
+        one maximizer even where ``v`` repeats a value (broadcast, splat, a saturated
+        tanh), so that gradients are not taken at a tie (SPEC: non-differentiable)."""
+        n = int(np.prod(v.shape))
+        order = np.array(_sample(self.r, list(range(n)), n), dtype=np.float64).reshape(v.shape)
+        offs = order / 8
+        c = self.new("t", v.shape, v.dt, 0.0, float(offs.max()))
+        self.add([c], f"{c.name} = arith.constant dense<{_dense(offs)}> : {c.type}",
+                 lambda env, arr=offs.astype(NP[v.dt]): [(arr.copy(), np.zeros(arr.shape))], "arith.constant")
+        return self.binary("add", self.bounded(v, 1.0), c, force=True)
+
+    def dot(self, a):
+        """tensor.dot with batch, contracting and free dims in random positions."""
+        rank = len(a.shape)
+        order = _sample(self.r, list(range(rank)), rank)
+        nb = self.r.int(0, min(1, rank))
+        nc = self.r.int(0, min(2, rank - nb))
+        lb, lc = order[:nb], order[nb:nb + nc]
+        lfree = [d for d in range(rank) if d not in lb and d not in lc]
+        nfree = self.r.int(0, 1)
+        slots = [("b", i) for i in range(nb)] + [("c", i) for i in range(nc)] + [("f", i) for i in range(nfree)]
+        slots = _sample(self.r, slots, len(slots))
+        rshape = [a.shape[lb[i]] if k == "b" else a.shape[lc[i]] if k == "c" else self.r.int(1, 3) for k, i in slots]
+        rb = [slots.index(("b", i)) for i in range(nb)]
+        rc = [slots.index(("c", i)) for i in range(nc)]
+        b = self.need(tuple(rshape), a.dt)
+        k = int(np.prod([a.shape[d] for d in lc]))
+        if max(a.mag, 1) * max(b.mag, 1) * k > CAP:
+            a, b = self.bounded(a, 1.0), self.bounded(b, 1.0)
+        letters = "abcdefgh"
+        ls = [letters[i] for i in range(rank)]
+        rs = [None] * len(rshape)
+        for i in range(nb):
+            rs[rb[i]] = ls[lb[i]]
+        for i in range(nc):
+            rs[rc[i]] = ls[lc[i]]
+        extra = iter(letters[rank:])
+        rs = [x or next(extra) for x in rs]
+        rfree = [d for d in range(len(rshape)) if d not in rb and d not in rc]
+        out_sub = [ls[d] for d in lb] + [ls[d] for d in lfree] + [rs[d] for d in rfree]
+        shape = tuple([a.shape[d] for d in lb] + [a.shape[d] for d in lfree] + [rshape[d] for d in rfree])
+        cs = [x * y for x in (a.lo, a.hi) for y in (b.lo, b.hi)]
+        out = self.new("t", shape, a.dt, k * min(cs), k * max(cs))
+        text = (f"{out.name} = tensor.dot {a.name}, {b.name} batch {lb} x {rb} contract {lc} x {rc} : "
+                f"({a.type}, {b.type}) -> {out.type}")
+        f = einsum_of("".join(ls), "".join(rs), "".join(out_sub))
+        return self.add([out], text, lambda env, x=a.name, y=b.name, dt=a.dt, f=f, k=k:
+                        [bilinear_model(f, k, *env[x], *env[y], dt)], "tensor.dot")
+
+    def conv(self):
+        """tensor.conv, 1-D or 2-D, with strides, padding, both dilations and groups."""
+        nd = self.r.int(1, 2)
+        ins = [v for v in self.floats() if len(v.shape) == nd + 2 and all(s >= 2 for s in v.shape[1:-1])]
+        if ins and self.r.coin(0.6):
+            x = self.pick(ins)
+        else:
+            dt = choice(self.r, self.dts())
+            x = self.need((self.r.int(1, 2), *[self.r.int(2, 5) for _ in range(nd)], self.r.int(1, 4)), dt)
+        n, *sp, c = x.shape
+        groups = choice(self.r, [g for g in range(1, c + 1) if c % g == 0])
+        nf = groups * self.r.int(1, 2)
+        stride = [self.r.int(1, 2) for _ in sp]
+        lhs_dil = [2 if self.r.coin(0.15) else 1 for _ in sp]
+        rhs_dil = [2 if self.r.coin(0.2) else 1 for _ in sp]
+        pads = [(self.r.int(0, 1), self.r.int(0, 1)) for _ in sp]
+        ks = []
+        for s, ld, rd, (lo, hi) in zip(sp, lhs_dil, rhs_dil, pads):
+            room = (s - 1) * ld + 1 + lo + hi
+            ks.append(self.r.int(1, max(1, min(3, (room - 1) // rd + 1))))
+        w = self.need((*ks, c // groups, nf), x.dt)
+        k = int(np.prod(ks)) * (c // groups)
+        if max(x.mag, 1) * max(w.mag, 1) * k > CAP:
+            x, w = self.bounded(x, 1.0), self.bounded(w, 1.0)
+        f = conv_np(stride, pads, lhs_dil, rhs_dil, groups)
+        shape = f(np.zeros(x.shape), np.zeros(w.shape)).shape
+        cs = [p * q for p in (x.lo, x.hi, 0.0) for q in (w.lo, w.hi)]
+        out = self.new("t", shape, x.dt, k * min(cs), k * max(cs))
+        clauses = []
+        if stride != [1] * nd or self.r.coin(0.3):
+            clauses.append(f"stride {stride}")
+        if any(p != (0, 0) for p in pads) or self.r.coin(0.3):
+            clauses.append("pad [" + ", ".join(f"[{lo}, {hi}]" for lo, hi in pads) + "]")
+        if lhs_dil != [1] * nd:
+            clauses.append(f"input_dilation {lhs_dil}")
+        if rhs_dil != [1] * nd:
+            clauses.append(f"dilation {rhs_dil}")
+        if groups != 1:
+            clauses.append(f"groups {groups}")
+        text = (f"{out.name} = tensor.conv {x.name}, {w.name} {' '.join(clauses)} : "
+                f"({x.type}, {w.type}) -> {out.type}").replace("  :", " :")
+        if groups > 1:
+            self.tags["conv groups>1"] += 1
+        if lhs_dil != [1] * nd or rhs_dil != [1] * nd:
+            self.tags["conv dilated"] += 1
+        return self.add([out], text, lambda env, x=x.name, y=w.name, dt=x.dt, f=f, k=k:
+                        [bilinear_model(f, k, *env[x], *env[y], dt)], "tensor.conv")
+
+    def window_spec(self, shape):
+        """(window, stride, pads, clauses text) over every dim of ``shape``: each window
+        holds at least one element of the operand (padding at most window - 1 per side)."""
+        window, stride, pads = [], [], []
+        for d in shape:
+            w = self.r.int(1, min(3, d + 1))
+            lo = self.r.int(0, w - 1) if self.r.coin(0.3) else 0
+            hi = self.r.int(0, w - 1) if self.r.coin(0.3) else 0
+            if d + lo + hi < w:
+                lo = w - d
+            window.append(w)
+            stride.append(self.r.int(1, 2))
+            pads.append((lo, hi))
+        clauses = f"window {window} stride {stride}"
+        if any(p != (0, 0) for p in pads):
+            clauses += " pad [" + ", ".join(f"[{a}, {b}]" for a, b in pads) + "]"
+        return tuple(window), tuple(stride), tuple(pads), clauses
+
+    def reduce_window(self, v, kind):
+        if kind == "max" and self.mode == "grad":
+            v = self.tie_break(v)
+        window, stride, pads, clauses = self.window_spec(v.shape)
+        n = int(np.prod(window))
+        lo, hi = (min(v.lo * n, v.lo, 0.0), max(v.hi * n, v.hi, 0.0)) if kind == "sum" else (v.lo, v.hi)
+        if kind == "sum" and max(abs(lo), abs(hi)) > CAP:
+            v = self.unary("tanh", v, force=True)
+            lo, hi = -n, n
+        shape = windows(np.zeros(v.shape), window, stride, pads, 0.0).shape[:len(window)]
+        out = self.new("t", shape, v.dt, lo, hi)
+        text = f"{out.name} = tensor.reduce_window_{kind} {v.name} {clauses} : {v.type} -> {out.type}"
+        return self.add([out], text, lambda env, x=v.name, spec=(window, stride, pads), dt=v.dt:
+                        [reduce_window_model(kind, *env[x], *spec, dt)], f"tensor.reduce_window_{kind}")
+
+    def window_route(self, x, scatter):
+        """tensor.window_max_select / window_max_scatter (reduce_window_max's derivatives)
+        over a tie-broken ``x``."""
+        x = self.tie_break(x)
+        window, stride, pads, clauses = self.window_spec(x.shape)
+        pooled = windows(np.zeros(x.shape), window, stride, pads, 0.0).shape[:len(window)]
+        v = self.need(pooled if scatter else x.shape, x.dt)
+        n = int(np.prod(window))
+        if scatter and n * v.mag > CAP:
+            v = self.bounded(v, 1.0)
+        lo, hi = (min(n * v.lo, 0.0), max(n * v.hi, 0.0)) if scatter else (v.lo, v.hi)
+        out = self.new("t", x.shape if scatter else pooled, x.dt, lo, hi)
+        op = "window_max_scatter" if scatter else "window_max_select"
+        text = f"{out.name} = tensor.{op} {x.name}, {v.name} {clauses} : ({x.type}, {v.type}) -> {out.type}"
+        return self.add([out], text, lambda env, a=x.name, b=v.name, spec=(window, stride, pads), dt=x.dt:
+                        [window_route_model(scatter, *env[a], *env[b], *spec, dt)], f"tensor.{op}")
+
+    def generate_op(self):
+        """tensor.generate: element (i, ...) = i * s, s a scalar (a constant in gradient
+        programs: ad does not differentiate through the body)."""
+        dt = choice(self.r, self.dts())
+        shape = tuple(self.r.int(1, 4) for _ in range(self.r.int(1, 3)))
+        s = self.scalar_const(dt) if self.mode == "grad" else self.bounded(self.need_scalar(dt), 10.0)
+        b = self.fresh("g")[1:]
+        args = ", ".join(f"%{b}_{i}: index" for i in range(len(shape)))
+        out = self.new("t", shape, dt, min(0.0, (shape[0] - 1) * s.lo), max(0.0, (shape[0] - 1) * s.hi))
+        text = (f"{out.name} = tensor.generate {{\n  ^bb0({args}):\n"
+                f"    %{b}_k = arith.index_cast %{b}_0 : index to i64\n"
+                f"    %{b}_f = arith.sitofp %{b}_k : i64 to {dt}\n"
+                f"    %{b}_y = arith.mulf %{b}_f, {s.name} : {dt}\n"
+                f"    tensor.yield %{b}_y : {dt}\n  }} : {out.type}")
+
+        def fn(env, x=s.name):
+            sv, se = env[x]
+            i = np.broadcast_to(np.arange(shape[0]).reshape(-1, *[1] * (len(shape) - 1)), shape).astype(NP[dt])
+            # i * s: one correctly rounded product of an exact i
+            return [binary_model("mul", i, np.zeros(shape), np.full(shape, sv), np.full(shape, float(se)), dt)]
+
+        self.tags["tensor.yield"] += 1
+        return self.add([out], text, fn, "tensor.generate")
+
+    def coords(self, shape, dims, batch, unique=False):
+        """i64 coordinates along ``dims`` of ``shape``, in range; ``batch`` positions."""
+        nb = int(np.prod(batch))
+        space = list(np.ndindex(*[shape[d] for d in dims]))
+        if unique:
+            nb = min(nb, len(space))
+            picks = _sample(self.r, space, nb)
+            batch = (nb,)
+        else:
+            picks = [space[self.r.int(0, len(space) - 1)] for _ in range(nb)]
+        return self.int_const(np.array(picks, dtype=np.int64).reshape(*batch, len(dims)))
+
+    def gather(self, src):
+        dims = sorted(_sample(self.r, list(range(len(src.shape))), self.r.int(1, min(2, len(src.shape)))))
+        batch = tuple(self.r.int(1, 3) for _ in range(self.r.int(1, 2)))
+        idx = self.coords(src.shape, dims, batch)
+        reduced = self.r.coin(0.5)
+        rest = [1 if d in dims else s for d, s in enumerate(src.shape)]
+        shape = (*batch, *[s for d, s in enumerate(src.shape) if d not in dims]) if reduced else (*batch, *rest)
+        out = self.new("t", shape, src.dt, src.lo, src.hi)
+        text = (f"{out.name} = tensor.gather {src.name}[{idx.name}] gather_dims({dims}) : "
+                f"({src.type}, {idx.type}) -> {out.type}")
+        return self.add([out], text, lambda env, x=src.name, i=idx.name, d=tuple(dims), sh=shape:
+                        [gather_model(*env[x], env[i][0], d, sh)], "tensor.gather")
+
+    def scatter(self, dest, add):
+        dims = sorted(_sample(self.r, list(range(len(dest.shape))), self.r.int(1, min(2, len(dest.shape)))))
+        batch = tuple(self.r.int(1, 3) for _ in range(self.r.int(1, 2)))
+        idx = self.coords(dest.shape, dims, batch, unique=not add)
+        batch = idx.shape[:-1]
+        reduced = self.r.coin(0.5)
+        rest = [s for d, s in enumerate(dest.shape) if d not in dims] if reduced else \
+            [1 if d in dims else s for d, s in enumerate(dest.shape)]
+        upd = self.need((*batch, *rest), dest.dt)
+        if add:
+            n = 1 + int(np.prod(batch))
+            if n * max(upd.mag, dest.mag) > CAP:
+                upd, dest = self.bounded(upd, 1.0), self.bounded(dest, 1.0)
+            lo, hi = min(dest.lo, 0) + n * min(upd.lo, 0), max(dest.hi, 0) + n * max(upd.hi, 0)
+        else:
+            lo, hi = min(dest.lo, upd.lo), max(dest.hi, upd.hi)
+        out = self.new("t", dest.shape, dest.dt, lo, hi)
+        op = "scatter_add" if add else "scatter"
+        text = (f"{out.name} = tensor.{op} {upd.name} into {dest.name}[{idx.name}] scatter_dims({dims})"
+                f"{'' if add else ' unique'} : ({upd.type}, {dest.type}, {idx.type}) -> {out.type}")
+        return self.add([out], text, lambda env, u=upd.name, d=dest.name, i=idx.name, dims=tuple(dims), dt=dest.dt:
+                        [scatter_model(add, *env[u], *env[d], env[i][0], dims, dt)], f"tensor.{op}")
+
+    def clamp(self, x):
+        a, b = sorted(_sample(self.r, list(NICE), 2))
+        a = -a if self.r.coin(0.5) else a
+        lo = self.tensor_const(x.shape, x.dt, a)
+        # bounds from the program in differential programs only: a gradient needs lo <= hi
+        # (where lo > hi, clamp is hi but SPEC routes the cotangent by lo <= x <= hi)
+        diff = self.mode != "grad" and self.r.coin(0.5)
+        hi = self.need(x.shape, x.dt) if diff else self.tensor_const(x.shape, x.dt, b)
+        out = self.new("t", x.shape, x.dt, min(lo.lo, hi.lo), max(x.hi, hi.hi))
+        return self.add([out], f"{out.name} = tensor.clamp {lo.name}, {x.name}, {hi.name} : {x.type}",
+                        lambda env, l=lo.name, y=x.name, h=hi.name: [clamp_model(*env[l], *env[y], *env[h])],
+                        "tensor.clamp")
+
+    def iota(self):
+        dt = choice(self.r, self.dts())
+        shape = tuple(self.r.int(1, 4) for _ in range(self.r.int(1, 3)))
+        d = self.r.int(0, len(shape) - 1)
+        out = self.new("t", shape, dt, 0.0, float(shape[d] - 1))
+        arr = np.broadcast_to(np.arange(shape[d]).reshape([-1 if i == d else 1 for i in range(len(shape))]), shape)
+        return self.add([out], f"{out.name} = tensor.iota [{d}] : {out.type}",
+                        lambda env, arr=arr.astype(NP[dt]): [(arr.copy(), np.zeros(arr.shape))], "tensor.iota")
+
+    def reverse(self, v):
+        dims = sorted(_sample(self.r, list(range(len(v.shape))), self.r.int(1, len(v.shape))))
+        out = self.new("t", v.shape, v.dt, v.lo, v.hi)
+        return self.add([out], f"{out.name} = tensor.reverse {v.name} {dims} : {v.type}",
+                        lambda env, x=v.name, d=tuple(dims): [(np.flip(env[x][0], d).copy(),
+                                                              np.flip(_f64(env[x][1]), d).copy())], "tensor.reverse")
+
+    def concat(self, a):
+        d = self.r.int(0, len(a.shape) - 1)
+        shape = list(a.shape)
+        shape[d] = self.r.int(1, 3)
+        b = self.need(tuple(shape), a.dt)
+        shape[d] += a.shape[d]
+        out = self.new("t", shape, a.dt, min(a.lo, b.lo), max(a.hi, b.hi))
+        return self.add([out], f"{out.name} = tensor.concat dim({d}) {a.name}, {b.name} : ({a.type}, {b.type}) -> {out.type}",
+                        lambda env, x=a.name, y=b.name, d=d: [tuple(np.concatenate([_f64(env[x][k]), _f64(env[y][k])], d)
+                                                                    .astype(NP[a.dt] if k == 0 else np.float64) for k in (0, 1))],
+                        "tensor.concat")
+
+    def pad(self, v):
+        pads = [(self.r.int(0, 2), self.r.int(0, 2)) for _ in v.shape]
+        p = self.need_scalar(v.dt)
+        shape = tuple(s + lo + hi for s, (lo, hi) in zip(v.shape, pads))
+        out = self.new("t", shape, v.dt, min(v.lo, p.lo), max(v.hi, p.hi))
+        args = ", ".join(f"%{out.name[1:]}_{i}: index" for i in range(len(shape)))
+        text = (f"{out.name} = tensor.pad {v.name} low{[lo for lo, _ in pads]} high{[hi for _, hi in pads]} {{\n"
+                f"  ^bb0({args}):\n    tensor.yield {p.name} : {v.dt}\n  }} : {v.type} to {out.type}")
+
+        def fn(env, x=v.name, q=p.name):
+            (xv, xe), (pv, pe) = env[x], env[q]
+            return [(np.pad(xv, pads, constant_values=pv), np.pad(_f64(xe), pads, constant_values=float(pe)))]
+
+        self.tags["tensor.yield"] += 1
+        return self.add([out], text, fn, "tensor.pad")
+
+    def insert(self, t):
+        s = self.need_scalar(t.dt)
+        idx = [self.index_const(self.r.int(0, d - 1)) for d in t.shape]
+        out = self.new("t", t.shape, t.dt, min(t.lo, s.lo), max(t.hi, s.hi))
+
+        def fn(env, x=t.name, y=s.name, idx=tuple(i.name for i in idx)):
+            (tv, te), (sv, se) = env[x], env[y]
+            k = tuple(int(env[i][0]) for i in idx)
+            tv, te = tv.copy(), _f64(te).copy()
+            tv[k], te[k] = sv, se
+            return [(tv, te)]
+
+        return self.add([out], f"{out.name} = tensor.insert {s.name} into {t.name}[{', '.join(i.name for i in idx)}] : {t.type}",
+                        fn, "tensor.insert")
+
+    def arg_reduce(self, v, kind):
+        """tensor.argmax/argmin, its i64 result converted back to floats."""
+        d = self.r.int(0, len(v.shape) - 1)
+        shape = tuple(s for i, s in enumerate(v.shape) if i != d)
+        k = V(self.fresh("k"), "n", shape)
+        self.add([k], f"{k.name} = tensor.arg{kind} {v.name} [{d}] : {v.type} -> {k.type}",
+                 lambda env, x=v.name, d=d: [arg_model(kind, *env[x], d)], f"tensor.arg{kind}")
+        out = self.new("t", shape, v.dt, 0.0, float(v.shape[d] - 1))
+        return self.add([out], f"{out.name} = tensor.convert {k.name} : {k.type} -> {out.type}",
+                        lambda env, x=k.name, dt=v.dt: [(env[x][0].astype(NP[dt]), _f64(env[x][1]))], "tensor.convert")
+
+    def logical(self, m):
+        """An i1 tensor op on a mask (and a second mask of its shape)."""
+        name = choice(self.r, ("and", "or", "xor", "not"))
+        out = V(self.fresh("m"), "m", m.shape, m.dt)
+        if name == "not":
+            return self.add([out], f"{out.name} = tensor.not {m.name} : {m.type}",
+                            lambda env, x=m.name: [logical_model("not", *env[x])], "tensor.not")
+        others = [w for w in self.pool if w.kind == "m" and w.shape == m.shape and w is not m]
+        if others:
+            n = self.pick(others)
+        else:
+            a = self.need(m.shape, m.dt)
+            n = self.compare(a, self.need(m.shape, m.dt, avoid=a))
+        return self.add([out], f"{out.name} = tensor.{name} {m.name}, {n.name} : {m.type}",
+                        lambda env, x=m.name, y=n.name: [logical_model(name, *env[x], *env[y])], f"tensor.{name}")
 
     # ------------------------------------------------------------- control flow
     def region(self, fn):
@@ -1385,7 +1957,7 @@ class Gen:
     def stmt(self):
         diff = self.mode != "grad"
         kinds = ["unary", "binary", "broadcast", "reduce_sum", "matmul", "transpose", "extract_slice",
-                 "insert_slice", "scalar", "for", "if", "while", "reshape"]
+                 "insert_slice", "scalar", "for", "if", "while", "reshape", *["structural"] * 5]
         if diff:
             kinds += ["select", "reduce_max", "convert"]
         k = choice(self.r, kinds)
@@ -1432,11 +2004,41 @@ class Gen:
             return self.scalar_chain() if self.r.coin(0.8) else self.from_elements(choice(self.r, self.dts()))
         if k == "reshape":
             return self.reshape(self.pick(ts))
+        if k == "structural":
+            return self.structural(choice(self.r, STRUCTURAL + (STRUCTURAL_DIFF if diff else ())), ts)
         if k == "for":
             return self.loop_for()
         if k == "if":
             return self.loop_if()
         return self.loop_while()
+
+    def structural(self, k, ts):
+        """A statement of one of the SPEC 3.1 ops (``STRUCTURAL``)."""
+        ranked = [v for v in ts if v.shape]
+        if k == "conv":
+            return self.conv()
+        if k == "iota":
+            return self.iota()
+        if k == "generate":
+            return self.generate_op()
+        if not ranked:
+            return self.scalar_chain()
+        v = self.pick(ranked)
+        if k == "dot":
+            return self.dot(v)
+        if k in ("reduce_window_sum", "reduce_window_max"):
+            return self.reduce_window(v, k[14:])
+        if k == "gather":
+            return self.gather(v)
+        if k in ("scatter", "scatter_add"):
+            return self.scatter(v, k == "scatter_add")
+        if k in ("reduce_min", "reduce_prod"):
+            return self.reduce(v, k[7:])
+        if k in ("argmax", "argmin"):
+            return self.arg_reduce(v, k[3:])
+        if k in ("window_max_select", "window_max_scatter"):
+            return self.window_route(v, k.endswith("scatter"))
+        return getattr(self, k)(v)  # clamp, reverse, concat, pad, insert
 
     def stmts(self, n):
         for _ in range(n):
@@ -1558,6 +2160,13 @@ def _slices(env, offs, sizes, strides):
         o = int(env[o.name][0]) if isinstance(o, V) else o
         out.append(slice(o, o + (s - 1) * st + 1, st))
     return tuple(out)
+
+
+def registered_tensor_ops() -> list[str]:
+    """Every op the `tensor` dialect registers."""
+    from irtoolkit.dialects import tensor
+
+    return sorted(c.name for c in tensor.Tensor.operations)
 
 
 def generate(r, mode="diff", name="p", **kw) -> Program:

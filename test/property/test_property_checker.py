@@ -53,6 +53,23 @@ def test_matmul_bound_covers_a_naive_loop():
             assert np.all(e == 0)
 
 
+def test_conv_model_is_a_convolution_and_its_bound_covers_a_float32_loop():
+    """conv_np against the definition (a direct sum, strides, padding, dilations, groups);
+    the bilinear bound covers float32 sums in reversed order."""
+    x = RNG.standard_normal((1, 5, 4)).astype(np.float32)
+    w = RNG.standard_normal((2, 2, 6)).astype(np.float32)
+    stride, pads, ld, rd, g = (2,), ((1, 1),), (1,), (2,), 2
+    f = pg.conv_np(stride, pads, ld, rd, g)
+    r, e = pg.bilinear_model(f, 2 * 2, x, np.zeros(x.shape), w, np.zeros(w.shape), "f32")
+    xp = np.pad(x, ((0, 0), (1, 1), (0, 0)))
+    assert r.shape == (1, 3, 6)
+    for o in range(3):
+        for fo in range(6):
+            grp = fo // 3
+            terms = [np.float32(xp[0, o * 2 + q * 2, grp * 2 + c] * w[q, c, fo]) for q in range(2) for c in range(2)]
+            assert abs(float(_seq_sum(terms[::-1], np.float32)) - float(r[0, o, fo])) <= e[0, o, fo]
+
+
 @pytest.mark.parametrize("name", ["exp", "log", "sqrt", "tanh", "sin", "cos", "logistic", "neg", "abs"])
 def test_unary_bound_covers_perturbed_operands(name):
     x = RNG.uniform(0.1, 3.0, 50)
@@ -132,6 +149,31 @@ def test_generator_is_deterministic_well_typed_and_varied():
         assert tags[op] > 0, op
     g = pg.generate(pg.RandomChooser(3), "grad", name="g")
     assert g.text.count("-> (f64)") == 1 and "f32" not in g.text
+
+
+def _ops_generated(mode, programs=300):
+    tags = Counter()
+    for k in range(programs):
+        tags.update(pg.generate(pg.RandomChooser(k), mode).tags)
+    return {op for op, n in tags.items() if n}
+
+
+def test_every_registered_tensor_op_is_generated_or_listed_with_a_reason():
+    """An op added to the `tensor` dialect fails this test until the generator makes it
+    (from the registry, or with a builder of its own) or NOT_GENERATED says why not."""
+    registered = set(pg.registered_tensor_ops())
+    generated = _ops_generated("diff") | _ops_generated("grad")
+    assert set(pg.NOT_GENERATED) <= registered, set(pg.NOT_GENERATED) - registered
+    assert not generated & set(pg.NOT_GENERATED), f"generated, yet listed: {generated & set(pg.NOT_GENERATED)}"
+    missing = registered - generated - set(pg.NOT_GENERATED)
+    assert not missing, f"registered ops neither generated nor listed in propgen.NOT_GENERATED: {sorted(missing)}"
+
+
+def test_gradient_programs_use_the_differentiable_structural_ops():
+    generated = _ops_generated("grad")
+    for kind in pg.STRUCTURAL:
+        op = "tensor." + kind
+        assert op in generated, op
 
 
 def test_shrink_minimizes_a_choice_sequence():

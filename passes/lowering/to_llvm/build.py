@@ -12,6 +12,7 @@ translation applies them.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 from xdsl.dialects import llvm
@@ -43,12 +44,23 @@ def set_passthrough(fn: llvm.FuncOp, *attrs: str | tuple[str, str]) -> None:
     fn.attributes["passthrough"] = ArrayAttr(items)
 
 
+def _symbol(op: Operation) -> str | None:
+    sym = op.properties.get("sym_name")
+    return sym.data if isinstance(sym, StringAttr) else None
+
+
+# module -> {symbol: op}, rebuilt on a miss: the runtime-support passes look the
+# same few symbols up once per function, which a scan each made quadratic
+_SYMBOLS: weakref.WeakKeyDictionary[ModuleOp, dict[str, Operation]] = weakref.WeakKeyDictionary()
+
+
 def lookup(module: ModuleOp, name: str) -> Operation | None:
-    for op in module.ops:
-        sym = op.properties.get("sym_name")
-        if isinstance(sym, StringAttr) and sym.data == name:
-            return op
-    return None
+    found = _SYMBOLS.get(module, {}).get(name)
+    if found is not None and found.parent_op() is module and _symbol(found) == name:
+        return found
+    index = {sym: op for op in module.ops if (sym := _symbol(op)) is not None}
+    _SYMBOLS[module] = index
+    return index.get(name)
 
 
 # a function of the program moved aside from a C library name keeps its own here

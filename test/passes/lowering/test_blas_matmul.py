@@ -11,6 +11,7 @@ from xdsl.dialects import func
 
 import irtoolkit as irt
 from irtoolkit.interpreter import interpret_function
+from irtoolkit.passes.lowering.dot_loops import DEPTH
 from irtoolkit.passes.lowering.tensor_to_loop import LowerTensorToLoopPass
 from irtoolkit.pipeline import run_pipeline
 from irtoolkit.runtime import blas as rt_blas
@@ -226,18 +227,20 @@ def test_fallback_loop_nest(t):
         _close(exe["tb"](a, b.T.copy()), a @ b, t)
 
 
-def test_fallback_is_i_k_j_with_contiguous_inner_loop():
+def test_fallback_is_an_axpy_with_contiguous_inner_loops():
     m = _lowered(_mm("f64", "?x?", "?x?", "?x?"), "lower-tensor-to-loop{blas=false}")
     f = next(o for o in m.walk() if isinstance(o, func.FuncOp))
-    # zero fill (2 loops), then i, k, j: the innermost loop loads and stores C[i, j] and reads B[k, j]
+    # zero fill, then i, k (blocks of DEPTH steps, then the rest), j: each innermost
+    # loop loads and stores C[i, j] and reads rows of B along j
     fors = [o for o in f.walk() if o.name == "loop.for"]
-    assert len(fors) == 5
-    inner = fors[-1]
-    j = inner.regions[0].blocks[0].args[0]
-    loads = [o for o in inner.walk() if o.name == "memref.load"]
-    assert len(loads) == 2 and all(o.operands[-1] is j for o in loads)
-    stores = [o for o in inner.walk() if o.name == "memref.store"]
-    assert len(stores) == 1 and stores[0].operands[-1] is j
+    innermost = [o for o in fors if not any(x.name == "loop.for" for x in o.walk() if x is not o)]
+    assert len(innermost) == 3  # the zero fill's, the blocked k's, the remainder's
+    for depth, inner in zip((DEPTH, 1), innermost[1:]):
+        j = inner.regions[0].blocks[0].args[0]
+        loads = [o for o in inner.walk() if o.name == "memref.load"]
+        assert len(loads) == depth + 1 and all(o.operands[-1] is j for o in loads)
+        stores = [o for o in inner.walk() if o.name == "memref.store"]
+        assert len(stores) == 1 and stores[0].operands[-1] is j
 
 
 def test_small_static_and_f16_matmuls_stay_loops():

@@ -24,18 +24,21 @@
 // CHECK:         arith.maxsi %{{.+}}, %[[I1]] : i64
 // CHECK:         func.call @scipy_cblas_dgemm64_(%[[ROW]], %[[NT]], %[[NT]], %{{.+}}, %{{.+}}, %{{.+}}, %[[ONE]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ZERO]], %{{.+}}, %{{.+}}) : (i32, i32, i32, i64, i64, i64, f64, i64, i64, i64, i64, f64, i64, i64) -> ()
 // CHECK-NEXT:    func.return %[[C]] : memref<?x?xf64>
+// Without BLAS: C = 0, then an axpy nest (dot_loops.mlir): per row i of A, DEPTH = 4
+// rows of B at a time are scaled and added to row i of C in one pass along j.
 // LOOPS-LABEL: func.func @dynamic(
 // LOOPS-NOT:     func.call
 // LOOPS:         %[[OUT:.+]] = memref.alloc(
 // LOOPS:         memref.store %{{.+}}, %[[OUT]][%{{.+}}, %{{.+}}] : memref<?x?xf64>
 // LOOPS:         loop.for %[[I:.+]] = %{{.+}} to
-// LOOPS-NEXT:      loop.for %[[K:.+]] = %{{.+}} to
-// LOOPS-NEXT:        %[[X:.+]] = memref.load %{{.+}}[%[[I]], %[[K]]] : memref<?x?xf64>
+// LOOPS:           loop.for %[[KB:.+]] = %{{.+}} to
+// LOOPS:             %[[X0:.+]] = memref.load %{{.+}}[%[[I]], %[[K0:.+]]] : memref<?x?xf64>
+// LOOPS-COUNT-3:     memref.load %{{.+}}[%[[I]], %{{.+}}] : memref<?x?xf64>
 // LOOPS-NEXT:        loop.for %[[J:.+]] = %{{.+}} to
-// LOOPS-NEXT:          %[[C:.+]] = memref.load %[[OUT]][%[[I]], %[[J]]] : memref<?x?xf64>
-// LOOPS-NEXT:          %[[Y:.+]] = memref.load %{{.+}}[%[[K]], %[[J]]] : memref<?x?xf64>
-// LOOPS-NEXT:          %[[P:.+]] = arith.mulf %[[X]], %[[Y]] : f64
-// LOOPS-NEXT:          %[[S:.+]] = arith.addf %[[C]], %[[P]] : f64
+// LOOPS-NEXT:          %[[Y0:.+]] = memref.load %{{.+}}[%[[K0]], %[[J]]] : memref<?x?xf64>
+// LOOPS-NEXT:          arith.mulf %[[X0]], %[[Y0]] : f64
+// LOOPS:               %[[C:.+]] = memref.load %[[OUT]][%[[I]], %[[J]]] : memref<?x?xf64>
+// LOOPS-NEXT:          %[[S:.+]] = arith.addf %[[C]], %{{.+}} : f64
 // LOOPS-NEXT:          memref.store %[[S]], %[[OUT]][%[[I]], %[[J]]] : memref<?x?xf64>
 func.func @dynamic(%a: tensor<?x?xf64>, %b: tensor<?x?xf64>) -> tensor<?x?xf64> {
   %c = tensor.matmul %a, %b : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>

@@ -4,20 +4,21 @@
 // Large non-splat dense constants become private constant globals.
 // CHECK:       "memref.global"() <{sym_name = "[[G:__tensor_constant_0]]", type = memref<20xf32>, initial_value = dense<{{.*}}> : tensor<20xf32>, sym_visibility = "private", constant}>
 
-// matmul: a loop nest with a scalar accumulator.
+// matmul: C = 0, then an i-k-j nest adding rows of B to rows of C (the axpy form of
+// dot_loops.mlir; K = 3 is less than one block of contracting steps).
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:      %[[A:[^:]+]]: memref<2x3xf32>, %[[B:[^:]+]]: memref<3x4xf32>) -> memref<2x4xf32> {
 // CHECK:         %[[C:.+]] = memref.alloc() : memref<2x4xf32>
-// CHECK-NEXT:    loop.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
-// CHECK-NEXT:      loop.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
-// CHECK-NEXT:        %[[S:.+]] = loop.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %{{.+}}) -> (f32) {
-// CHECK-NEXT:          %[[X:.+]] = memref.load %[[A]][%[[I]], %[[K]]] : memref<2x3xf32>
+// CHECK:             memref.store %{{.+}}, %[[C]][%{{.+}}, %{{.+}}] : memref<2x4xf32>
+// CHECK:         loop.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT:      loop.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT:        %[[X:.+]] = memref.load %[[A]][%[[I]], %[[K]]] : memref<2x3xf32>
+// CHECK-NEXT:        loop.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
 // CHECK-NEXT:          %[[Y:.+]] = memref.load %[[B]][%[[K]], %[[J]]] : memref<3x4xf32>
 // CHECK-NEXT:          %[[P:.+]] = arith.mulf %[[X]], %[[Y]] : f32
-// CHECK-NEXT:          %[[Q:.+]] = arith.addf %[[ACC]], %[[P]] : f32
-// CHECK-NEXT:          loop.yield %[[Q]] : f32
-// CHECK-NEXT:        }
-// CHECK-NEXT:        memref.store %[[S]], %[[C]][%[[I]], %[[J]]] : memref<2x4xf32>
+// CHECK-NEXT:          %[[OLD:.+]] = memref.load %[[C]][%[[I]], %[[J]]] : memref<2x4xf32>
+// CHECK-NEXT:          %[[S:.+]] = arith.addf %[[OLD]], %[[P]] : f32
+// CHECK-NEXT:          memref.store %[[S]], %[[C]][%[[I]], %[[J]]] : memref<2x4xf32>
 // CHECK:         func.return %[[C]] : memref<2x4xf32>
 func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> tensor<2x4xf32> {
   %c = tensor.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>

@@ -339,8 +339,7 @@ def _first_max(L: TensorLowering, taps: list[_Tap], b: SSAValue, ivs: list[SSAVa
     ninf = L.const(float("-inf"), et)
     zero = L.index(0)
     wide = [i for i, w in enumerate(window) if w != 1]
-    idx0, valid0 = _taps(L, taps, ivs, [zero] * len(taps))
-    first = [_read(L, b, idx0, valid0, ninf), *(zero for _ in wide)]
+    first = [ninf, *(zero for _ in wide)]  # as if tap 0 were -inf: tap 0 wins unless something is greater
 
     def tap(ks: list[SSAValue], best: list[SSAValue]) -> list[SSAValue]:
         idx, valid = _taps(L, taps, ivs, ks)

@@ -276,8 +276,10 @@ def main(argv=None) -> int:
                       if k.startswith(("OPENBLAS", "OMP_", "MKL_"))))
     from irtoolkit.runtime.blas import blas_threads
 
-    print(f"irtoolkit's gemms run OpenBLAS on {blas_threads()} thread(s) (IRT_BLAS_THREADS); numpy's "
-          "contender on OpenBLAS's default")
+    threads = blas_threads()
+    print("irtoolkit's gemms run OpenBLAS on "
+          + (f"{threads} thread(s) (IRT_BLAS_THREADS)" if threads else "its own thread count (IRT_BLAS_THREADS unset)")
+          + "; numpy's contender on OpenBLAS's default")
     for line in describe():
         print(line)
     print("each contender is timed in its own process"

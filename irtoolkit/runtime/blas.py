@@ -15,13 +15,16 @@ LLVM's JIT (``llvmlite.binding.load_library_permanently``) — the runtime
 resolves them before linking. scipy's own OpenBLAS is deliberately not used:
 a second thread pool slows numpy's.
 
-When compiled code first links a gemm, OpenBLAS is set to ``IRT_BLAS_THREADS``
-threads (default 1; the setting is the library's, so numpy in the same process
-shares it). Compiled code parallelizes its own loops, and OpenBLAS's workers
-spin between calls, stealing the cores from those loops: measured on 2 busy
-cores, a 32x128 @ 128x512 f32 gemm took 0.09 ms on one thread and 40 ms on two,
-512^3 9 ms against 60 ms, and the W7/W8/W9 gradients ran 2.2x, 1.9x and 10x
-faster with one thread.
+With ``IRT_BLAS_THREADS=N`` set, OpenBLAS is set to N threads when compiled
+code first links a gemm (the setting is the library's, so numpy in the same
+process shares it); unset, OpenBLAS keeps its own count, as numpy does.
+Compiled code parallelizes its own loops, and OpenBLAS's workers spin between
+calls: on 2 busy cores (AMD EPYC, AVX2) a 32x128 @ 128x512 f32 gemm took 0.09 ms
+on one thread and 40 ms on two, and the W7/W8/W9 gradients ran 2.2x, 1.9x and
+10x faster with ``IRT_BLAS_THREADS=1``; on the same machine quiet, one thread
+made the W2 gradient 1.7x slower (0.66 against 0.39 ms). The default follows
+numpy so that importing irtoolkit changes nothing in numpy's behaviour and a
+busy machine slows us no more than it slows numpy.
 """
 
 from __future__ import annotations
@@ -127,12 +130,13 @@ def gemm_address(symbol: str) -> int | None:
 _threads_set: list = []  # [count] once set
 
 
-def blas_threads() -> int:
-    """The OpenBLAS thread count compiled gemms run with: ``IRT_BLAS_THREADS``, default 1."""
+def blas_threads() -> int | None:
+    """The OpenBLAS thread count set when compiled code first links a gemm
+    (``IRT_BLAS_THREADS``); None when unset: OpenBLAS's own count."""
     try:
-        return max(1, int(os.environ.get("IRT_BLAS_THREADS", "1")))
-    except ValueError:
-        return 1
+        return max(1, int(os.environ["IRT_BLAS_THREADS"]))
+    except (KeyError, ValueError):
+        return None
 
 
 def _set_threads_once(lib) -> None:
@@ -141,7 +145,7 @@ def _set_threads_once(lib) -> None:
             return
         n = blas_threads()
         setter = getattr(lib, "scipy_openblas_set_num_threads64_", None)
-        if setter is not None:  # (other OpenBLAS builds named by IRT_BLAS_LIBRARY may lack it)
+        if n is not None and setter is not None:  # (other builds named by IRT_BLAS_LIBRARY may lack it)
             setter(ctypes.c_int(n))
         _threads_set.append(n)
 

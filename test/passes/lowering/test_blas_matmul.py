@@ -5,6 +5,8 @@ operands folded into the gemm flags, degenerate sizes), the loop-nest fallback
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from xdsl.dialects import func
@@ -288,9 +290,18 @@ def test_library_is_found_and_loads():
 def test_linking_a_gemm_sets_the_blas_threads():
     import ctypes
 
-    assert rt_blas.gemm_address("scipy_cblas_sgemm64_")
-    lib = ctypes.CDLL(rt_blas.find_openblas())
-    assert lib.scipy_openblas_get_num_threads64_() == rt_blas.blas_threads()
+    import subprocess
+    import sys
+
+    # in a fresh process each: the setting is made once per process
+    probe = ("import ctypes; from irtoolkit.runtime import blas; lib = ctypes.CDLL(blas.find_openblas()); "
+             "before = lib.scipy_openblas_get_num_threads64_(); assert blas.gemm_address('scipy_cblas_sgemm64_'); "
+             "print(before, lib.scipy_openblas_get_num_threads64_())")
+    for env, want in (({"IRT_BLAS_THREADS": "1"}, "1"), ({}, None)):
+        base = {k: v for k, v in os.environ.items() if k != "IRT_BLAS_THREADS"}
+        out = subprocess.run([sys.executable, "-c", probe], env={**base, **env}, capture_output=True,
+                             text=True, check=True).stdout.split()
+        assert out[1] == (want or out[0])  # unset: OpenBLAS's own count, untouched
 
 
 @needs_blas

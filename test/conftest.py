@@ -1,4 +1,5 @@
 import atexit
+import gc
 import os
 import shutil
 import subprocess
@@ -73,3 +74,12 @@ def lit_result(request) -> tuple[int, str]:
     """(exit code, output) of the lit suite: the background run's, else a run now."""
     run = request.config.stash.get(_LIT_RUN, None) or LitRun(max(os.cpu_count() or 1, 2))
     return run.result()
+
+
+def pytest_sessionfinish(session):
+    # pytest's unraisable-exception plugin collects five times at exit to flush
+    # pending __del__ errors; over the heap a whole run leaves (compiled modules
+    # held by test modules) that took a minute. One collection does the flushing,
+    # and freezing what survives it makes the plugin's rounds cheap.
+    gc.collect()
+    gc.freeze()

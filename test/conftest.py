@@ -24,26 +24,30 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    if os.environ.get("IRT_FULL_TESTS") == "1":
-        return
-    skip = pytest.mark.skip(reason="long run: IRT_FULL_TESTS=1 runs it")
-    for item in items:
-        if "long" in item.keywords:
-            item.add_marker(skip)
+    if os.environ.get("IRT_FULL_TESTS") != "1":
+        skip = pytest.mark.skip(reason="long run: IRT_FULL_TESTS=1 runs it")
+        for item in items:
+            if "long" in item.keywords:
+                item.add_marker(skip)
+    _move_to_the_second_core(config, items)
 
 
-# The lit suite (test_lit.py) runs in a subprocess started as soon as the tests are
-# collected, so it uses the second core while this process runs the Python tests;
-# test_lit_suite waits for its result.
-class LitRun:
-    def __init__(self, jobs: int, nice: int = 0):
-        lit = shutil.which("lit")
-        here = os.path.dirname(os.path.abspath(__file__))
-        command = [*([lit] if lit else [sys.executable, "-m", "lit"]), "-q", "-j", str(jobs), here]
-        # output to a file, not a pipe: nobody reads it until the lit test runs
+# The suite is one process; on a machine with two cores or more, the lit suite and
+# the tests of SECOND_CORE_DIRS run in subprocesses started as soon as the tests are
+# collected, while this process runs the rest. test_lit_suite and
+# test_second_core_tests wait for their results (and show their failures).
+HERE = os.path.dirname(os.path.abspath(__file__))
+SECOND_CORE_DIRS = ("frontend", "frontends", "property", "fuzz", "reliability")
+IN_SECOND_PROCESS = "IRT_TEST_SECOND_PROCESS"
+
+
+class Background:
+    def __init__(self, command: list[str], nice: int = 0):
+        # output to a file, not a pipe: nobody reads it until the waiting test runs
         self.output = tempfile.TemporaryFile("w+")
         self.process = subprocess.Popen(command, stdout=self.output, stderr=subprocess.STDOUT,
-                                        text=True, preexec_fn=lambda: os.nice(nice))
+                                        text=True, env={**os.environ, IN_SECOND_PROCESS: "1"},
+                                        preexec_fn=lambda: os.nice(nice))
 
     def result(self) -> tuple[int, str]:
         self.process.wait()
@@ -56,24 +60,63 @@ class LitRun:
             self.process.wait()
 
 
-_LIT_RUN = pytest.StashKey[LitRun]()
+def lit_run(jobs: int, nice: int = 0) -> Background:
+    lit = shutil.which("lit")
+    return Background([*([lit] if lit else [sys.executable, "-m", "lit"]), "-q", "-j", str(jobs), HERE], nice)
+
+
+_LIT_RUN = pytest.StashKey[Background]()
+_SECOND_CORE_RUN = pytest.StashKey[Background]()
+_SECOND_CORE_ITEMS = pytest.StashKey[list]()
+
+
+def _move_to_the_second_core(config, items) -> None:
+    """When the whole suite runs, deselect SECOND_CORE_DIRS' tests here: they run in
+    the background process test_second_core_tests waits for."""
+    if (os.cpu_count() or 1) < 2 or os.environ.get(IN_SECOND_PROCESS) \
+            or config.option.keyword or config.option.markexpr:
+        return
+    dirs = tuple(os.path.join(HERE, d) + os.sep for d in SECOND_CORE_DIRS)
+    moved = [item for item in items if str(item.path).startswith(dirs)]
+    whole = all(any(str(item.path).startswith(d) for item in moved) for d in dirs)
+    if not whole or not any(item.name == "test_second_core_tests" for item in items):
+        return
+    config.stash[_SECOND_CORE_ITEMS] = moved
+    config.hook.pytest_deselected(items=moved)
+    waiting = [item for item in items if item.name in ("test_lit_suite", "test_second_core_tests")]
+    items[:] = [item for item in items if not str(item.path).startswith(dirs) and item not in waiting] + waiting
 
 
 def pytest_collection_finish(session):
-    if len(session.items) > 1 and any(item.name == "test_lit_suite" for item in session.items):
-        session.config.stash[_LIT_RUN] = LitRun(max((os.cpu_count() or 1) - 1, 1), nice=5)
+    if len(session.items) <= 1 or os.environ.get(IN_SECOND_PROCESS):
+        return
+    if any(item.name == "test_lit_suite" for item in session.items):
+        session.config.stash[_LIT_RUN] = lit_run(max((os.cpu_count() or 1) - 1, 1), nice=5)
+    if _SECOND_CORE_ITEMS in session.config.stash:
+        session.config.stash[_SECOND_CORE_RUN] = Background(
+            [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
+             *(os.path.join(HERE, d) for d in SECOND_CORE_DIRS)])
 
 
 def pytest_unconfigure(config):
-    if _LIT_RUN in config.stash:
-        config.stash[_LIT_RUN].stop()
+    for key in (_LIT_RUN, _SECOND_CORE_RUN):
+        if key in config.stash:
+            config.stash[key].stop()
 
 
 @pytest.fixture
 def lit_result(request) -> tuple[int, str]:
     """(exit code, output) of the lit suite: the background run's, else a run now."""
-    run = request.config.stash.get(_LIT_RUN, None) or LitRun(max(os.cpu_count() or 1, 2))
+    run = request.config.stash.get(_LIT_RUN, None) or lit_run(max(os.cpu_count() or 1, 2))
     return run.result()
+
+
+@pytest.fixture
+def second_core_result(request) -> tuple[int, str] | None:
+    """(exit code, output) of the background run of SECOND_CORE_DIRS' tests; None
+    when they ran in this process."""
+    run = request.config.stash.get(_SECOND_CORE_RUN, None)
+    return None if run is None else run.result()
 
 
 def pytest_sessionfinish(session):

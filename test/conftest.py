@@ -67,7 +67,7 @@ def lit_run(jobs: int, nice: int = 0) -> Background:
 
 _LIT_RUN = pytest.StashKey[Background]()
 _SECOND_CORE_RUN = pytest.StashKey[Background]()
-_SECOND_CORE_ITEMS = pytest.StashKey[list]()
+_SECOND_CORE_MOVED = pytest.StashKey[bool]()
 
 
 def _move_to_the_second_core(config, items) -> None:
@@ -81,7 +81,7 @@ def _move_to_the_second_core(config, items) -> None:
     whole = all(any(str(item.path).startswith(d) for item in moved) for d in dirs)
     if not whole or not any(item.name == "test_second_core_tests" for item in items):
         return
-    config.stash[_SECOND_CORE_ITEMS] = moved
+    config.stash[_SECOND_CORE_MOVED] = True
     config.hook.pytest_deselected(items=moved)
     waiting = [item for item in items if item.name in ("test_lit_suite", "test_second_core_tests")]
     items[:] = [item for item in items if not str(item.path).startswith(dirs) and item not in waiting] + waiting
@@ -92,7 +92,7 @@ def pytest_collection_finish(session):
         return
     if any(item.name == "test_lit_suite" for item in session.items):
         session.config.stash[_LIT_RUN] = lit_run(max((os.cpu_count() or 1) - 1, 1), nice=5)
-    if _SECOND_CORE_ITEMS in session.config.stash:
+    if _SECOND_CORE_MOVED in session.config.stash:
         session.config.stash[_SECOND_CORE_RUN] = Background(
             [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider",
              *(os.path.join(HERE, d) for d in SECOND_CORE_DIRS)])

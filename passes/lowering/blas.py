@@ -41,7 +41,7 @@ from irtoolkit.abi import GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR, TRANS
 from irtoolkit.diagnostics import inherit_location
 from irtoolkit.dialects import tensor
 from irtoolkit.dialects.tensor import DotDims
-from irtoolkit.passes.lowering.checks import check_eq, result_sizes, shape
+from irtoolkit.passes.lowering.checks import check_eq, element, result_sizes, shape
 
 if TYPE_CHECKING:
     from irtoolkit.passes.lowering.tensor_to_loop import TensorLowering
@@ -51,10 +51,6 @@ CONTRACT = "contracting dimensions differ at run time (operand #0 vs operand #1)
 BATCH = "batch dimensions differ at run time (operand #0 vs operand #1)"
 
 DotLike = tensor.DotOp | tensor.MatmulOp
-
-
-def _element(v: SSAValue) -> Attribute:
-    return v.type.get_element_type()  # type: ignore[attr-defined]
 
 
 def _float_name(t: Attribute) -> str | None:
@@ -107,13 +103,13 @@ def small_static_dot(L: TensorLowering, op: Operation) -> bool:
         return n < threshold
     if _static_size(lhs, d.lhs_free) == 1 or _static_size(rhs, d.rhs_free) == 1:
         return True
-    return n < MATMUL_THRESHOLD.get(_float_name(_element(op.results[0])) or "f64", 0)
+    return n < MATMUL_THRESHOLD.get(_float_name(element(op.results[0])) or "f64", 0)
 
 
 def _gemm_symbol(L: TensorLowering, op: Operation) -> str | None:
     """The gemm a dot lowers to, or None for a loop nest."""
-    name = _float_name(_element(op.results[0]))
-    if name is None or any(_float_name(_element(v)) != name for v in op.operands[:2]):
+    name = _float_name(element(op.results[0]))
+    if name is None or any(_float_name(element(v)) != name for v in op.operands[:2]):
         return None
     if not L.options.blas or small_static_dot(L, op):
         return None
@@ -401,7 +397,7 @@ def lower_dot_gemm(L: TensorLowering, op: Operation) -> None:
     A = matrix(L.buf(a), da, la, d.lhs_batch, la.inner != d.lhs_contract)
     B = matrix(L.buf(b), db, lb, d.rhs_batch, lb.inner != d.rhs_free)
     C = StridedMatrix(buffer_pointer(L, out), False, N, _strides(L, dims)[:nb])
-    batched_gemm(L, _element(op.results[0]), dims[:nb], M, N, K, A, B, C)
+    batched_gemm(L, element(op.results[0]), dims[:nb], M, N, K, A, B, C)
 
 
 def call_gemm(L: TensorLowering, et: Attribute, M: SSAValue, N: SSAValue, K: SSAValue,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from xdsl.dialects import arith, cf, memref
 from xdsl.dialects import tensor as upstream
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from irtoolkit.diagnostics import op_error
 
@@ -43,6 +43,13 @@ def shape(v: SSAValue) -> tuple[int, ...]:
     t = v.type
     assert isinstance(t, TensorType)
     return tuple(t.get_shape())
+
+
+def element(v: SSAValue) -> Attribute:
+    """The element type of a tensor value."""
+    t = v.type
+    assert isinstance(t, TensorType)
+    return t.get_element_type()
 
 
 def constant_index(E: KernelEmitter, v: SSAValue) -> int | None:

@@ -25,11 +25,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from xdsl.dialects import arith
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from irtoolkit.dialects import tensor
 from irtoolkit.passes.lowering.blas import check_dot_sizes, small_static_dot
-from irtoolkit.passes.lowering.checks import constant_index, shape
+from irtoolkit.passes.lowering.checks import constant_index, element, shape
 from irtoolkit.passes.lowering.reductions import reassoc_flags
 
 if TYPE_CHECKING:
@@ -41,10 +41,6 @@ if TYPE_CHECKING:
 ROWS = 4
 #: contracting steps of an axpy added to C's row in one pass
 DEPTH = 4
-
-
-def _element(v: SSAValue) -> Attribute:
-    return v.type.get_element_type()  # type: ignore[attr-defined]
 
 
 def _unit_dim(v: SSAValue) -> int | None:
@@ -107,7 +103,7 @@ def _start(L: TensorLowering, op: Operation, zero_fill: bool) -> _Dot:
     da, db = L.dims(a), L.dims(b)
     dims = check_dot_sizes(L, op, da, db)
     out = L.fresh(res, dims)
-    zero = L.const(0.0, _element(res))
+    zero = L.const(0.0, element(res))
     if zero_fill:
         L.for_each(dims, lambda ivs: L.store(zero, out, ivs))
     return _Dot(d, dims, [da[c] for c in d.lhs_contract], out, L.buf(a), L.buf(b), zero,

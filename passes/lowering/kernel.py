@@ -66,6 +66,7 @@ from irtoolkit.passes.lowering.checks import (
     check_broadcastable,
     check_nonnegative,
     check_same_shapes,
+    element,
     in_bounds,
     result_sizes,
     shape,
@@ -74,12 +75,6 @@ from irtoolkit.passes.lowering.reductions import leading_sum, reduce_nest, row_b
 from irtoolkit.passes.transforms.dead_code import erase_dead
 
 DYN = DYNAMIC_INDEX
-
-
-def _element(v: SSAValue) -> Attribute:
-    t = v.type
-    assert isinstance(t, TensorType)
-    return t.get_element_type()
 
 
 def _dims_of(op: Operation) -> list[int]:
@@ -480,7 +475,7 @@ class Kernel:
             return src
         if src is not None:
             self._note_leaf(owner)
-            return E.const(src, _element(v))
+            return E.const(src, element(v))
         if isinstance(owner, tensor.BroadcastOp) and depth < 64:
             self._note_leaf(owner)
             return self.read(owner.input, self.remap(owner, idx), depth + 1)
@@ -540,7 +535,7 @@ class Kernel:
         rdims = _dims_of(root)
         sdims = self.domain_dims(src)
         kept = [i for i in range(len(sdims)) if i not in rdims]
-        et = _element(res)
+        et = element(res)
         reduction = type(root)
 
         def term(idx: list[SSAValue]) -> SSAValue:

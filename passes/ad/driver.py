@@ -214,6 +214,9 @@ class Driver:
         from irtoolkit.passes.ad.reverse import ReverseGen
 
         work = f.clone()
+        from irtoolkit.passes.transforms.sliced_products import batch_sliced_products
+
+        batch_sliced_products(work)  # x_t @ W for all t at once: one dot forward, two back
         block = work.body.block
         seeds = [block.args[i] for i in wrt]
         act = Activity(block, seeds, "reverse")

@@ -23,7 +23,13 @@ M x N per batch element.
 Pointers are passed as i64 (`memref.extract_aligned_pointer_as_index` +
 `arith.index_cast`; same ABI as a pointer), leading dimensions are clamped to
 at least 1 (BLAS rejects 0 for empty operands), beta = 0 (C is overwritten,
-K = 0 gives zeros). ``gemm_call`` and ``batched_gemm`` are the emitters other
+K = 0 gives zeros) except for an accumulating dot.
+
+Accumulating dots: ``acc + dot(a, b)`` (static shapes, the add the dot's only use)
+is one gemm with beta = 1 whose C is ``acc``'s buffer when the add is ``acc``'s last
+use and ``acc`` is no operand of the dot, else a copy of ``acc`` (``plan_accumulations``
+and ``lower_dot_gemm``): no temporary for the product and no pass of an add over
+it, as a weight gradient summed over the steps of a reverse loop. ``gemm_call`` and ``batched_gemm`` are the emitters other
 lowerings (im2col convolutions) may call on buffers of their own.
 """
 
@@ -206,6 +212,37 @@ def _canonical_operand(op: tensor.DotOp, side: int) -> tensor.DotOp:
     return _replace_dot(op, op.lhs, t.result, new)
 
 
+def plan_accumulations(L: TensorLowering, module: Operation) -> None:
+    """Before kernels are formed: each ``tensor.add`` of a BLAS dot's result (its only
+    use, in the same block) and an accumulator of the same static type is kept out of
+    the kernels and the dot moved right in front of it, so the dot's gemm can add into
+    the accumulator (``L.gemm_accumulate``: add -> accumulator)."""
+    for op in list(module.walk()):
+        if not isinstance(op, tensor.AddOp):
+            continue
+        for side in (0, 1):
+            p, acc = op.operands[side], op.operands[1 - side]
+            dot = p.owner
+            if not isinstance(dot, DotLike) or not p.has_one_use() or dot.parent_block() is not op.parent_block():
+                continue
+            if not (p.type == acc.type == op.results[0].type) or DYNAMIC_INDEX in shape(p):
+                continue
+            if _gemm_symbol(L, dot) is None:
+                continue
+            dot.detach()
+            op.parent_block().insert_op_before(dot, op)  # type: ignore[union-attr]
+            L.gemm_accumulate[op] = acc
+            break
+
+
+def accumulating_add(L: TensorLowering, dot: Operation) -> Operation | None:
+    """The add that ``plan_accumulations`` gave this dot's result to, or None."""
+    use = dot.results[0].first_use
+    if use is None or not dot.results[0].has_one_use() or use.operation not in L.gemm_accumulate:
+        return None
+    return use.operation
+
+
 def plan_dots(L: TensorLowering, module: Operation) -> None:
     """Before lowering: decide which dots (and matmuls, rewritten as dots) call BLAS;
     fold `tensor.transpose` operands of those into their dimension numbers when
@@ -307,10 +344,10 @@ class StridedMatrix:
 
 def gemm_call(L: TensorLowering, et: Attribute, M: SSAValue, N: SSAValue, K: SSAValue,
               a: tuple[SSAValue, bool, SSAValue], b: tuple[SSAValue, bool, SSAValue],
-              c: tuple[SSAValue, SSAValue], cache: dict | None = None) -> None:
-    """One gemm C = op(A) @ op(B) (M x N, K contracted): ``a``, ``b`` are (pointer,
-    trans, leading dim) and ``c`` (pointer, leading dim); pointers i64, sizes index.
-    Leading dims are clamped to at least 1."""
+              c: tuple[SSAValue, SSAValue], cache: dict | None = None, beta: float = 0.0) -> None:
+    """One gemm C = op(A) @ op(B) + beta C (M x N, K contracted): ``a``, ``b`` are
+    (pointer, trans, leading dim) and ``c`` (pointer, leading dim); pointers i64, sizes
+    index. Leading dims are clamped to at least 1."""
     name = _float_name(et)
     assert name is not None
     sym = GEMM_SYMBOLS[name]
@@ -322,14 +359,14 @@ def gemm_call(L: TensorLowering, et: Attribute, M: SSAValue, N: SSAValue, K: SSA
         _as_i64(L, M, False, cache), _as_i64(L, N, False, cache), _as_i64(L, K, False, cache),
         L.const(1.0, et), a[0], _as_i64(L, a[2], True, cache),
         b[0], _as_i64(L, b[2], True, cache),
-        L.const(0.0, et), c[0], _as_i64(L, c[1], True, cache),
+        L.const(beta, et), c[0], _as_i64(L, c[1], True, cache),
     ]
     L.emit(func.CallOp(sym, args, []))
 
 
 def batched_gemm(L: TensorLowering, et: Attribute, batch: Sequence[SSAValue], M: SSAValue,
                  N: SSAValue, K: SSAValue, a: StridedMatrix, b: StridedMatrix,
-                 c: StridedMatrix) -> None:
+                 c: StridedMatrix, beta: float = 0.0) -> None:
     """One gemm per batch element (a loop nest over ``batch``; one call without)."""
     cache: dict = {}
 
@@ -345,10 +382,11 @@ def batched_gemm(L: TensorLowering, et: Attribute, batch: Sequence[SSAValue], M:
 
     if not batch:
         gemm_call(L, et, M, N, K, (a.pointer, a.trans, a.ld), (b.pointer, b.trans, b.ld),
-                  (c.pointer, c.ld), cache)
+                  (c.pointer, c.ld), cache, beta)
         return
     L.for_each(batch, lambda ivs: gemm_call(
-        L, et, M, N, K, (at(a, ivs), a.trans, a.ld), (at(b, ivs), b.trans, b.ld), (at(c, ivs), c.ld)))
+        L, et, M, N, K, (at(a, ivs), a.trans, a.ld), (at(b, ivs), b.trans, b.ld), (at(c, ivs), c.ld),
+        beta=beta))
 
 
 def _strides(L: TensorLowering, dims: Sequence[SSAValue]) -> list[SSAValue]:
@@ -370,12 +408,22 @@ def check_dot_sizes(L: TensorLowering, op: Operation, da: Sequence[SSAValue],
 
 
 def lower_dot_gemm(L: TensorLowering, op: Operation) -> None:
-    """The gemm calls of a dot (or matmul) planned by ``plan_dots``."""
+    """The gemm calls of a dot (or matmul) planned by ``plan_dots``; an accumulating
+    dot (``plan_accumulations``) adds into its accumulator's buffer when the add right
+    after it is the accumulator's last use, else into a copy of it."""
     d: DotDims = op.dims  # type: ignore[attr-defined]
     a, b = op.operands[0], op.operands[1]
     da, db = L.dims(a), L.dims(b)
     dims = check_dot_sizes(L, op, da, db)
-    out = L.fresh(op.results[0], dims)
+    add = accumulating_add(L, op)
+    if add is None:
+        out, beta = L.fresh(op.results[0], dims), 0.0
+    else:
+        assert op.next_op is add, "plan_accumulations puts the dot right before its add"
+        acc = L.gemm_accumulate[add]
+        in_place = acc not in op.operands and L.try_consume(acc, L.scope.index + 1)
+        out, beta = (L.buf(acc) if in_place else L.copy_value(acc)), 1.0
+        L.set_result(op.results[0], out)
     la, lb = _layouts(d)
     assert la is not None and lb is not None, "plan_dots leaves only strided-matrix operands"
     nb = len(d.lhs_batch)
@@ -397,7 +445,7 @@ def lower_dot_gemm(L: TensorLowering, op: Operation) -> None:
     A = matrix(L.buf(a), da, la, d.lhs_batch, la.inner != d.lhs_contract)
     B = matrix(L.buf(b), db, lb, d.rhs_batch, lb.inner != d.rhs_free)
     C = StridedMatrix(buffer_pointer(L, out), False, N, _strides(L, dims)[:nb])
-    batched_gemm(L, element(op.results[0]), dims[:nb], M, N, K, A, B, C)
+    batched_gemm(L, element(op.results[0]), dims[:nb], M, N, K, A, B, C, beta)
 
 
 def call_gemm(L: TensorLowering, et: Attribute, M: SSAValue, N: SSAValue, K: SSAValue,

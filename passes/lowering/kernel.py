@@ -43,7 +43,7 @@ says which ops may be members, :class:`CannotFuse` why a group was refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -596,12 +596,14 @@ def replace_with_kernel(group: Group) -> None:
     erase_dead([*kernel.leaf_ops, *(o for o in ops if o.parent is not None)])
 
 
-def lower_to_kernels(top: Operation) -> None:
-    """Every elementwise op and reduction nested in ``top`` (on tensors) becomes a
-    kernel of its own: the unfused lowering (`lower-tensor-to-loop` runs this first)."""
+def lower_to_kernels(top: Operation, keep: Container[Operation] = ()) -> None:
+    """Every elementwise op and reduction nested in ``top`` (on tensors), but those in
+    ``keep``, becomes a kernel of its own: the unfused lowering (`lower-tensor-to-loop`
+    runs this first)."""
     from irtoolkit.diagnostics import op_error
 
-    for op in [o for o in top.walk() if _on_tensors(o) and (is_reduction(o) or meaning_of(o) is not None)]:
+    for op in [o for o in top.walk() if _on_tensors(o) and (is_reduction(o) or meaning_of(o) is not None)
+               and o not in keep]:
         if not fusable(op):
             raise op_error(op, f"has no scalar meaning for {op.results[0].type} (lowering it to loops)")
         group = Group(op)

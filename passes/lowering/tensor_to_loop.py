@@ -90,7 +90,7 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
 from irtoolkit.diagnostics import op_error
-from irtoolkit.passes.lowering.blas import plan_dots
+from irtoolkit.passes.lowering.blas import plan_accumulations, plan_dots
 from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels
 from irtoolkit.passes.lowering.tensor_to_loop_rules import rule_of
 from irtoolkit.pipeline import option
@@ -213,6 +213,9 @@ class TensorLowering(KernelEmitter):
         }
         #: dots that call BLAS -> the gemm symbol (``blas.plan_dots``)
         self.gemm_dots: dict[Operation, str] = {}
+        #: adds whose dot operand's gemm adds into the other operand -> that operand
+        #: (``blas.plan_accumulations``)
+        self.gemm_accumulate: dict[Operation, SSAValue] = {}
 
     # -- values ------------------------------------------------------------
 
@@ -306,11 +309,12 @@ class TensorLowering(KernelEmitter):
 
     # -- ownership ---------------------------------------------------------
 
-    def try_consume(self, v: SSAValue) -> bool:
-        """Take over the buffer of ``v`` if this op is its last use in the block
-        that owns it (and no region of this op uses it): v is not freed then."""
+    def try_consume(self, v: SSAValue, last_use: int | None = None) -> bool:
+        """Take over the buffer of ``v`` if this op (or the op at index ``last_use`` of
+        the block, when given; nothing may read ``v`` in between) is its last use in the
+        block that owns it (and no region of this op uses it): v is not freed then."""
         s = self.scope
-        if v not in s.owned or s.last_use.get(v) != s.index:
+        if v not in s.owned or s.last_use.get(v) != (s.index if last_use is None else last_use):
             return False
         if v in s.region_uses():
             return False
@@ -586,8 +590,9 @@ class LowerTensorToLoopPass(ModulePass):
     def _apply(self, op: ModuleOp) -> None:
         if not _has_tensor_types(op):
             return
-        lower_to_kernels(op)  # the elementwise ops and reductions tensor-fuse left
         lowering = TensorLowering(op, self)
+        plan_accumulations(lowering, op)  # acc + dot: one gemm with beta = 1
+        lower_to_kernels(op, keep=lowering.gemm_accumulate)  # the elementwise ops tensor-fuse left
         plan_dots(lowering, op)  # BLAS dots and matmuls; folds transposed operands
         funcs = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         for f in funcs:

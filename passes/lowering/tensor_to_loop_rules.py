@@ -148,6 +148,19 @@ def lower_dot(L: TensorLowering, op: Operation) -> None:
         lower_dot_loops(L, op)
 
 
+@lowering_rule(tensor.AddOp)
+def lower_accumulated_add(L: TensorLowering, op: Operation) -> None:
+    """The adds kept out of kernels by :func:`plan_accumulations` (all others are
+    kernels by now): the dot right before it added into its buffer already."""
+    acc = L.gemm_accumulate.get(op)
+    if acc is None:
+        raise unsupported(op, "a 'tensor.add' that is no kernel")
+    p = op.operands[1] if op.operands[0] is acc else op.operands[0]
+    taken = L.try_consume(p)
+    assert taken, "the accumulating dot's result dies at its add"
+    L.set_result(op.results[0], L.buf(p))
+
+
 @lowering_rule(tensor.TransposeOp)
 def lower_transpose(L: TensorLowering, op: Operation) -> None:
     src, res = op.operands[0], op.results[0]

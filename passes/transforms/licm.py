@@ -26,7 +26,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, is_side_effect_free, is_speculatable
 
-__all__ = ["LoopInvariantCodeMotion", "hoist_loop_invariants", "is_hoistable"]
+__all__ = ["LoopInvariantCodeMotion", "defined_in", "hoist_loop_invariants", "is_hoistable"]
 
 _DYN = -(2**63)
 
@@ -56,7 +56,7 @@ def is_hoistable(op: Operation) -> bool:
     return all(_static(v.type) for v in op.operands) and all(_static(r.type) for r in op.results)
 
 
-def _defined_in(v: SSAValue, region: Region) -> bool:
+def defined_in(v: SSAValue, region: Region) -> bool:
     owner = v.owner
     block = owner if isinstance(owner, Block) else owner.parent_block()
     while block is not None:
@@ -77,7 +77,7 @@ def _hoist_from(loop_op: Operation) -> int:
             for op in list(block.ops):
                 if not is_hoistable(op):
                     continue
-                if any(_defined_in(v, region) for v in op.operands):
+                if any(defined_in(v, region) for v in op.operands):
                     continue
                 op.detach()
                 parent.insert_op_before(op, loop_op)

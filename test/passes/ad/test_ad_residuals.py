@@ -141,10 +141,13 @@ def test_batched_rnn_stacked_over_batch_and_steps(stack_small, backend):
     irt.run_pipeline(m, "ad,canonicalize,cse")
     f = generated(m, "brnn_grad_0_1_3")
     after = [op for op in f.body.block.ops if op.name == "tensor.matmul"]
-    # dW = H^T DZ and dU = X^T DZ over 4 steps x 2 rows: contraction 8
-    assert len(after) == 2
-    assert all(op.operands[0].type.get_shape() == (3, 8) or op.operands[0].type.get_shape() == (2, 8)
-               for op in after)
+    # dW = H^T DZ over 4 steps x 2 rows: contraction 8
+    assert [op.operands[0].type.get_shape() for op in after] == [(3, 8)]
+    # x_t U is one dot over all steps before the loop (sliced_products.py), and so
+    # dU = X^T DZ after it: contraction over the steps and the rows
+    dots = [op for op in f.body.block.ops if op.name == "tensor.dot"]
+    assert [op.operands[1].type.get_shape() for op in dots] == [(2, 3), (4, 2, 3)]
+    assert dots[1].dims.lhs_contract == (0, 1)
 
 
 # Residuals of scalar loops: exp and a call of a pure function are stored, not recomputed.

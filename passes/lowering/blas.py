@@ -216,7 +216,7 @@ def plan_accumulations(L: TensorLowering, module: Operation) -> None:
     """Before kernels are formed: each ``tensor.add`` of a BLAS dot's result (its only
     use, in the same block) and an accumulator of the same static type is kept out of
     the kernels and the dot moved right in front of it, so the dot's gemm can add into
-    the accumulator (``L.gemm_accumulate``: add -> accumulator)."""
+    the accumulator (``L.gemm_accumulate``: add -> which operand is the dot's)."""
     for op in list(module.walk()):
         if not isinstance(op, tensor.AddOp):
             continue
@@ -231,7 +231,7 @@ def plan_accumulations(L: TensorLowering, module: Operation) -> None:
                 continue
             dot.detach()
             op.parent_block().insert_op_before(dot, op)  # type: ignore[union-attr]
-            L.gemm_accumulate[op] = acc
+            L.gemm_accumulate[op] = side
             break
 
 
@@ -420,7 +420,7 @@ def lower_dot_gemm(L: TensorLowering, op: Operation) -> None:
         out, beta = L.fresh(op.results[0], dims), 0.0
     else:
         assert op.next_op is add, "plan_accumulations puts the dot right before its add"
-        acc = L.gemm_accumulate[add]
+        acc = add.operands[1 - L.gemm_accumulate[add]]
         in_place = acc not in op.operands and L.try_consume(acc, L.scope.index + 1)
         out, beta = (L.buf(acc) if in_place else L.copy_value(acc)), 1.0
         L.set_result(op.results[0], out)

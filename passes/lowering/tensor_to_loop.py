@@ -213,9 +213,9 @@ class TensorLowering(KernelEmitter):
         }
         #: dots that call BLAS -> the gemm symbol (``blas.plan_dots``)
         self.gemm_dots: dict[Operation, str] = {}
-        #: adds whose dot operand's gemm adds into the other operand -> that operand
-        #: (``blas.plan_accumulations``)
-        self.gemm_accumulate: dict[Operation, SSAValue] = {}
+        #: adds whose dot operand's gemm adds into the other operand -> the dot's operand
+        #: number (``blas.plan_accumulations``)
+        self.gemm_accumulate: dict[Operation, int] = {}
 
     # -- values ------------------------------------------------------------
 

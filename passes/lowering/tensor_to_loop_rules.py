@@ -152,10 +152,10 @@ def lower_dot(L: TensorLowering, op: Operation) -> None:
 def lower_accumulated_add(L: TensorLowering, op: Operation) -> None:
     """The adds kept out of kernels by :func:`plan_accumulations` (all others are
     kernels by now): the dot right before it added into its buffer already."""
-    acc = L.gemm_accumulate.get(op)
-    if acc is None:
+    side = L.gemm_accumulate.get(op)
+    if side is None:
         raise unsupported(op, "a 'tensor.add' that is no kernel")
-    p = op.operands[1] if op.operands[0] is acc else op.operands[0]
+    p = op.operands[side]
     taken = L.try_consume(p)
     assert taken, "the accumulating dot's result dies at its add"
     L.set_result(op.results[0], L.buf(p))

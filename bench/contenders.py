@@ -762,7 +762,10 @@ WORKLOADS: dict[str, Workload] = {
                  (0, 1, 2, 3, 4, 5), _w8_inputs, _w8_loss, _w8_grad, _w8_jax, _w8_torch,
                  tolerance=F32_REDUCTION_TOL),
         Workload("W9", f"embedding {V9}x{E9} (gather) + LSTM hidden {H9}, {T9} steps, batch {B9}, f32",
-                 "w9.mlir", np.float32, (0, 1, 2, 3), _w9_inputs, _w9_loss, _w9_grad, _w9_jax, _w9_torch),
+                 "w9.mlir", np.float32, (0, 1, 2, 3), _w9_inputs, _w9_loss, _w9_grad, _w9_jax, _w9_torch,
+                 # Wx's gradient sums 32 steps x 32 rows: one gemm (K = 1024) for irtoolkit
+                 # and numpy, 32 products summed in a scan for JAX (1.1e-6 apart)
+                 tolerance=F32_REDUCTION_TOL),
     ]
 }
 

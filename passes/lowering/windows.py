@@ -333,9 +333,15 @@ def lower_reduce_window(L: TensorLowering, op: Operation) -> None:
 def _first_max(L: TensorLowering, taps: list[_Tap], b: SSAValue, ivs: list[SSAValue],
                window: list[int], et) -> tuple[list[SSAValue], SSAValue | None]:
     """The clamped index of the first maximal element of window ``ivs`` and
-    whether it is an operand element (not padding; None: always). Only the
-    value and the taps along dims wider than 1 are carried through the window
-    (fewer selects per tap); the index is recomputed from them at the end."""
+    whether it is an operand element (not padding; None: always)."""
+    return _taps(L, taps, ivs, _first_max_tap(L, taps, b, ivs, window, et))
+
+
+def _first_max_tap(L: TensorLowering, taps: list[_Tap], b: SSAValue, ivs: list[SSAValue],
+                   window: list[int], et) -> list[SSAValue]:
+    """The tap (window position) of the first maximal element of window ``ivs``.
+    Only the value and the taps along dims wider than 1 are carried through the
+    window (fewer selects per tap)."""
     ninf = L.const(float("-inf"), et)
     zero = L.index(0)
     wide = [i for i, w in enumerate(window) if w != 1]
@@ -355,7 +361,7 @@ def _first_max(L: TensorLowering, taps: list[_Tap], b: SSAValue, ivs: list[SSAVa
     ks = [zero] * len(taps)
     for i, k in zip(wide, best[1:]):
         ks[i] = k
-    return _taps(L, taps, ivs, ks)
+    return ks
 
 
 @lowering_rule(tensor.WindowMaxSelectOp)
@@ -385,6 +391,10 @@ def lower_window_max_scatter(L: TensorLowering, op: Operation) -> None:
     et = elem(res)
     b, g = L.buf(op.operand), L.buf(op.values)
     zero = L.const(0.0, et)
+    sizes = shape(op.operand)
+    if all(t.stride >= w and t.lo <= 0 and t.hi <= 0 for t, w in zip(taps, window)):
+        _scatter_disjoint(L, taps, window, outs, shape(op.values), sizes, b, g, out, et)
+        return
     L.for_each(L.dims_of_buf(out), lambda ivs: L.store(zero, out, ivs))
 
     def at(ivs: list[SSAValue]) -> None:
@@ -393,5 +403,38 @@ def lower_window_max_scatter(L: TensorLowering, op: Operation) -> None:
         if valid is not None:
             add = L.emit1(arith.SelectOp(valid, add, zero))
         L.store(L.emit1(arith.AddfOp(L.load(out, idx), add)), out, idx)
+
+    L.for_each(outs, at)
+
+
+def _scatter_disjoint(L: TensorLowering, taps: list[_Tap], window: list[int], outs: list[SSAValue],
+                      out_sizes: Sequence[int], sizes: Sequence[int], b: SSAValue, g: SSAValue, out: SSAValue, et) -> None:
+    """`window_max_scatter` whose windows neither overlap (stride >= window) nor
+    reach into padding: each operand element is in at most one window, so every
+    tap is stored once, the cotangent at the first maximum and 0 elsewhere,
+    without a read-add-write. Only when the windows leave elements out (a stride
+    wider than the window, a tail, cropping) is the result zero-filled first.
+    LeNet's first pool adjoint (64x24x24x6, 2x2; min of many calls,
+    busy 2 cores): 0.82 -> 0.24 ms."""
+    zero = L.const(0.0, et)
+    covered = all(t.stride == w and t.lo == 0 and w * o == s
+                  for t, w, o, s in zip(taps, window, out_sizes, sizes))
+    if not covered:
+        L.for_each(L.dims_of_buf(out), lambda ivs: L.store(zero, out, ivs))
+    wide = [i for i, w in enumerate(window) if w != 1]
+
+    def at(ivs: list[SSAValue]) -> None:
+        best = _first_max_tap(L, taps, b, ivs, window, et)
+        gv = L.load(g, ivs)
+
+        def tap(ks: list[SSAValue], _: list[SSAValue]) -> list[SSAValue]:
+            is_best = None
+            for i in wide:
+                is_best = _and(L, is_best, L.emit1(arith.CmpiOp(ks[i], best[i], "eq")))
+            idx, _valid = _taps(L, taps, ivs, ks)
+            L.store(gv if is_best is None else L.emit1(arith.SelectOp(is_best, gv, zero)), out, idx)
+            return []
+
+        _over_window(L, window, [], tap)
 
     L.for_each(outs, at)

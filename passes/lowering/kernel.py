@@ -208,12 +208,6 @@ class KernelEmitter:
                 return list(body(ivs, carried))
             if self.const_values.get(dims[k]) == 1:
                 return rec(k + 1, [*ivs, self.index(0)], carried)
-            import os
-            small = self.const_values.get(dims[k])
-            if k == len(dims) - 1 and k > 0 and small is not None and 1 < small <= int(os.environ.get("UNR", "0")):
-                for v in range(small):
-                    carried = list(body([*ivs, self.index(v)], carried))
-                return carried
             return self.loop(self.index(0), dims[k], carried,
                              lambda iv, c: rec(k + 1, [*ivs, iv], c))
 

@@ -137,11 +137,15 @@ def transposed(request):
 
 @pytest.mark.parametrize("name", list(TRANSPOSED_CASES))
 def test_transposed_conv_col2im_matches_reference(transposed, name):
-    et, exe = transposed
-    x, w, clauses, _ = TRANSPOSED_CASES[name]
+    _check_naive(*transposed, f"t_{name}", TRANSPOSED_CASES[name])
+
+
+def _check_naive(et, exe, fn, case):
+    """Compiled function ``fn`` of ``exe`` against the naive conv of ``case``."""
+    x, w, clauses, _ = case
     rng = np.random.default_rng(7)
     a, b = rng.standard_normal(x).astype(DTYPES[et]), rng.standard_normal(w).astype(DTYPES[et])
-    _close(exe[f"t_{name}"](a, b), naive_conv(a, b, clauses), et)
+    _close(exe[fn](a, b), naive_conv(a, b, clauses), et)
 
 
 def test_transposed_conv_path():
@@ -168,7 +172,7 @@ UNROLLED_CASES = {  # odd widths (vector remainders), 1-D and 3-D, dilations, pa
     "2d_stride_dilation": ((1, 13, 17, 3), (3, 3, 3, 7), "stride [2, 3] pad [[0, 1], [2, 1]] dilation [1, 2]",
                            (1, 6, 6, 7)),
     "3d_input_dilation": ((1, 5, 6, 9, 2), (2, 3, 2, 2, 3), "pad [[1, 0], [0, 0], [1, 1]] input_dilation [1, 2, 1]",
-           (1, 5, 9, 10, 3)),
+                          (1, 5, 9, 10, 3)),
 }
 
 
@@ -179,11 +183,7 @@ UNROLLED = ["1d_stride_pad", "2d_input_dilation", "2d_negative_pad", "2d_stride_
 
 @pytest.mark.parametrize("name", UNROLLED)
 def test_unrolled_conv_matches_reference(unrolled, name):
-    et, exe = unrolled
-    x, w, clauses, _ = _UNROLL_ALL[name]
-    rng = np.random.default_rng(8)
-    a, b = rng.standard_normal(x).astype(DTYPES[et]), rng.standard_normal(w).astype(DTYPES[et])
-    _close(exe[f"u_{name}"](a, b), naive_conv(a, b, clauses), et)
+    _check_naive(*unrolled, f"u_{name}", _UNROLL_ALL[name])
 
 
 @pytest.mark.parametrize("pipeline", [None, LOWER], ids=["unrolled", "im2col"])

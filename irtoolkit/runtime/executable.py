@@ -4,6 +4,7 @@ public functions callable from Python (``calling.Function``)."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
@@ -87,6 +88,25 @@ TIER_UP_FRACTION = 0.25
 TIER_UP_MIN_S = 0.02  # native time before a tier-up, at least
 TIER_UP_UNKNOWN_S = 1.0  # the compile time assumed for code loaded from the disk cache
 TIER_UP_NICE = 10  # the background compile yields to the program's own threads
+
+
+_tier_ups: set[threading.Thread] = set()  # running: joined at exit
+_exiting = threading.Event()
+
+
+class _Exiting(Exception):
+    pass
+
+
+def _stop_tier_ups() -> None:
+    """At exit: tier-ups stop at their next step; the LLVM call running finishes
+    first (the process must not tear LLVM down under it)."""
+    _exiting.set()
+    for thread in list(_tier_ups):
+        thread.join()
+
+
+atexit.register(_stop_tier_ups)
 
 
 def tiered() -> bool:
@@ -241,10 +261,10 @@ class Executable:
     def _start_tier_up(self) -> threading.Thread | None:
         with self._tier_lock:
             if self.tier == 0 and self._tier_up_thread is None:
-                # not a daemon: the interpreter waits for it at exit rather than
-                # tearing LLVM down under it
-                self._tier_up_thread = threading.Thread(target=self._tier_up, name="irt-tier-up")
-                self._tier_up_thread.start()
+                thread = threading.Thread(target=self._tier_up, name="irt-tier-up", daemon=True)
+                self._tier_up_thread = thread
+                _tier_ups.add(thread)
+                thread.start()
             return self._tier_up_thread
 
     def optimize(self) -> None:
@@ -267,10 +287,12 @@ class Executable:
                 except OSError:
                     pass
             llvm = init_llvm()
+            self._checkpoint()
             if self._llvm_ir is None:  # loaded from the disk cache: lower the source again
                 objects = self._rebuild(level=self.opt)
             else:
                 objects = self._compile_text(llvm)
+            self._checkpoint()
             contents = [read_object(obj) for obj in objects]
             engine, addresses = self._link(llvm, objects, self._entries, contents)
             self._retired.append(self._engine)
@@ -281,8 +303,17 @@ class Executable:
             self.tier = 1
             for callback in self._on_optimized:
                 callback(self)
+        except _Exiting:
+            pass
         except BaseException as err:  # noqa: BLE001 -- tier-0 code stays; optimize() re-raises
             self._tier_up_error = err
+        finally:
+            _tier_ups.discard(threading.current_thread())
+
+    @staticmethod
+    def _checkpoint() -> None:
+        if _exiting.is_set():
+            raise _Exiting
 
     def _compile_text(self, llvm) -> list[bytes]:
         """The objects of the kept LLVM IR, code generated at the full level."""

@@ -96,3 +96,22 @@ def test_irt_tiered_0_compiles_at_the_full_level_at_once(monkeypatch):
     assert not executable.tiered()
     exe = compile_fresh()
     assert exe.tier == 1 and exe._tier_up_thread is None
+
+
+def test_a_process_exiting_during_a_tier_up_exits_cleanly():
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import sys
+        import numpy as np, irtoolkit as irt
+        exe = irt.compile(irt.parse(sys.argv[1], "exit.mlir"))
+        exe._tier_up_after = 0.0
+        exe["f"](np.linspace(-2.0, 2.0, 64))
+        assert exe._tier_up_thread is not None
+        print("done")
+    """)
+    proc = subprocess.run([sys.executable, "-c", script, PROGRAM], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "done"

@@ -145,31 +145,112 @@ def _verify_dominance(op: Operation, dominance: DominanceChecker, visible: set |
 _TYPE_ONLY: frozenset[str] | None = None
 
 
-def _verified_by_types(op: Operation) -> bool:
-    """Ops whose own verifier looks at nothing but their operand and result
-    types, properties and attributes: ``arith``, ``math`` and the elementwise
-    ``tensor`` ops. One check per distinct signature is enough."""
+def _audited_by_name(name: str) -> bool:
+    """Ops whose own verifier (ours, or xDSL's that ours extend) was read and
+    looks at nothing but the op's operand and result types, properties and
+    attributes: ``arith``, ``math`` and the elementwise ``tensor`` ops."""
     global _TYPE_ONLY
     if _TYPE_ONLY is None:
         from irtoolkit.dialects.tensor import ELEMENTWISE_OPS
 
         _TYPE_ONLY = frozenset(cls.name for cls in ELEMENTWISE_OPS)
-    name = op.name
-    return not op.regions and (name.startswith(("arith.", "math.")) or name in _TYPE_ONLY)
+    return name.startswith(("arith.", "math.")) or name in _TYPE_ONLY
+
+
+def _local_traits() -> tuple[type, ...]:
+    """Trait classes whose ``verify`` reads only the op's own types and
+    properties (the others, e.g. IsTerminator, HasParent, IsolatedFromAbove,
+    look around the op)."""
+    from xdsl.interfaces import _HasFolderInterfaceTrait  # its verify checks nothing
+    from xdsl.traits import SameOperandsAndResultType
+
+    return (SameOperandsAndResultType, _HasFolderInterfaceTrait)
+
+
+def _symbol_use_traits() -> tuple[type, ...]:
+    """Traits that resolve a symbol: the answer depends on the module, not the
+    op alone, so they run on every op even when its signature is known good."""
+    from xdsl.dialects.llvm import CallOpSymbolUserOpInterface
+
+    return (CallOpSymbolUserOpInterface,)
+
+
+def _audited_custom_verifiers() -> frozenset[tuple[str, str]]:
+    """xDSL's own ``verify_`` methods (0.74), by module and qualified name,
+    that were read and look at the op's types and properties only."""
+    from xdsl.dialects import llvm
+
+    return frozenset((c.__module__, f"{c.__name__}.verify_")
+                     for c in (llvm.CallIntrinsicOp, llvm.GEPOp, llvm.ICmpOp, llvm.ShuffleVectorOp))
+
+
+def _custom_verifier(cls: type) -> tuple[str, str] | None | bool:
+    """The hand-written ``verify_`` that an IRDL op class runs after the checks
+    of its definition, by module and qualified name: None when there is none,
+    False when it cannot be told."""
+    fn = getattr(cls, "verify_", None)
+    code = getattr(fn, "__code__", None)
+    if code is None or fn.__qualname__ != "get_accessors_from_op_def.<locals>.verify_":
+        return False  # not the verifier irdl_op_definition generates
+    if "custom_verify" not in code.co_freevars:
+        return None
+    custom = fn.__closure__[code.co_freevars.index("custom_verify")].cell_contents
+    if custom is Operation.verify_:
+        return None  # the base class's, which checks nothing
+    return (getattr(custom, "__module__", ""), getattr(custom, "__qualname__", ""))
+
+
+# op class -> None (its verification is not a function of its signature) or
+# the symbol-use traits to run on every op of that class
+_SIGNATURE_VERIFIED: dict[type, tuple | None] = {}
+
+
+def _signature_verified(cls: type) -> tuple | None:
+    """Whether the verification of an op of class ``cls`` (xDSL's checks of its
+    definition, its traits and its own verifier) is a function of its
+    signature -- class, operand and result types, properties and attributes --
+    except for the symbol-use traits returned (then: a tuple, maybe empty)."""
+    try:
+        return _SIGNATURE_VERIFIED[cls]
+    except KeyError:
+        pass
+    from xdsl.irdl import IRDLOperation
+    from xdsl.traits import OpTrait
+
+    verdict = None
+    if isinstance(cls, type) and issubclass(cls, IRDLOperation):
+        op_def = cls.get_irdl_definition()
+        local, symbol_use = _local_traits(), _symbol_use_traits()
+        if op_def.regions or op_def.successors:
+            pass
+        elif _audited_by_name(cls.name):
+            verdict = ()
+        elif (all(type(t).verify is OpTrait.verify or isinstance(t, local + symbol_use) for t in op_def.traits)
+              and (custom := _custom_verifier(cls)) is not False
+              and (custom is None or custom in _audited_custom_verifiers())):
+            verdict = tuple(t for t in op_def.traits if isinstance(t, symbol_use))
+    _SIGNATURE_VERIFIED[cls] = verdict
+    return verdict
 
 
 def _own_verifier(op: Operation, passed: dict | None) -> None:
-    """``op.verify_()``, skipped for an op verified by types whose signature
-    already passed (``passed``: the signatures seen by this verification)."""
+    """``op.verify_()``, reduced to its symbol-use traits for an op whose
+    verification is a function of its signature (see ``_signature_verified``)
+    when that signature already passed (``passed``: the signatures seen)."""
     key = None
-    if passed is not None and _verified_by_types(op):
-        key = (op.name, *[v.type for v in op.operands], None, *[r.type for r in op.results],
-               *op.properties.items(), None, *op.attributes.items())
-        try:
-            if key in passed:
-                return
-        except TypeError:  # an unhashable attribute
-            key = None
+    rerun = None
+    if passed is not None and not op.regions:
+        rerun = _signature_verified(type(op))
+        if rerun is not None:
+            key = (type(op), *[v.type for v in op.operands], None, *[r.type for r in op.results],
+                   *op.properties.items(), None, *op.attributes.items())
+            try:
+                if key in passed:
+                    for trait in rerun:
+                        trait.verify(op)
+                    return
+            except TypeError:  # an unhashable attribute
+                key = None
     op.verify_()
     if key is not None:
         passed[key] = True
@@ -216,7 +297,7 @@ def verify_op(
         raise located from None
 
 
-def verify_module(module: ModuleOp) -> None:
+def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     """Verify every op of ``module``, outermost first, reporting the first failure.
 
     Linear in the size of the module however deeply it nests: the ops are
@@ -225,14 +306,16 @@ def verify_module(module: ModuleOp) -> None:
     ones are kept in a set, so that the usual use (of a value defined above, in
     structured control flow) is checked in O(1); only uses across the blocks of
     a CFG region ask the dominator tree, which walks up to the defining region.
-    Ops whose verifier reads only types run it once per distinct signature.
+    Ops whose verification is a function of their signature run it once per
+    distinct signature; ``signatures`` (a dict the caller keeps, e.g. across
+    the passes of a pipeline) holds the ones that passed.
     An op's ``verify_regions_`` (MLIR's `verifyRegions`: checks that need the
     nested ops verified first, e.g. `tensor.generate`'s terminator) runs when
     the walk leaves the op."""
     block_counts: dict[int, int] = {}
     dominance = DominanceChecker()
     visible: set = set()
-    passed: dict = {}
+    passed: dict = {} if signatures is None else signatures
     verify_op(module, block_counts, dominance, visible, passed)
     # frames: [op, its regions' blocks (iterator), ops of the current block
     # (iterator), values the current block made visible]

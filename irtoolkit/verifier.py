@@ -167,12 +167,53 @@ def _local_traits() -> tuple[type, ...]:
     return (SameOperandsAndResultType, _HasFolderInterfaceTrait)
 
 
-def _symbol_use_traits() -> tuple[type, ...]:
-    """Traits that resolve a symbol: the answer depends on the module, not the
-    op alone, so they run on every op even when its signature is known good."""
-    from xdsl.dialects.llvm import CallOpSymbolUserOpInterface
+_SYMBOL_USE_CHECKS: dict[type, object] = {}
 
-    return (CallOpSymbolUserOpInterface,)
+
+def _symbol_use_checks() -> dict[type, object]:
+    """Traits that resolve a symbol -- the answer depends on the module, not the
+    op alone, so they run on every op even when its signature is known good --
+    and how each is checked then: ``check(op, symbols)``, ``symbols`` being the
+    symbol tables met by this verification."""
+    if not _SYMBOL_USE_CHECKS:
+        from xdsl.dialects.llvm import CallOpSymbolUserOpInterface
+
+        _SYMBOL_USE_CHECKS[CallOpSymbolUserOpInterface] = _check_llvm_callee
+    return _SYMBOL_USE_CHECKS
+
+
+def _lookup_symbol(op: Operation, name, symbols: dict) -> Operation | None:
+    """xDSL's ``SymbolTable.lookup_symbol``, with each symbol table read once
+    per verification (a table's ops are scanned for every lookup in xDSL)."""
+    from xdsl.traits import SymbolOpInterface, SymbolTable
+
+    if name.nested_references:
+        return SymbolTable.lookup_symbol(op, name)
+    anchor = op
+    while anchor is not None and not anchor.has_trait(SymbolTable):
+        anchor = anchor.parent_op()
+    if anchor is None:
+        raise ValueError(f"Operation {op} has no SymbolTable ancestor")
+    table = symbols.get(anchor)
+    if table is None:
+        table = symbols[anchor] = {}
+        for o in anchor.regions[0].block.ops:
+            if (sym := o.get_trait(SymbolOpInterface)) is not None:
+                table.setdefault(sym.get_sym_attr_name(o), o)  # the first one, as xDSL's scan
+    return table.get(name.root_reference)
+
+
+def _check_llvm_callee(op: Operation, symbols: dict) -> None:
+    """``llvm.call``'s CallOpSymbolUserOpInterface check, same verdicts and words."""
+    from xdsl.dialects.llvm import FuncOp
+
+    if op.callee is None:
+        return
+    found = _lookup_symbol(op, op.callee, symbols)
+    if not found:
+        raise VerifyException(f"'{op.callee}' could not be found in symbol table")
+    if not isinstance(found, FuncOp):
+        raise VerifyException(f"'{op.callee}' must reference an 'llvm.func', but found '{found.name}'")
 
 
 def _audited_custom_verifiers() -> frozenset[tuple[str, str]]:
@@ -220,7 +261,7 @@ def _signature_verified(cls: type) -> tuple | None:
     verdict = None
     if isinstance(cls, type) and issubclass(cls, IRDLOperation):
         op_def = cls.get_irdl_definition()
-        local, symbol_use = _local_traits(), _symbol_use_traits()
+        local, symbol_use = _local_traits(), tuple(_symbol_use_checks())
         if op_def.regions or op_def.successors:
             pass
         elif _audited_by_name(cls.name):
@@ -233,27 +274,28 @@ def _signature_verified(cls: type) -> tuple | None:
     return verdict
 
 
-def _own_verifier(op: Operation, passed: dict | None) -> None:
+def _own_verifier(op: Operation, passed: dict | None, symbols: dict) -> None:
     """``op.verify_()``, reduced to its symbol-use traits for an op whose
     verification is a function of its signature (see ``_signature_verified``)
     when that signature already passed (``passed``: the signatures seen)."""
-    key = None
-    rerun = None
-    if passed is not None and not op.regions:
-        rerun = _signature_verified(type(op))
-        if rerun is not None:
-            key = (type(op), *[v.type for v in op.operands], None, *[r.type for r in op.results],
-                   *op.properties.items(), None, *op.attributes.items())
-            try:
-                if key in passed:
-                    for trait in rerun:
-                        trait.verify(op)
-                    return
-            except TypeError:  # an unhashable attribute
-                key = None
-    op.verify_()
-    if key is not None:
+    rerun = None if passed is None or op.regions else _signature_verified(type(op))
+    if rerun is None:
+        op.verify_()
+        return
+    props, attrs = op.properties, op.attributes
+    key = (type(op), *[v.type for v in op.operands], None, *[r.type for r in op.results], None,
+           *props.items(), None, *attrs.items())
+    try:
+        known = key in passed
+    except TypeError:  # an unhashable attribute
+        op.verify_()
+        return
+    if not known:
+        op.verify_()
         passed[key] = True
+        return
+    for trait in rerun:
+        _symbol_use_checks()[type(trait)](op, symbols)
 
 
 def verify_op(
@@ -262,6 +304,7 @@ def verify_op(
     dominance: DominanceChecker | None = None,
     visible: set | None = None,
     passed: dict | None = None,
+    symbols: dict | None = None,
 ) -> None:
     """Verify ``op`` alone (not its nested ops); raise a located DiagnosticError.
 
@@ -274,7 +317,7 @@ def verify_op(
         _verify_dominance(op, dominance or DominanceChecker(), visible)
         _verify_empty_blocks(op)
         try:
-            _own_verifier(op, passed)
+            _own_verifier(op, passed, {} if symbols is None else symbols)
         except (VerifyException, DiagnosticException, ValueError):
             raise
         except Exception as err:  # some xDSL verifiers (memref.load/store) raise bare Exceptions
@@ -316,7 +359,8 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     dominance = DominanceChecker()
     visible: set = set()
     passed: dict = {} if signatures is None else signatures
-    verify_op(module, block_counts, dominance, visible, passed)
+    symbols: dict = {}  # symbol-table op -> its symbols by name, read once
+    verify_op(module, block_counts, dominance, visible, passed, symbols)
     # frames: [op, its regions' blocks (iterator), ops of the current block
     # (iterator), values the current block made visible]
     stack: list[list] = [[module, _blocks_of(module), None, []]]
@@ -340,7 +384,7 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
             visible.update(frame[3])
             frame[2] = iter(block.ops)
             continue
-        verify_op(op, block_counts, dominance, visible, passed)
+        verify_op(op, block_counts, dominance, visible, passed, symbols)
         if op.regions:
             stack.append([op, _blocks_of(op), None, []])
         elif op.results:

@@ -77,3 +77,19 @@ def test_ops_that_look_around_are_verified_every_time():
     assert _signature_verified(llvm.CallOp) not in (None, ())  # its symbol use runs each time
     for cls in (llvm.ReturnOp, llvm.BrOp, llvm.FuncOp, memref.LoadOp):
         assert _signature_verified(cls) is None, cls.name
+
+
+def test_a_call_like_one_verified_before_still_checks_its_callee():
+    # the second call has the first one's signature; its callee is no llvm.func
+    program = LLVM_PROGRAM.replace("  llvm.return %c : f64\n}\n", """\
+  %d = llvm.call @h(%c) : (f64) -> f64
+  llvm.return %d : f64
+}
+func.func @h(%a: f64) -> f64 {
+  func.return %a : f64
+}
+""")
+    with pytest.raises(DiagnosticError) as err:
+        irt.parse(program)
+    assert "'@h' must reference an 'llvm.func', but found 'func.func'" in str(err.value)
+    assert ":8:3:" in str(err.value)  # at the second call

@@ -167,19 +167,14 @@ def _local_traits() -> tuple[type, ...]:
     return (SameOperandsAndResultType, _HasFolderInterfaceTrait)
 
 
-_SYMBOL_USE_CHECKS: dict[type, object] = {}
-
-
-def _symbol_use_checks() -> dict[type, object]:
-    """Traits that resolve a symbol -- the answer depends on the module, not the
-    op alone, so they run on every op even when its signature is known good --
-    and how each is checked then: ``check(op, symbols)``, ``symbols`` being the
-    symbol tables met by this verification."""
-    if not _SYMBOL_USE_CHECKS:
-        from xdsl.dialects.llvm import CallOpSymbolUserOpInterface
-
-        _SYMBOL_USE_CHECKS[CallOpSymbolUserOpInterface] = _check_llvm_callee
-    return _SYMBOL_USE_CHECKS
+def _symbol_use_check(trait) -> object | None:
+    """For a trait that resolves a symbol -- the answer depends on the module,
+    not the op alone, so it runs on every op even when the op's signature is
+    known good -- how it is checked then: ``check(op, symbols)``, ``symbols``
+    being the symbol tables met by this verification. By name, so that the
+    dialect need not be imported to ask."""
+    cls = type(trait)
+    return _SYMBOL_USE_CHECKS.get((cls.__module__, cls.__qualname__))
 
 
 def _lookup_symbol(op: Operation, name, symbols: dict) -> Operation | None:
@@ -216,13 +211,13 @@ def _check_llvm_callee(op: Operation, symbols: dict) -> None:
         raise VerifyException(f"'{op.callee}' must reference an 'llvm.func', but found '{found.name}'")
 
 
-def _audited_custom_verifiers() -> frozenset[tuple[str, str]]:
-    """xDSL's own ``verify_`` methods (0.74), by module and qualified name,
-    that were read and look at the op's types and properties only."""
-    from xdsl.dialects import llvm
+_SYMBOL_USE_CHECKS = {("xdsl.dialects.llvm", "CallOpSymbolUserOpInterface"): _check_llvm_callee}
 
-    return frozenset((c.__module__, f"{c.__name__}.verify_")
-                     for c in (llvm.CallIntrinsicOp, llvm.GEPOp, llvm.ICmpOp, llvm.ShuffleVectorOp))
+
+# xDSL's own ``verify_`` methods (0.74), by module and qualified name, that
+# were read and look at the op's types and properties only.
+_AUDITED_CUSTOM_VERIFIERS = frozenset(("xdsl.dialects.llvm", f"{op}.verify_")
+                                      for op in ("CallIntrinsicOp", "GEPOp", "ICmpOp", "ShuffleVectorOp"))
 
 
 def _custom_verifier(cls: type) -> tuple[str, str] | None | bool:
@@ -250,7 +245,8 @@ def _signature_verified(cls: type) -> tuple | None:
     """Whether the verification of an op of class ``cls`` (xDSL's checks of its
     definition, its traits and its own verifier) is a function of its
     signature -- class, operand and result types, properties and attributes --
-    except for the symbol-use traits returned (then: a tuple, maybe empty)."""
+    except for its symbol-use traits, returned with their checks (then: a
+    tuple of (trait, check) pairs, maybe empty)."""
     try:
         return _SIGNATURE_VERIFIED[cls]
     except KeyError:
@@ -261,15 +257,16 @@ def _signature_verified(cls: type) -> tuple | None:
     verdict = None
     if isinstance(cls, type) and issubclass(cls, IRDLOperation):
         op_def = cls.get_irdl_definition()
-        local, symbol_use = _local_traits(), tuple(_symbol_use_checks())
+        local = _local_traits()
         if op_def.regions or op_def.successors:
             pass
         elif _audited_by_name(cls.name):
             verdict = ()
-        elif (all(type(t).verify is OpTrait.verify or isinstance(t, local + symbol_use) for t in op_def.traits)
+        elif (all(type(t).verify is OpTrait.verify or isinstance(t, local) or _symbol_use_check(t)
+                  for t in op_def.traits)
               and (custom := _custom_verifier(cls)) is not False
-              and (custom is None or custom in _audited_custom_verifiers())):
-            verdict = tuple(t for t in op_def.traits if isinstance(t, symbol_use))
+              and (custom is None or custom in _AUDITED_CUSTOM_VERIFIERS)):
+            verdict = tuple((t, _symbol_use_check(t)) for t in op_def.traits if _symbol_use_check(t))
     _SIGNATURE_VERIFIED[cls] = verdict
     return verdict
 
@@ -294,8 +291,8 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict) -> None:
         op.verify_()
         passed[key] = True
         return
-    for trait in rerun:
-        _symbol_use_checks()[type(trait)](op, symbols)
+    for _trait, check in rerun:
+        check(op, symbols)
 
 
 def verify_op(

@@ -22,6 +22,7 @@ from xdsl.dialects import arith, math
 from xdsl.dialects import tensor as _xt
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    NoneAttr,
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
@@ -414,10 +415,13 @@ class BinaryElementwiseOp(IRDLOperation, HasFolderInterface):
     ):
         if result_type is None:
             lt, rt = _tensor_type(lhs), _tensor_type(rhs)
-            shape = lt.get_shape()
-            if lt != rt and _shapes_compatible(shape, rt.get_shape()):
-                shape = _merge_shapes(shape, rt.get_shape())
-            result_type = TensorType(lt.get_element_type(), shape)
+            if lt == rt and isinstance(lt.encoding, NoneAttr):
+                result_type = lt  # the type it would build (types are values): one object fewer per op
+            else:
+                shape = lt.get_shape()
+                if lt != rt and _shapes_compatible(shape, rt.get_shape()):
+                    shape = _merge_shapes(shape, rt.get_shape())
+                result_type = TensorType(lt.get_element_type(), shape)
         super().__init__(operands=(lhs, rhs), result_types=(result_type,), attributes=attributes)
 
     @classmethod

@@ -67,6 +67,8 @@ from xdsl.ir import SpacedOpaqueSyntaxAttribute
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from irtoolkit.dialects.tensor import windowed_size
+
 # --------------------------------------------------------------------------
 # Small helpers
 # --------------------------------------------------------------------------
@@ -1930,16 +1932,9 @@ def _window_props(op: Operation, rank: int, keys: Sequence[str]) -> dict[str, li
 
 
 def reduce_window_shape(shape: Sequence[int], w: Mapping[str, list]) -> list[int]:
-    out = []
-    for i, n in enumerate(shape):
-        if n < 0:
-            out.append(-1)
-            continue
-        dilated = (n - 1) * w["base_dilations"][i] + 1 if n else 0
-        padded = dilated + w["padding"][i][0] + w["padding"][i][1]
-        span = (w["window_dimensions"][i] - 1) * w["window_dilations"][i] + 1
-        out.append((padded - span) // w["window_strides"][i] + 1 if padded >= span else 0)
-    return out
+    return [windowed_size(n, w["window_dimensions"][i], w["window_strides"][i], *w["padding"][i],
+                          w["base_dilations"][i], w["window_dilations"][i])
+            for i, n in enumerate(shape)]
 
 
 @irdl_op_definition

@@ -23,6 +23,11 @@ API
     verify-each back on. LLVM level ``opt`` (default 3, ``IRT_OPT_LEVEL``
     overrides it) without loop unrolling (``IRT_LLVM_UNROLL=1`` turns it on):
     measured as fast as full O3 on the bench at 30-45 % less LLVM time.
+    Tiered: the first machine code is emitted at code generation level 0
+    (``exe.tier == 0``) and emitted again at the full level in a background
+    thread once the calls have spent a quarter of the compile time in native
+    code (``exe.optimize()``: now, waiting; ``IRT_TIERED=0``: no tiers; see
+    ``executable.TIER_UP_FRACTION``).
     Compiling the same module (same text and locations) with the same pipeline
     again returns the cached Executable (in memory, at most 64); another
     process loads the machine code from the disk cache

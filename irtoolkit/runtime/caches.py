@@ -102,9 +102,10 @@ def _decode_signatures(data: Any) -> dict[str, Signature]:
 
 
 def _decode_meta(meta: dict, blob: bytes, opt: int):
-    """(signatures, entry points, objects) of a cache entry's metadata and
+    """(signatures, entry points, objects, tier) of a cache entry's metadata and
     object code; ``InvalidEntry`` for anything outside the schema."""
-    _expect(set(meta) == {"key", "signatures", "entries", "opt", "object_sizes"}, "unexpected keys")
+    _expect(set(meta) == {"key", "signatures", "entries", "opt", "tier", "object_sizes"}, "unexpected keys")
+    _expect(meta["tier"] in (0, 1), "bad tier")
     sigs = _decode_signatures(meta["signatures"])
     entries = meta["entries"]
     _expect(isinstance(entries, dict) and set(entries) == set(sigs), "entries do not match signatures")
@@ -119,7 +120,7 @@ def _decode_meta(meta: dict, blob: bytes, opt: int):
     for size in sizes:
         objects.append(blob[start:start + size])
         start += size
-    return sigs, entries, objects
+    return sigs, entries, objects, meta["tier"]
 
 
 def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> Executable | None:
@@ -130,7 +131,7 @@ def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> 
         return None
     meta, blob = entry
     try:
-        sigs, entries, objects = _decode_meta(meta, blob, opt)
+        sigs, entries, objects, tier = _decode_meta(meta, blob, opt)
         contents = [read_object(obj) for obj in objects]
         bad = symbols.forbidden(name for c in contents for name in c.undefined)
         if bad:
@@ -139,18 +140,26 @@ def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> 
             raise InvalidEntry("forbidden symbols")
         defined = {name for c in contents for name in c.defined}
         _expect(all(w is None or w in defined for w in entries.values()), "entry point missing")
-        return Executable.from_objects(objects, sigs, entries, opt, source, contents)
+        exe = Executable.from_objects(objects, sigs, entries, opt, source, contents, tier)
     except (ValueError, DiagnosticError):  # InvalidEntry, InvalidObject, a symbol not found ...
         diskcache.discard(key)  # compile afresh
         return None
+    if exe.tier == 0:  # the tier-up replaces the entry
+        exe._on_optimized.append(lambda e: _store_on_disk(key, e))
+    return exe
 
 
 def _store_on_disk(key: str, exe: Executable) -> None:
+    """Store ``exe``'s machine code under ``key``; code of tier 0 is stored again
+    when the executable tiers up."""
     from irtoolkit.runtime import diskcache
 
+    objects, tier = exe._objects, exe.tier  # (a tier-up may swap them meanwhile)
     meta = dict(signatures=_encode_signatures(exe.signatures), entries=exe._entries, opt=exe.opt,
-                object_sizes=[len(o) for o in exe._objects])
-    diskcache.store(key, meta, b"".join(exe._objects))
+                tier=tier, object_sizes=[len(o) for o in objects])
+    diskcache.store(key, meta, b"".join(objects))
+    if tier == 0:
+        exe._on_optimized.append(lambda e: _store_on_disk(key, e))
 
 
 def compile_module(module: ModuleOp, pipeline: str | None = None, opt: int | None = None) -> Executable:

@@ -576,6 +576,10 @@ class LowerTensorToLoopPass(ModulePass):
     blas_threshold: int = option(
         -1, "static dots with (result size) x (contracted size) below this stay loop nests "
         "(-1: measured per dtype, matrix-vector products always)", minimum=-1)
+    conv_unroll: int = option(
+        -1, "ungrouped convs of few output features with at most this many window x input x "
+        "output feature terms are direct nests with the window unrolled (-1: measured, 0: never)",
+        minimum=-1)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.gcpause import paused_gc

@@ -46,6 +46,10 @@ WINDOW_CASES = {
     "size1": ((1, 1), [1, 1], "", (1, 1)),
     "3d": ((2, 4, 4, 4, 1), [1, 2, 2, 2, 1], "stride [1, 2, 2, 2, 1]", (2, 2, 2, 2, 1)),
     "wide_window": ((1, 6, 5), [1, 5, 4], "pad [[0, 0], [1, 0], [0, 1]]", (1, 3, 3)),  # taps as loops, not unrolled
+    # disjoint windows (stride >= window, no padding): each tap stored once, no read-add-write
+    "disjoint_tail": ((1, 5, 7, 2), [1, 2, 2, 1], "stride [1, 2, 2, 1]", (1, 2, 3, 2)),  # last row, column left out
+    "disjoint_sparse_crop": ((7, 5, 3), [2, 2, 1], "stride [3, 2, 1] pad [[-1, 0], [0, 0], [0, 0]]", (2, 2, 3)),
+    "disjoint_wide": ((2, 10, 4), [1, 5, 4], "stride [1, 5, 4]", (2, 2, 1)),  # taps as loops
 }
 
 

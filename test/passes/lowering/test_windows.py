@@ -1,6 +1,7 @@
 """`tensor.conv` and the windowed reductions compiled (`lower-tensor-to-loop`
-down to the JIT) against the interpreter: the im2col + gemm path (BLAS on) and
-the direct loop nests (BLAS off), f32 and f64; which path a conv takes."""
+down to the JIT) against the interpreter: the im2col + gemm path (BLAS on), the
+direct loop nests (BLAS off) and the nests with the window unrolled (few output
+features), f32 and f64; which path a conv takes."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ from windows_reference import (  # noqa: E402
     window_operand,
 )
 
-LOWER = "lower-tensor-to-loop{blas_threshold=0},lower-loop-to-cf,convert-to-llvm"
-LOWER_NOBLAS = "lower-tensor-to-loop{blas=false},lower-loop-to-cf,convert-to-llvm"
+LOWER = "lower-tensor-to-loop{blas_threshold=0 conv_unroll=0},lower-loop-to-cf,convert-to-llvm"
+LOWER_NOBLAS = "lower-tensor-to-loop{blas=false conv_unroll=0},lower-loop-to-cf,convert-to-llvm"
+LOWER_UNROLL = "lower-tensor-to-loop{conv_unroll=700},lower-loop-to-cf,convert-to-llvm"
 PIPELINES = {"gemm": LOWER, "loops": LOWER_NOBLAS} if rt_blas.blas_available() else {"loops": LOWER_NOBLAS}
 ULPS = {"f32": 1e-5, "f64": 1e-12}
 DTYPES = {"f32": np.float32, "f64": np.float64}
@@ -90,16 +92,24 @@ def _lowered(src: str, pipeline: str = "lower-tensor-to-loop") -> str:
 
 def test_conv_paths():
     """Ungrouped convs with enough work call gemm (on an im2col buffer, or on the
-    input for 1×1), shallow ones included; grouped and small ones are loop nests."""
-    x, w, c, o = CONV_CASES["2d_deep"]
+    input for 1×1), shallow ones included, unless they have few output features
+    and window × C × F terms (then the window is unrolled in a nest); grouped and
+    small ones are loop nests."""
+    x, w, c, o = CONV_CASES["2d_deep"]  # 4,608 terms
     deep = _lowered(conv_function("f", x, w, c, o, "f32"), "lower-tensor-to-loop{blas_threshold=0}")
     assert deep.count("func.call @scipy_cblas_sgemm64_") == 1 and deep.count("memref.alloc") == 2
-    x, w, c, o = CONV_CASES["2d_large"]  # depth 75, 345,600 multiply-adds
-    assert "gemm" in _lowered(conv_function("f", x, w, c, o, "f32"))
+    wide = _lowered(conv_function("f", (2, 6, 6, 2), (3, 3, 2, 16), "", (2, 4, 4, 16), "f32"),
+                    "lower-tensor-to-loop{blas_threshold=0}")  # 16 output features
+    assert "gemm" in wide
+    x, w, c, o = CONV_CASES["2d_large"]  # 600 terms, 8 features, 345,600 multiply-adds
+    unrolled = _lowered(conv_function("f", x, w, c, o, "f32"))
+    assert "gemm" not in unrolled and unrolled.count("memref.alloc") == 1
+    assert unrolled.count("arith.mulf") == 600 and unrolled.count("loop.for") == 3  # n, o0, o1
+    assert "gemm" in _lowered(conv_function("f", x, w, c, o, "f32"), "lower-tensor-to-loop{conv_unroll=0}")
     x, w, c, o = CONV_CASES["2d"]  # 1,296 multiply-adds: below blas_threshold
-    assert "gemm" not in _lowered(conv_function("f", x, w, c, o, "f32"))
+    assert "gemm" not in _lowered(conv_function("f", x, w, c, o, "f32"), "lower-tensor-to-loop{conv_unroll=0}")
     x, w, c, o = CONV_CASES["2d_1x1"]
-    one = _lowered(conv_function("f", x, w, c, o, "f32"), "lower-tensor-to-loop{blas_threshold=0}")
+    one = _lowered(conv_function("f", x, w, c, o, "f32"), "lower-tensor-to-loop{blas_threshold=0 conv_unroll=0}")
     assert "func.call @scipy_cblas_sgemm64_" in one and one.count("memref.alloc") == 1
     assert "loop.for" not in one
     x, w, c, o = CONV_CASES["2d_depthwise"]
@@ -127,11 +137,15 @@ def transposed(request):
 
 @pytest.mark.parametrize("name", list(TRANSPOSED_CASES))
 def test_transposed_conv_col2im_matches_reference(transposed, name):
-    et, exe = transposed
-    x, w, clauses, _ = TRANSPOSED_CASES[name]
+    _check_naive(*transposed, f"t_{name}", TRANSPOSED_CASES[name])
+
+
+def _check_naive(et, exe, fn, case):
+    """Compiled function ``fn`` of ``exe`` against the naive conv of ``case``."""
+    x, w, clauses, _ = case
     rng = np.random.default_rng(7)
     a, b = rng.standard_normal(x).astype(DTYPES[et]), rng.standard_normal(w).astype(DTYPES[et])
-    _close(exe[f"t_{name}"](a, b), naive_conv(a, b, clauses), et)
+    _close(exe[fn](a, b), naive_conv(a, b, clauses), et)
 
 
 def test_transposed_conv_path():
@@ -144,9 +158,38 @@ def test_transposed_conv_path():
     assert "memref<2x6x6x3x3x3xf32>" not in text  # no im2col buffer
 
 
-def test_conv_dynamic_batch():
+@pytest.fixture(scope="module", params=["f32", "f64"])
+def unrolled(request):
+    """Ungrouped cases, plain and transposed, as nests with the window unrolled."""
+    et = request.param
+    text = "".join(conv_function(f"u_{n}", *_UNROLL_ALL[n], et) for n in UNROLLED)
+    return et, irt.compile(irt.parse(text), LOWER_UNROLL)
+
+
+UNROLLED_CASES = {  # odd widths (vector remainders), 1-D and 3-D, dilations, padding on every side
+    "1d_odd": ((3, 19, 2), (4, 2, 5), "dilation [2]", (3, 13, 5)),
+    "2d_odd_pad": ((2, 9, 11, 1), (5, 5, 1, 6), "pad [[2, 2], [2, 2]]", (2, 9, 11, 6)),
+    "2d_stride_dilation": ((1, 13, 17, 3), (3, 3, 3, 7), "stride [2, 3] pad [[0, 1], [2, 1]] dilation [1, 2]",
+                           (1, 6, 6, 7)),
+    "3d_input_dilation": ((1, 5, 6, 9, 2), (2, 3, 2, 2, 3), "pad [[1, 0], [0, 0], [1, 1]] input_dilation [1, 2, 1]",
+                          (1, 5, 9, 10, 3)),
+}
+
+
+_UNROLL_ALL = {**CONV_CASES, **TRANSPOSED_CASES, **UNROLLED_CASES}
+UNROLLED = ["1d_stride_pad", "2d_input_dilation", "2d_negative_pad", "2d_stride_skips_tail", "2d_size1", "3d",
+            "1d_negative_pad_stride", "2d_all", *UNROLLED_CASES]
+
+
+@pytest.mark.parametrize("name", UNROLLED)
+def test_unrolled_conv_matches_reference(unrolled, name):
+    _check_naive(*unrolled, f"u_{name}", _UNROLL_ALL[name])
+
+
+@pytest.mark.parametrize("pipeline", [None, LOWER], ids=["unrolled", "im2col"])
+def test_conv_dynamic_batch(pipeline):
     src = conv_function("f", ("?", 6, 6, 2), (3, 3, 2, 4), "stride [2, 2] pad [[1, 1], [1, 1]]", ("?", 3, 3, 4))
-    exe = irt.compile(irt.parse(src))
+    exe = irt.compile(irt.parse(src), pipeline)
     rng = np.random.default_rng(2)
     for n in (0, 1, 3):
         a, b = rng.standard_normal((n, 6, 6, 2)), rng.standard_normal((3, 3, 2, 4))

@@ -1,5 +1,5 @@
-// RUN: irt-opt %s -p 'lower-tensor-to-loop{blas_threshold=0}' | FileCheck %s
-// RUN: irt-opt %s -p 'lower-tensor-to-loop{blas_threshold=0}' | irt-opt | FileCheck %s
+// RUN: irt-opt %s -p 'lower-tensor-to-loop{blas_threshold=0 conv_unroll=0}' | FileCheck %s
+// RUN: irt-opt %s -p 'lower-tensor-to-loop{blas_threshold=0 conv_unroll=0}' | irt-opt | FileCheck %s
 
 // A conv with fewer operand than output positions (a transposed conv, as the
 // AD rule makes conv's input adjoint) is one gemm on the operand itself into
@@ -17,16 +17,17 @@
 // CHECK:         func.call @scipy_cblas_dgemm64_(
 // CHECK:         memref.dealloc %[[WT]] : memref<3x3x2xf64>
 // CHECK:           memref.store %{{.+}}, %[[R]][%{{.+}}, %{{.+}}, %{{.+}}] : memref<2x6x2xf64>
+// The row of taps × features (3 × 2) is unrolled.
 // CHECK:         loop.for %[[N:.+]] = %{{.+}} to
 // CHECK-NEXT:      loop.for %[[S:.+]] = %{{.+}} to
-// CHECK-NEXT:        loop.for %[[T:.+]] = %{{.+}} to
-// CHECK-NEXT:          %[[P:.+]] = arith.addi %[[S]], %{{.+}} : index
-// CHECK-NEXT:          %[[O:.+]] = arith.subi %[[P]], %[[T]] : index
-// CHECK-NEXT:          loop.for %[[FI:.+]] = %{{.+}} to
-// CHECK-NEXT:            %[[V:.+]] = memref.load %[[COLS]][%[[N]], %[[S]], %[[T]], %[[FI]]] : memref<2x4x3x2xf64>
-// CHECK-NEXT:            %[[ACC:.+]] = memref.load %[[R]][%[[N]], %[[O]], %[[FI]]] : memref<2x6x2xf64>
-// CHECK-NEXT:            %[[SUM:.+]] = arith.addf %[[ACC]], %[[V]] : f64
-// CHECK-NEXT:            memref.store %[[SUM]], %[[R]][%[[N]], %[[O]], %[[FI]]] : memref<2x6x2xf64>
+// CHECK-NEXT:        %[[P:.+]] = arith.addi %[[S]], %{{.+}} : index
+// CHECK-NEXT:        %[[O:.+]] = arith.subi %[[P]], %[[T:[a-z0-9_]+]] : index
+// CHECK-NEXT:        %[[V:.+]] = memref.load %[[COLS]][%[[N]], %[[S]], %[[T]], %[[FI:[a-z0-9_]+]]] : memref<2x4x3x2xf64>
+// CHECK-NEXT:        %[[ACC:.+]] = memref.load %[[R]][%[[N]], %[[O]], %[[FI]]] : memref<2x6x2xf64>
+// CHECK-NEXT:        %[[SUM:.+]] = arith.addf %[[ACC]], %[[V]] : f64
+// CHECK-NEXT:        memref.store %[[SUM]], %[[R]][%[[N]], %[[O]], %[[FI]]] : memref<2x6x2xf64>
+// CHECK-COUNT-5:     memref.store %{{.+}}, %[[R]][%[[N]], %{{.+}}, %{{.+}}] : memref<2x6x2xf64>
+// CHECK-NEXT:      }
 // CHECK:         memref.dealloc %[[COLS]] : memref<2x4x3x2xf64>
 // CHECK-NEXT:    func.return %[[R]] : memref<2x6x2xf64>
 func.func @full_pad(%g: tensor<2x4x3xf64>, %w: tensor<3x3x2xf64>) -> tensor<2x6x2xf64> {

@@ -343,6 +343,9 @@ DECLARED: dict[type[Operation], Elementwise] = {}
 _LIFTED: dict[tuple[type[Operation], ElementKind], type[Operation]] = {}
 #: non-elementwise op class -> its cost
 COSTS: dict[type[Operation], Cost] = {}
+#: answers of meaning_of and counterpart by class (cleared by every declaration:
+#: a later one may give a class, or one of its bases, a meaning)
+_BY_CLASS: dict[tuple, Any] = {}
 
 
 def declare(cls: type[Operation], meaning: Elementwise | None = None, **fields: Any) -> Elementwise:
@@ -352,6 +355,7 @@ def declare(cls: type[Operation], meaning: Elementwise | None = None, **fields: 
     elif fields:
         raise TypeError("give a declaration or its fields, not both")
     DECLARED[cls] = meaning
+    _BY_CLASS.clear()
     for kind, scalar in meaning.meanings.items():
         if _is_op_class(scalar):
             _LIFTED.setdefault((scalar, kind), cls)
@@ -388,11 +392,13 @@ def meaning_of(op: Operation | type[Operation]) -> Elementwise | None:
     """The declaration of ``op`` (an op or an op class), or of its nearest declared base."""
     _load_builtin_declarations()
     cls = op if isinstance(op, type) else type(op)
-    for base in cls.__mro__:
-        decl = DECLARED.get(base)
-        if decl is not None:
-            return decl
-    return None
+    try:
+        return _BY_CLASS[cls, None]
+    except KeyError:
+        pass
+    found = next((decl for base in cls.__mro__ if (decl := DECLARED.get(base)) is not None), None)
+    _BY_CLASS[cls, None] = found
+    return found
 
 
 def is_elementwise(op: Operation | type[Operation]) -> bool:
@@ -406,6 +412,18 @@ def lifted(scalar_op: type[Operation], kind: ElementKind | None = None) -> type[
     _load_builtin_declarations()
     kinds = list(ElementKind) if kind is None else [kind]
     return next((c for k in kinds if (c := _LIFTED.get((scalar_op, k))) is not None), None)
+
+
+def counterpart(op_class: type[Operation], kind: ElementKind) -> type[Operation] | None:
+    """The op declared as the counterpart on elements of ``kind`` of ``op_class``
+    or of its nearest base that has one (``math.exp`` -> ``tensor.exp``)."""
+    try:
+        return _BY_CLASS[op_class, kind]
+    except KeyError:
+        pass
+    found = next((c for base in op_class.__mro__ if (c := lifted(base, kind)) is not None), None)
+    _BY_CLASS[op_class, kind] = found
+    return found
 
 
 def cost_of(op: Operation | type[Operation]) -> Cost:

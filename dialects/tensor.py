@@ -22,6 +22,7 @@ from xdsl.dialects import arith, math
 from xdsl.dialects import tensor as _xt
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    NoneAttr,
     AnyFloat,
     ArrayAttr,
     DenseArrayBase,
@@ -270,6 +271,15 @@ def _from_numpy(array, result_type: Attribute) -> DenseIntOrFPElementsAttr | Non
     return DenseIntOrFPElementsAttr(result_type, BytesAttr(array.tobytes()))
 
 
+def _may_be_constant(value: SSAValue) -> bool:
+    """Whether ``splat_constant`` or ``_constant_value`` could know ``value``: it
+    is the result of a ConstantLike op, or of a splat or broadcast (a cheap test
+    first, for the folds of ops whose operands are mostly computed)."""
+    owner = value.owner
+    return isinstance(owner, Operation) and (
+        isinstance(owner, BroadcastOp | SplatOp) or owner.has_trait(ConstantLike))
+
+
 def _splat_value(value: SSAValue) -> float | int | None:
     """The value of a splat constant tensor operand, else None."""
     attr = _constant_value(value)
@@ -414,10 +424,13 @@ class BinaryElementwiseOp(IRDLOperation, HasFolderInterface):
     ):
         if result_type is None:
             lt, rt = _tensor_type(lhs), _tensor_type(rhs)
-            shape = lt.get_shape()
-            if lt != rt and _shapes_compatible(shape, rt.get_shape()):
-                shape = _merge_shapes(shape, rt.get_shape())
-            result_type = TensorType(lt.get_element_type(), shape)
+            if lt == rt and isinstance(lt.encoding, NoneAttr):
+                result_type = lt  # the type it would build (types are values): one object fewer per op
+            else:
+                shape = lt.get_shape()
+                if lt != rt and _shapes_compatible(shape, rt.get_shape()):
+                    shape = _merge_shapes(shape, rt.get_shape())
+                result_type = TensorType(lt.get_element_type(), shape)
         super().__init__(operands=(lhs, rhs), result_types=(result_type,), attributes=attributes)
 
     @classmethod
@@ -457,6 +470,8 @@ class BinaryElementwiseOp(IRDLOperation, HasFolderInterface):
         _verify_declared_element_type(self, ot.get_element_type())
 
     def fold(self):
+        if not any(map(_may_be_constant, self.operands)):
+            return None  # what both rules below need: a constant (or splat, broadcast) operand
         neutral = fold_neutral(type(self), self.lhs, self.rhs, self.result.type)
         if neutral is not None:
             return (neutral,)
@@ -593,6 +608,8 @@ class UnaryElementwiseOp(IRDLOperation, HasFolderInterface):
         _verify_declared_element_type(self, ot.get_element_type())
 
     def fold(self):
+        if not _may_be_constant(self.input):
+            return None
         return _fold_elementwise(self, (self.input,))
 
 

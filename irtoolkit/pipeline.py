@@ -531,6 +531,7 @@ class PipelineRunner:
         if verify_each is None:
             verify_each = _VERIFY_EACH_DEFAULT.get()
         hooks = (*_AMBIENT.get(), *self.instrumentations)
+        signatures: dict = {}  # op signatures that verified, shared by the verifications of this run
         for p in self.passes:
             for h in hooks:
                 h.before_pass(p, module)
@@ -549,7 +550,7 @@ class PipelineRunner:
                 if verify_each:
                     start = time.perf_counter()
                     try:
-                        verify_module(module)
+                        verify_module(module, signatures)
                     except DiagnosticError as err:
                         err.diagnostics[0].message += f" (after pass '{p.name}')"
                         raise DiagnosticError(err.diagnostics) from None

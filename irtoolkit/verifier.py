@@ -145,34 +145,154 @@ def _verify_dominance(op: Operation, dominance: DominanceChecker, visible: set |
 _TYPE_ONLY: frozenset[str] | None = None
 
 
-def _verified_by_types(op: Operation) -> bool:
-    """Ops whose own verifier looks at nothing but their operand and result
-    types, properties and attributes: ``arith``, ``math`` and the elementwise
-    ``tensor`` ops. One check per distinct signature is enough."""
+def _audited_by_name(name: str) -> bool:
+    """Ops whose own verifier (ours, or xDSL's that ours extend) was read and
+    looks at nothing but the op's operand and result types, properties and
+    attributes: ``arith``, ``math`` and the elementwise ``tensor`` ops."""
     global _TYPE_ONLY
     if _TYPE_ONLY is None:
         from irtoolkit.dialects.tensor import ELEMENTWISE_OPS
 
         _TYPE_ONLY = frozenset(cls.name for cls in ELEMENTWISE_OPS)
-    name = op.name
-    return not op.regions and (name.startswith(("arith.", "math.")) or name in _TYPE_ONLY)
+    return name.startswith(("arith.", "math.")) or name in _TYPE_ONLY
 
 
-def _own_verifier(op: Operation, passed: dict | None) -> None:
-    """``op.verify_()``, skipped for an op verified by types whose signature
-    already passed (``passed``: the signatures seen by this verification)."""
-    key = None
-    if passed is not None and _verified_by_types(op):
-        key = (op.name, *[v.type for v in op.operands], None, *[r.type for r in op.results],
-               *op.properties.items(), None, *op.attributes.items())
-        try:
-            if key in passed:
-                return
-        except TypeError:  # an unhashable attribute
-            key = None
-    op.verify_()
-    if key is not None:
+def _local_traits() -> tuple[type, ...]:
+    """Trait classes whose ``verify`` reads only the op's own types and
+    properties (the others, e.g. IsTerminator, HasParent, IsolatedFromAbove,
+    look around the op)."""
+    from xdsl.interfaces import _HasFolderInterfaceTrait  # its verify checks nothing
+    from xdsl.traits import SameOperandsAndResultType
+
+    return (SameOperandsAndResultType, _HasFolderInterfaceTrait)
+
+
+def _symbol_use_check(trait) -> object | None:
+    """For a trait that resolves a symbol -- the answer depends on the module,
+    not the op alone, so it runs on every op even when the op's signature is
+    known good -- how it is checked then: ``check(op, symbols)``, ``symbols``
+    being the symbol tables met by this verification. By name, so that the
+    dialect need not be imported to ask."""
+    cls = type(trait)
+    return _SYMBOL_USE_CHECKS.get((cls.__module__, cls.__qualname__))
+
+
+def _lookup_symbol(op: Operation, name, symbols: dict) -> Operation | None:
+    """xDSL's ``SymbolTable.lookup_symbol``, with each symbol table read once
+    per verification (a table's ops are scanned for every lookup in xDSL)."""
+    from xdsl.traits import SymbolOpInterface, SymbolTable
+
+    if name.nested_references:
+        return SymbolTable.lookup_symbol(op, name)
+    anchor = op
+    while anchor is not None and not anchor.has_trait(SymbolTable):
+        anchor = anchor.parent_op()
+    if anchor is None:
+        raise ValueError(f"Operation {op} has no SymbolTable ancestor")
+    table = symbols.get(anchor)
+    if table is None:
+        table = symbols[anchor] = {}
+        for o in anchor.regions[0].block.ops:
+            if (sym := o.get_trait(SymbolOpInterface)) is not None:
+                table.setdefault(sym.get_sym_attr_name(o), o)  # the first one, as xDSL's scan
+    return table.get(name.root_reference)
+
+
+def _check_llvm_callee(op: Operation, symbols: dict) -> None:
+    """``llvm.call``'s CallOpSymbolUserOpInterface check, same verdicts and words."""
+    from xdsl.dialects.llvm import FuncOp
+
+    if op.callee is None:
+        return
+    found = _lookup_symbol(op, op.callee, symbols)
+    if not found:
+        raise VerifyException(f"'{op.callee}' could not be found in symbol table")
+    if not isinstance(found, FuncOp):
+        raise VerifyException(f"'{op.callee}' must reference an 'llvm.func', but found '{found.name}'")
+
+
+_SYMBOL_USE_CHECKS = {("xdsl.dialects.llvm", "CallOpSymbolUserOpInterface"): _check_llvm_callee}
+
+
+# xDSL's own ``verify_`` methods (0.74), by module and qualified name, that
+# were read and look at the op's types and properties only.
+_AUDITED_CUSTOM_VERIFIERS = frozenset(("xdsl.dialects.llvm", f"{op}.verify_")
+                                      for op in ("CallIntrinsicOp", "GEPOp", "ICmpOp", "ShuffleVectorOp"))
+
+
+def _custom_verifier(cls: type) -> tuple[str, str] | None | bool:
+    """The hand-written ``verify_`` that an IRDL op class runs after the checks
+    of its definition, by module and qualified name: None when there is none,
+    False when it cannot be told."""
+    fn = getattr(cls, "verify_", None)
+    code = getattr(fn, "__code__", None)
+    if code is None or fn.__qualname__ != "get_accessors_from_op_def.<locals>.verify_":
+        return False  # not the verifier irdl_op_definition generates
+    if "custom_verify" not in code.co_freevars:
+        return None
+    custom = fn.__closure__[code.co_freevars.index("custom_verify")].cell_contents
+    if custom is Operation.verify_:
+        return None  # the base class's, which checks nothing
+    return (getattr(custom, "__module__", ""), getattr(custom, "__qualname__", ""))
+
+
+# op class -> None (its verification is not a function of its signature) or
+# the symbol-use traits to run on every op of that class
+_SIGNATURE_VERIFIED: dict[type, tuple | None] = {}
+
+
+def _signature_verified(cls: type) -> tuple | None:
+    """Whether the verification of an op of class ``cls`` (xDSL's checks of its
+    definition, its traits and its own verifier) is a function of its
+    signature -- class, operand and result types, properties and attributes --
+    except for its symbol-use traits, returned with their checks (then: a
+    tuple of (trait, check) pairs, maybe empty)."""
+    try:
+        return _SIGNATURE_VERIFIED[cls]
+    except KeyError:
+        pass
+    from xdsl.irdl import IRDLOperation
+    from xdsl.traits import OpTrait
+
+    verdict = None
+    if isinstance(cls, type) and issubclass(cls, IRDLOperation):
+        op_def = cls.get_irdl_definition()
+        local = _local_traits()
+        if op_def.regions or op_def.successors:
+            pass
+        elif _audited_by_name(cls.name):
+            verdict = ()
+        elif (all(type(t).verify is OpTrait.verify or isinstance(t, local) or _symbol_use_check(t)
+                  for t in op_def.traits)
+              and (custom := _custom_verifier(cls)) is not False
+              and (custom is None or custom in _AUDITED_CUSTOM_VERIFIERS)):
+            verdict = tuple((t, _symbol_use_check(t)) for t in op_def.traits if _symbol_use_check(t))
+    _SIGNATURE_VERIFIED[cls] = verdict
+    return verdict
+
+
+def _own_verifier(op: Operation, passed: dict | None, symbols: dict) -> None:
+    """``op.verify_()``, reduced to its symbol-use traits for an op whose
+    verification is a function of its signature (see ``_signature_verified``)
+    when that signature already passed (``passed``: the signatures seen)."""
+    rerun = None if passed is None or op.regions else _signature_verified(type(op))
+    if rerun is None:
+        op.verify_()
+        return
+    props, attrs = op.properties, op.attributes
+    key = (type(op), *[v.type for v in op.operands], None, *[r.type for r in op.results], None,
+           *props.items(), None, *attrs.items())
+    try:
+        known = key in passed
+    except TypeError:  # an unhashable attribute
+        op.verify_()
+        return
+    if not known:
+        op.verify_()
         passed[key] = True
+        return
+    for _trait, check in rerun:
+        check(op, symbols)
 
 
 def verify_op(
@@ -181,6 +301,7 @@ def verify_op(
     dominance: DominanceChecker | None = None,
     visible: set | None = None,
     passed: dict | None = None,
+    symbols: dict | None = None,
 ) -> None:
     """Verify ``op`` alone (not its nested ops); raise a located DiagnosticError.
 
@@ -193,7 +314,7 @@ def verify_op(
         _verify_dominance(op, dominance or DominanceChecker(), visible)
         _verify_empty_blocks(op)
         try:
-            _own_verifier(op, passed)
+            _own_verifier(op, passed, {} if symbols is None else symbols)
         except (VerifyException, DiagnosticException, ValueError):
             raise
         except Exception as err:  # some xDSL verifiers (memref.load/store) raise bare Exceptions
@@ -216,7 +337,7 @@ def verify_op(
         raise located from None
 
 
-def verify_module(module: ModuleOp) -> None:
+def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     """Verify every op of ``module``, outermost first, reporting the first failure.
 
     Linear in the size of the module however deeply it nests: the ops are
@@ -225,15 +346,18 @@ def verify_module(module: ModuleOp) -> None:
     ones are kept in a set, so that the usual use (of a value defined above, in
     structured control flow) is checked in O(1); only uses across the blocks of
     a CFG region ask the dominator tree, which walks up to the defining region.
-    Ops whose verifier reads only types run it once per distinct signature.
+    Ops whose verification is a function of their signature run it once per
+    distinct signature; ``signatures`` (a dict the caller keeps, e.g. across
+    the passes of a pipeline) holds the ones that passed.
     An op's ``verify_regions_`` (MLIR's `verifyRegions`: checks that need the
     nested ops verified first, e.g. `tensor.generate`'s terminator) runs when
     the walk leaves the op."""
     block_counts: dict[int, int] = {}
     dominance = DominanceChecker()
     visible: set = set()
-    passed: dict = {}
-    verify_op(module, block_counts, dominance, visible, passed)
+    passed: dict = {} if signatures is None else signatures
+    symbols: dict = {}  # symbol-table op -> its symbols by name, read once
+    verify_op(module, block_counts, dominance, visible, passed, symbols)
     # frames: [op, its regions' blocks (iterator), ops of the current block
     # (iterator), values the current block made visible]
     stack: list[list] = [[module, _blocks_of(module), None, []]]
@@ -257,7 +381,7 @@ def verify_module(module: ModuleOp) -> None:
             visible.update(frame[3])
             frame[2] = iter(block.ops)
             continue
-        verify_op(op, block_counts, dominance, visible, passed)
+        verify_op(op, block_counts, dominance, visible, passed, symbols)
         if op.regions:
             stack.append([op, _blocks_of(op), None, []])
         elif op.results:

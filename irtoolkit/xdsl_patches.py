@@ -23,6 +23,11 @@ installs them once (the parser and the verifier call it). Tested in
   deep: quadratic in the nesting depth (3,000 nested ``loop.if`` through
   ``ad,lower-to-llvm``: minutes, found by the fuzzer). The same walk with a
   stack of iterators, in the same order and as lazily, is linear.
+* ``Operation.get_trait`` (and ``has_trait``, which asks it) tests every trait
+  of the op with ``isinstance`` on each call; the passes and the verifier ask
+  it several times per op (ConstantLike, IsTerminator, Pure ...). The answers
+  are remembered per set of traits (an op class's ``OpTraits``; a new set, e.g.
+  after ``add_trait``, starts afresh).
 * ``tensor<42 x i32>`` is MLIR (spaces around ``x``); xDSL gives a trailing ``x``
   back by stepping one character back, which loses an ``x`` followed by a space.
 """
@@ -48,10 +53,36 @@ def _isolated_from_above_verify(self, op) -> None:
     """xDSL's check, linearly: every operand of an op nested in ``op`` (not
     looking inside nested isolated ops, which check themselves) is a value
     defined inside ``op`` -- a block argument of a nested block or a result of
-    a nested op."""
+    a nested op. A value defined in the block of its user is inside (the usual
+    case, answered at once); the set of values defined inside is built only
+    when another value is met."""
+    from xdsl.ir import BlockArgument, OpResult
     from xdsl.traits import IsolatedFromAbove
     from xdsl.utils.exceptions import VerifyException
 
+    inside: set | None = None
+    pending = list(op.regions)
+    while pending:
+        region = pending.pop()
+        for block in region.blocks:
+            for child in block.ops:
+                for operand in child.operands:
+                    kind = type(operand)
+                    if (kind is OpResult and operand.owner.parent is block) or (
+                            kind is BlockArgument and operand.owner is block):
+                        continue
+                    if inside is None:
+                        inside = _values_defined_inside(op)
+                    if operand not in inside:
+                        raise VerifyException(
+                            "Operation using value defined out of its "
+                            f"IsolatedFromAbove parent: {child}"
+                        )
+                if child.regions and not child.has_trait(IsolatedFromAbove):
+                    pending.extend(child.regions)
+
+
+def _values_defined_inside(op) -> set:
     inside: set = set()
     pending = list(op.regions)
     while pending:
@@ -62,19 +93,7 @@ def _isolated_from_above_verify(self, op) -> None:
                 inside.update(child.results)
                 if child.regions:
                     pending.extend(child.regions)
-    pending = list(op.regions)
-    while pending:
-        region = pending.pop()
-        for block in region.blocks:
-            for child in block.ops:
-                for operand in child.operands:
-                    if operand not in inside:
-                        raise VerifyException(
-                            "Operation using value defined out of its "
-                            f"IsolatedFromAbove parent: {child}"
-                        )
-                if child.regions and not child.has_trait(IsolatedFromAbove):
-                    pending.extend(child.regions)
+    return inside
 
 
 def _linear_isolated_from_above() -> None:
@@ -82,6 +101,36 @@ def _linear_isolated_from_above() -> None:
 
     ORIGINALS["IsolatedFromAbove.verify"] = IsolatedFromAbove.verify
     IsolatedFromAbove.verify = _isolated_from_above_verify  # type: ignore[method-assign]
+
+
+def _cached_get_trait(cls, trait):
+    """xDSL's ``Operation.get_trait``, remembered per set of traits."""
+    holder = cls.traits
+    current = getattr(holder, "traits", None)
+    if type(current) is not frozenset:  # not xDSL's OpTraits
+        return _XDSL_GET_TRAIT(cls, trait)
+    memo = holder.__dict__.get("_irt_trait_memo")
+    if memo is None or memo[0] is not current:
+        memo = holder._irt_trait_memo = (current, {})
+    try:
+        return memo[1][trait]
+    except KeyError:
+        found = memo[1][trait] = _XDSL_GET_TRAIT(cls, trait)
+        return found
+    except TypeError:  # an unhashable trait instance
+        return _XDSL_GET_TRAIT(cls, trait)
+
+
+_XDSL_GET_TRAIT = None
+
+
+def _remembered_traits() -> None:
+    global _XDSL_GET_TRAIT
+    from xdsl.ir import Operation
+
+    ORIGINALS["Operation.get_trait"] = Operation.__dict__["get_trait"]
+    _XDSL_GET_TRAIT = Operation.__dict__["get_trait"].__func__
+    Operation.get_trait = classmethod(_cached_get_trait)  # type: ignore[method-assign]
 
 
 def _nested_ops(op, reverse: bool):
@@ -239,6 +288,7 @@ def apply() -> None:
     _string_literal_regex()
     _linear_isolated_from_above()
     _linear_walk()
+    _remembered_traits()
     _fast_lexer()
     _hex_float_literals()
     _spaced_dimension_lists()

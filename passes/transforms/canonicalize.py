@@ -26,18 +26,12 @@ from xdsl.transforms.canonicalize import CanonicalizationRewritePattern, Canonic
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import VerifyException
 
-from irtoolkit.dialects.elementwise import element_kind, lifted
+from irtoolkit.dialects.elementwise import counterpart, element_kind
 
 
 def _tensor_counterpart(op: Operation) -> type[Operation] | None:
     kind = element_kind(op.results[0].type)
-    if kind is None:
-        return None
-    for cls in type(op).__mro__:
-        found = lifted(cls, kind)
-        if found is not None:
-            return found
-    return None
+    return None if kind is None else counterpart(type(op), kind)
 
 
 class LiftScalarOpOnTensors(RewritePattern):

@@ -33,7 +33,7 @@ def test_forwarded_options_reach_their_pass():
     assert by_name["lower-tensor-to-loop"].blas is False
     assert by_name["lower-tensor-to-loop"].blas_threshold == 1
     assert by_name["lower-loop-to-cf"].parallel is False
-    assert "lower-tensor-to-loop{global-threshold=16 blas=false blas-threshold=1}" in pipeline_text(passes)
+    assert "lower-tensor-to-loop{global-threshold=16 blas=false blas-threshold=1 conv-unroll=-1}" in pipeline_text(passes)
 
 
 @pytest.mark.parametrize(("spec", "column", "message"), [

@@ -23,14 +23,15 @@ M x N per batch element.
 Pointers are passed as i64 (`memref.extract_aligned_pointer_as_index` +
 `arith.index_cast`; same ABI as a pointer), leading dimensions are clamped to
 at least 1 (BLAS rejects 0 for empty operands), beta = 0 (C is overwritten,
-K = 0 gives zeros) except for an accumulating dot.
+K = 0 gives zeros) except for an accumulating dot. ``gemm_call`` and
+``batched_gemm`` are the emitters other lowerings (im2col convolutions) may call
+on buffers of their own.
 
 Accumulating dots: ``acc + dot(a, b)`` (static shapes, the add the dot's only use)
 is one gemm with beta = 1 whose C is ``acc``'s buffer when the add is ``acc``'s last
 use and ``acc`` is no operand of the dot, else a copy of ``acc`` (``plan_accumulations``
 and ``lower_dot_gemm``): no temporary for the product and no pass of an add over
-it, as a weight gradient summed over the steps of a reverse loop. ``gemm_call`` and ``batched_gemm`` are the emitters other
-lowerings (im2col convolutions) may call on buffers of their own.
+it, as a weight gradient summed over the steps of a reverse loop.
 """
 
 from __future__ import annotations

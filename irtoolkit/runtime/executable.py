@@ -109,6 +109,13 @@ def _stop_tier_ups() -> None:
 atexit.register(_stop_tier_ups)
 
 
+def wait_for_tier_ups() -> None:
+    """Wait until the tier-ups running now have finished (and stored their code in
+    the disk cache, which is the one configured when they store)."""
+    for thread in list(_tier_ups):
+        thread.join()
+
+
 def tiered() -> bool:
     return os.environ.get("IRT_TIERED", "").strip() not in ("0", "false", "no")
 

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from irtoolkit.runtime import clear_cache
+from irtoolkit.runtime.executable import wait_for_tier_ups
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -24,7 +25,9 @@ def _private_compile_cache(tmp_path_factory):
 
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
-    """An empty disk cache of this test's own and an empty in-memory cache."""
+    """An empty disk cache of this test's own and an empty in-memory cache (earlier
+    tests' background tier-ups, which store into the cache configured then, done first)."""
+    wait_for_tier_ups()
     monkeypatch.setenv("IRT_CACHE_DIR", str(tmp_path / "irt-cache"))
     monkeypatch.delenv("IRT_NO_CACHE", raising=False)
     clear_cache()

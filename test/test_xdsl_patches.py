@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from xdsl.irdl import operations as irdl_operations
 from xdsl.utils.lexer import Input
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
@@ -180,3 +181,29 @@ def test_cmpi_of_equal_operands_folds_scalars_only():
     module = irt.run_pipeline(irt.parse(text), "canonicalize")
     names = [op.name for op in module.walk()]
     assert names.count("arith.cmpi") == 1 and "arith.constant" in names, names
+
+
+def test_op_construction_matches_xdsl():
+    """The cheaper builder gives the same operands, sizes and errors as xDSL's."""
+    from xdsl.dialects import arith, builtin, func
+    from xdsl.ir import Block, SSAValues
+    from xdsl.irdl.operations import VarIRConstruct
+
+    ours, theirs = irdl_operations.irdl_build_arg_list, xdsl_patches.ORIGINALS["irdl_build_arg_list"]
+    block = Block(arg_types=[builtin.f64] * 3)
+    a, b, c = block.args
+    ret_defs = func.ReturnOp.get_irdl_definition().operands
+    for args in ([[a, b]], [SSAValues((a, c))], [()], [(a,)]):
+        assert ours(VarIRConstruct.OPERAND, args, ret_defs) == theirs(VarIRConstruct.OPERAND, args, ret_defs)
+    addf_defs = arith.AddfOp.get_irdl_definition().operands
+    for args in ([a], [a, [b, c]], [a, None]):
+        errors = []
+        for build in (ours, theirs):
+            with pytest.raises(ValueError) as err:
+                build(VarIRConstruct.OPERAND, args, addf_defs, "prefix: ")
+            errors.append(str(err.value))
+        assert errors[0] == errors[1]
+    op = arith.AddfOp(a, b)
+    assert list(op.operands) == [a, b] and op.result.type == builtin.f64
+    assert op.properties["fastmath"] == arith.FastMathFlagsAttr("none")  # a default filled in
+    assert arith.ConstantOp.from_int_and_width(3, 32).location == builtin.UNKNOWN_LOC

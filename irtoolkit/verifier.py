@@ -92,11 +92,11 @@ def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
     which makes verification quadratic in the number of blocks; the counts are
     computed once per region here.
     """
-    if any(isinstance(v, ErasedSSAValue) for v in op.operands):
+    if ErasedSSAValue in map(type, op._operands):  # (it has no subclasses)
         raise VerifyException("an operand is an erased value")
-    block = op.parent
-    region = None if block is None else block.parent
-    if op.successors:
+    if op._successors:
+        block = op.parent
+        region = None if block is None else block.parent
         if block is None or region is None or block.last_op is not op:
             raise VerifyException("an op with successors must terminate its block")
         if any(succ.parent is not region for succ in op.successors):
@@ -135,7 +135,7 @@ def _verify_empty_blocks(op: Operation) -> None:
 
 
 def _verify_dominance(op: Operation, dominance: DominanceChecker, visible: set | None) -> None:
-    for i, value in enumerate(op.operands):
+    for i, value in enumerate(op._operands):
         if visible is not None and value in visible:
             continue  # defined before `op` in its block or an enclosing one
         if not dominance.properly_dominates(value, op):
@@ -280,17 +280,24 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict) -> None:
         op.verify_()
         return
     props, attrs = op.properties, op.attributes
-    key = (type(op), *[v.type for v in op.operands], None, *[r.type for r in op.results], None,
+    key = (type(op), *[v.type for v in op._operands], None, *[r.type for r in op.results], None,
            *props.items(), None, *attrs.items())
-    try:
-        known = key in passed
-    except TypeError:  # an unhashable attribute
-        op.verify_()
-        return
-    if not known:
-        op.verify_()
-        passed[key] = True
-        return
+    # the op's own last verified signature: compared element by element, the
+    # same attribute objects compare by identity, where the lookup in
+    # ``passed`` would hash every type and attribute again
+    state = op.__dict__
+    if state.get("_irt_verified_signature") != key:
+        try:
+            known = key in passed
+        except TypeError:  # an unhashable attribute
+            op.verify_()
+            return
+        if not known:
+            op.verify_()
+            passed[key] = True
+        state["_irt_verified_signature"] = key
+        if not known:
+            return
     for _trait, check in rerun:
         check(op, symbols)
 

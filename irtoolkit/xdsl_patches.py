@@ -75,7 +75,7 @@ def _isolated_from_above_verify(self, op) -> None:
         region = pending.pop()
         for block in region.blocks:
             for child in block.ops:
-                for operand in child.operands:
+                for operand in child._operands:
                     kind = type(operand)
                     if (kind is OpResult and operand.owner.parent is block) or (
                             kind is BlockArgument and operand.owner is block):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import Float32Type, ModuleOp
+from xdsl.dialects.builtin import Float32Type, ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 
 import irtoolkit as irt
@@ -41,6 +41,8 @@ class Corrupt(ModulePass):
         ops = {op.name: op for op in module.walk()}  # the last of each name: @f's
         if self.how == "result-type":  # fadd's result no longer matches its operands
             ops["llvm.fadd"].results[0]._type = Float32Type()
+        elif self.how == "property":  # changed in place: the op's own memo must not hide it
+            ops["llvm.fadd"].properties["fastmathFlags"] = StringAttr("fast")
         elif self.how == "callee":  # the call's signature is unchanged, its callee is gone
             callee = module.body.block.first_op
             callee.detach()
@@ -59,6 +61,7 @@ def test_unchanged_ops_verify_again():
 @pytest.mark.parametrize(("how", "message"), [
     ("result-type", "but got f32"),
     ("callee", "'@g' could not be found in symbol table"),
+    ("property", "should be of base attribute llvm.fastmath"),
 ])
 def test_an_op_broken_after_it_verified_is_caught(how, message):
     with pytest.raises(DiagnosticError) as err:

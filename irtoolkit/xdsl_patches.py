@@ -143,28 +143,40 @@ def _remembered_traits() -> None:
 
 
 def _nested_ops(op, reverse: bool):
-    """The ops directly inside ``op``'s regions, in xDSL's walk order."""
+    """The ops directly inside ``op``'s regions, in xDSL's walk order; each op's
+    neighbour is read before the op is given out, as xDSL's block iterators do
+    (so the walker may erase the op it was given)."""
     for region in reversed(op.regions) if reverse else op.regions:
         for block in reversed(region.blocks) if reverse else region.blocks:
-            yield from reversed(block.ops) if reverse else block.ops
+            child = block.last_op if reverse else block.first_op
+            while child is not None:
+                following = child._prev_op if reverse else child._next_op
+                yield child
+                child = following
 
 
 def _operation_walk(self, *, reverse: bool = False, region_first: bool = False):
-    """xDSL's ``Operation.walk`` (same order, same laziness), one frame deep."""
+    """xDSL's ``Operation.walk`` (same order, same laziness), one frame deep; an
+    op without regions (most of them) is given out without a frame of its own."""
     if not region_first:
         yield self
-    stack = [(self, _nested_ops(self, reverse))]
-    while stack:
-        op, children = stack[-1]
-        child = next(children, None)
-        if child is None:
-            stack.pop()
-            if region_first:
-                yield op
-            continue
-        if not region_first:
-            yield child
-        stack.append((child, _nested_ops(child, reverse)))
+    if self.regions:
+        stack = [(self, _nested_ops(self, reverse))]
+        while stack:
+            op, children = stack[-1]
+            child = next(children, None)
+            if child is None:
+                stack.pop()
+                if region_first:
+                    yield op
+            elif child.regions:
+                if not region_first:
+                    yield child
+                stack.append((child, _nested_ops(child, reverse)))
+            else:
+                yield child
+    elif region_first:
+        yield self
 
 
 def _linear_walk() -> None:
@@ -316,7 +328,7 @@ def _build_arg_list(construct, args, arg_defs, error_prefix=""):
         )
     if not args:
         return [], []
-    from xdsl.irdl.operations import OptionalDef, VariadicDef
+    OptionalDef, VariadicDef = _ARG_DEFINITION_KINDS
     res = []
     arg_sizes = []
     for arg_idx, ((arg_name, arg_def), arg) in enumerate(zip(arg_defs, args)):
@@ -345,6 +357,7 @@ def _build_arg_list(construct, args, arg_defs, error_prefix=""):
     return res, arg_sizes
 
 
+_ARG_DEFINITION_KINDS: tuple = ()  # (OptionalDef, VariadicDef), set by _cheaper_op_construction
 _VALUE_TYPES: dict[type, bool] = {}
 
 
@@ -367,6 +380,72 @@ def _build_operations_arg(operand):
     return [SSAValue.get(op) for op in operand]
 
 
+#: id(op definition) -> (the definition, whether it is simple: one operand per
+#: operand definition, one result per result definition, no regions, no
+#: successors, no segment-size options)
+_SIMPLE_DEFINITIONS: dict[int, tuple[object, bool]] = {}
+
+
+def _is_simple(op_def) -> bool:
+    entry = _SIMPLE_DEFINITIONS.get(id(op_def))
+    if entry is None or entry[0] is not op_def:
+        from xdsl.irdl.operations import VariadicDef
+
+        simple = (not op_def.options and not op_def.regions and not op_def.successors
+                  and not any(isinstance(d, VariadicDef) for _, d in op_def.operands)
+                  and not any(isinstance(d, VariadicDef) for _, d in op_def.results))
+        entry = _SIMPLE_DEFINITIONS[id(op_def)] = (op_def, simple)
+    return entry[1]
+
+
+def _irdl_op_init(self, op_def, *, operands, result_types, properties, attributes,
+                  successors, regions):
+    """xDSL's ``irdl_op_init``; for a simple definition (``_is_simple``) given
+    one value per operand and one type per result, straight to
+    ``Operation.__init__`` (what xDSL's builder arrives at); anything else,
+    errors included, through xDSL's builder."""
+    if (not regions and not successors and len(operands) == len(op_def.operands)
+            and len(result_types) == len(op_def.results) and _is_simple(op_def)):
+        for operand in operands:
+            is_value = _VALUE_TYPES.get(type(operand))
+            if not is_value:  # unknown type, an Operation, a list, None
+                break
+        else:
+            for result_type in result_types:
+                if result_type is None or _is_sequence(result_type):
+                    break
+            else:
+                _init_simple_op(self, operands, result_types, properties, attributes)
+                return
+    _XDSL_IRDL_OP_INIT(self, op_def, operands=operands, result_types=result_types,
+                       properties=properties, attributes=attributes,
+                       successors=successors, regions=regions)
+
+
+def _init_simple_op(self, operands, result_types, properties, attributes) -> None:
+    """``Operation.__init__`` of an op without successors and regions: the same
+    fields set in the same order, to the same values."""
+    OpResult, SSAValues, Use, location = _SIMPLE_OP_PARTS
+    values = SSAValues(operands)
+    uses = tuple([Use(self, index) for index in range(len(values))])
+    for value, use in zip(values, uses):
+        value.add_use(use)
+    self._operands = values
+    self._operand_uses = uses
+    self.results = SSAValues([OpResult(t, self, index) for index, t in enumerate(result_types)])
+    self.properties = {k: v for k, v in properties.items() if v is not None}
+    self.attributes = {k: v for k, v in attributes.items() if v is not None}
+    self.location = location
+    self._successors = ()
+    self._successor_uses = ()
+    self.regions = ()
+    self.__post_init__()
+
+
+_XDSL_IRDL_OP_INIT = None
+_SIMPLE_OP_PARTS: tuple = ()
+
+
 #: op class -> its (properties, attributes) defaults to fill in, as (name, value) pairs
 _DEFAULTS: dict[type, tuple[tuple, tuple]] = {}
 
@@ -374,11 +453,11 @@ _DEFAULTS: dict[type, tuple[tuple, tuple]] = {}
 def _irdl_post_init(self) -> None:
     """``IRDLOperation.__post_init__``: the default properties and attributes
     the op lacks, from a list made once per op class."""
-    from xdsl.irdl.operations import OptionalDef
-
     cls = type(self)
     defaults = _DEFAULTS.get(cls)
     if defaults is None:
+        from xdsl.irdl.operations import OptionalDef
+
         op_def = cls.get_irdl_definition()
         defaults = _DEFAULTS[cls] = tuple(
             tuple((name, d.default_value) for name, d in defs.items()
@@ -404,6 +483,12 @@ def _cheaper_op_construction() -> None:
     ORIGINALS["irdl_build_operations_arg"] = operations.irdl_build_operations_arg
     ORIGINALS["IRDLOperation.__post_init__"] = operations.IRDLOperation.__post_init__
     ORIGINALS["_unknown_loc"] = core._unknown_loc
+    ORIGINALS["irdl_op_init"] = operations.irdl_op_init
+    global _XDSL_IRDL_OP_INIT, _SIMPLE_OP_PARTS, _ARG_DEFINITION_KINDS
+    _ARG_DEFINITION_KINDS = (operations.OptionalDef, operations.VariadicDef)
+    _SIMPLE_OP_PARTS = (core.OpResult, core.SSAValues, core.Use, UNKNOWN_LOC)
+    _XDSL_IRDL_OP_INIT = operations.irdl_op_init
+    operations.irdl_op_init = _irdl_op_init
     operations.irdl_build_arg_list = _build_arg_list
     operations.irdl_build_operations_arg = _build_operations_arg
     operations.IRDLOperation.__post_init__ = _irdl_post_init  # type: ignore[method-assign]

@@ -207,3 +207,27 @@ def test_op_construction_matches_xdsl():
     assert list(op.operands) == [a, b] and op.result.type == builtin.f64
     assert op.properties["fastmath"] == arith.FastMathFlagsAttr("none")  # a default filled in
     assert arith.ConstantOp.from_int_and_width(3, 32).location == builtin.UNKNOWN_LOC
+
+
+def test_simple_ops_get_the_fields_xdsls_builder_sets(monkeypatch):
+    from xdsl.dialects import arith, builtin, llvm
+    from xdsl.ir import Block
+
+    block = Block(arg_types=[builtin.f64] * 2)
+    a, b = block.args
+
+    def fields(op):
+        return {k: v for k, v in vars(op).items() if k not in ("_operand_uses", "results")}, \
+            [(r.type, r.index) for r in op.results], [(u.operation is op, u.index) for u in op._operand_uses]
+
+    build = (lambda: arith.AddfOp(a, b), lambda: llvm.FMulOp(a, b),
+             lambda: arith.ConstantOp.from_int_and_width(3, 32))
+    ours = [fields(make()) for make in build]
+    monkeypatch.setattr(irdl_operations, "irdl_op_init", xdsl_patches.ORIGINALS["irdl_op_init"])
+    theirs = [fields(make()) for make in build]
+    assert [list(o[0]) for o in ours] == [list(t[0]) for t in theirs]  # same fields, same order
+    for o, t in zip(ours, theirs):
+        assert o[1:] == t[1:]
+        assert {k: v for k, v in o[0].items() if k != "_operands"} == \
+            {k: v for k, v in t[0].items() if k != "_operands"}
+        assert tuple(o[0]["_operands"]) == tuple(t[0]["_operands"])

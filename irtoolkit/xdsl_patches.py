@@ -27,7 +27,8 @@ installs them once (the parser and the verifier call it). Tested in
   of the op with ``isinstance`` on each call; the passes and the verifier ask
   it several times per op (ConstantLike, IsTerminator, Pure ...). The answers
   are remembered per set of traits (an op class's ``OpTraits``; a new set, e.g.
-  after ``add_trait``, starts afresh).
+  after ``add_trait``, starts afresh); so are ``get_traits_of_type``'s (the
+  memory-effect traits, asked for every op by dead-code elimination).
 * ``tensor<42 x i32>`` is MLIR (spaces around ``x``); xDSL gives a trailing ``x``
   back by stepping one character back, which loses an ``x`` followed by a space.
 * Building an op (``irdl_op_init``) classifies each operand, result type,
@@ -120,34 +121,71 @@ def _linear_isolated_from_above() -> None:
     IsolatedFromAbove.verify = _isolated_from_above_verify  # type: ignore[method-assign]
 
 
-def _cached_get_trait(cls, trait):
-    """xDSL's ``Operation.get_trait``, remembered per set of traits."""
+def _trait_memo(cls) -> dict | None:
+    """The answers remembered for ``cls``'s current set of traits (keys: a
+    trait asked for, or ``(list, trait type)`` for ``get_traits_of_type``);
+    None when ``cls.traits`` is not xDSL's OpTraits."""
     holder = cls.traits
+    state = getattr(holder, "__dict__", None)
+    current = None if state is None else state.get("_traits")
+    memo = None if state is None else state.get("_irt_trait_memo")
+    if memo is not None and memo[0] is current and current is not None:
+        return memo[1]  # the common case: read without calling the `traits` property
     current = getattr(holder, "traits", None)
     if type(current) is not frozenset:  # not xDSL's OpTraits
+        return None
+    memo = holder._irt_trait_memo = (current, {})
+    return memo[1]
+
+
+def _cached_get_trait(cls, trait):
+    """xDSL's ``Operation.get_trait``, remembered per set of traits."""
+    memo = _trait_memo(cls)
+    if memo is None:
         return _XDSL_GET_TRAIT(cls, trait)
-    memo = holder.__dict__.get("_irt_trait_memo")
-    if memo is None or memo[0] is not current:
-        memo = holder._irt_trait_memo = (current, {})
     try:
-        return memo[1][trait]
+        return memo[trait]
     except KeyError:
-        found = memo[1][trait] = _XDSL_GET_TRAIT(cls, trait)
+        found = memo[trait] = _XDSL_GET_TRAIT(cls, trait)
         return found
     except TypeError:  # an unhashable trait instance
         return _XDSL_GET_TRAIT(cls, trait)
 
 
+def _cached_has_trait(cls, trait, *, value_if_unregistered: bool = True) -> bool:
+    """xDSL's ``Operation.has_trait`` (``get_trait(trait) is not None``)."""
+    return cls.get_trait(trait) is not None
+
+
+def _cached_get_traits_of_type(cls, trait_type) -> list:
+    """xDSL's ``Operation.get_traits_of_type``, remembered per set of traits (a
+    new list each call, as xDSL's)."""
+    memo = _trait_memo(cls)
+    if memo is None:
+        return _XDSL_GET_TRAITS_OF_TYPE(cls, trait_type)
+    key = (list, trait_type)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = tuple(_XDSL_GET_TRAITS_OF_TYPE(cls, trait_type))
+    return list(found)
+
+
 _XDSL_GET_TRAIT = None
+_XDSL_GET_TRAITS_OF_TYPE = None
 
 
 def _remembered_traits() -> None:
-    global _XDSL_GET_TRAIT
+    global _XDSL_GET_TRAIT, _XDSL_GET_TRAITS_OF_TYPE
     from xdsl.ir import Operation
 
     ORIGINALS["Operation.get_trait"] = Operation.__dict__["get_trait"]
+    ORIGINALS["Operation.has_trait"] = Operation.__dict__["has_trait"]
+    ORIGINALS["Operation.get_traits_of_type"] = Operation.__dict__["get_traits_of_type"]
     _XDSL_GET_TRAIT = Operation.__dict__["get_trait"].__func__
+    _XDSL_GET_TRAITS_OF_TYPE = Operation.__dict__["get_traits_of_type"].__func__
     Operation.get_trait = classmethod(_cached_get_trait)  # type: ignore[method-assign]
+    Operation.has_trait = classmethod(_cached_has_trait)  # type: ignore[method-assign]
+    Operation.get_traits_of_type = classmethod(_cached_get_traits_of_type)  # type: ignore[method-assign]
 
 
 def _nested_ops(op, reverse: bool):

@@ -231,3 +231,25 @@ def test_simple_ops_get_the_fields_xdsls_builder_sets(monkeypatch):
         assert {k: v for k, v in o[0].items() if k != "_operands"} == \
             {k: v for k, v in t[0].items() if k != "_operands"}
         assert tuple(o[0]["_operands"]) == tuple(t[0]["_operands"])
+
+
+def test_remembered_traits_match_xdsl_and_follow_add_trait():
+    from xdsl.dialects import arith, func, llvm
+    from xdsl.irdl import IRDLOperation, irdl_op_definition
+    from xdsl.traits import ConstantLike, IsTerminator, MemoryEffect, NoMemoryEffect, Pure
+
+    get = xdsl_patches.ORIGINALS["Operation.get_trait"].__func__
+    of_type = xdsl_patches.ORIGINALS["Operation.get_traits_of_type"].__func__
+    for cls in (arith.AddfOp, arith.ConstantOp, func.ReturnOp, func.FuncOp, llvm.CallOp):
+        for trait in (ConstantLike, IsTerminator, Pure, NoMemoryEffect, MemoryEffect):
+            assert cls.get_trait(trait) is get(cls, trait)
+            assert cls.has_trait(trait) is (get(cls, trait) is not None)
+            assert cls.get_traits_of_type(trait) == of_type(cls, trait)
+
+    @irdl_op_definition
+    class Plain(IRDLOperation):
+        name = "test.plain_for_traits"
+
+    assert not Plain.has_trait(Pure) and Plain.get_traits_of_type(MemoryEffect) == []
+    Plain.traits.add_trait(Pure())
+    assert Plain.has_trait(Pure) and Plain.get_traits_of_type(Pure) == [Pure()]

@@ -428,16 +428,18 @@ def _build_operations_arg(operand):
 
 #: id(op definition) -> (the definition, whether it is simple: one operand per
 #: operand definition, one result per result definition, no regions, no
-#: successors, no segment-size options)
+#: successors, no segment sizes)
 _SIMPLE_DEFINITIONS: dict[int, tuple[object, bool]] = {}
 
 
 def _is_simple(op_def) -> bool:
     entry = _SIMPLE_DEFINITIONS.get(id(op_def))
     if entry is None or entry[0] is not op_def:
-        from xdsl.irdl.operations import VariadicDef
+        from xdsl.irdl.operations import AttrSizedSegments, VariadicDef
 
-        simple = (not op_def.options and not op_def.regions and not op_def.successors
+        # (of the options, only segment sizes add to what the builder makes)
+        simple = (not any(isinstance(o, AttrSizedSegments) for o in op_def.options)
+                  and not op_def.regions and not op_def.successors
                   and not any(isinstance(d, VariadicDef) for _, d in op_def.operands)
                   and not any(isinstance(d, VariadicDef) for _, d in op_def.results))
         entry = _SIMPLE_DEFINITIONS[id(op_def)] = (op_def, simple)

@@ -124,17 +124,37 @@ class ElementKind(enum.Enum):
     I1 = "i1"
 
 
+_TENSOR, _BY_WIDTH, _NO_KIND = object(), object(), object()
+#: type class -> its ElementKind, or one of the markers above; asked for nearly
+#: every op by the passes, where the isinstance tests against AnyFloat's many
+#: classes (abstract base classes: each test a Python call) were a hot spot
+_KIND_OF_CLASS: dict[type, object] = {}
+
+
+def _kind_of_class(cls: type) -> object:
+    if issubclass(cls, TensorType):
+        kind = _TENSOR
+    elif issubclass(cls, AnyFloat):
+        kind = ElementKind.FLOAT
+    elif issubclass(cls, IntegerType):
+        kind = _BY_WIDTH
+    elif issubclass(cls, IndexType):
+        kind = ElementKind.INTEGER
+    else:
+        kind = _NO_KIND
+    _KIND_OF_CLASS[cls] = kind
+    return kind
+
+
 def element_kind(t: Attribute) -> ElementKind | None:
     """The kind of a scalar type or of the elements of a tensor type."""
-    if isinstance(t, TensorType):
-        t = t.get_element_type()
-    if isinstance(t, AnyFloat):
-        return ElementKind.FLOAT
-    if isinstance(t, IntegerType):
-        return ElementKind.I1 if t.width.data == 1 else ElementKind.INTEGER
-    if isinstance(t, IndexType):
-        return ElementKind.INTEGER
-    return None
+    kind = _KIND_OF_CLASS.get(type(t)) or _kind_of_class(type(t))
+    if kind is _TENSOR:
+        t = t.get_element_type()  # type: ignore[attr-defined]
+        kind = _KIND_OF_CLASS.get(type(t)) or _kind_of_class(type(t))
+    if kind is _BY_WIDTH:
+        return ElementKind.I1 if t.width.data == 1 else ElementKind.INTEGER  # type: ignore[attr-defined]
+    return None if kind is _NO_KIND else kind  # type: ignore[return-value]
 
 
 class Cost(enum.IntEnum):

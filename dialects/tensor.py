@@ -276,8 +276,17 @@ def _may_be_constant(value: SSAValue) -> bool:
     is the result of a ConstantLike op, or of a splat or broadcast (a cheap test
     first, for the folds of ops whose operands are mostly computed)."""
     owner = value.owner
-    return isinstance(owner, Operation) and (
-        isinstance(owner, BroadcastOp | SplatOp) or owner.has_trait(ConstantLike))
+    cls = type(owner)
+    kind = _OWNER_KIND.get(cls)
+    if kind is None:  # (remembered per class: isinstance on op classes is slow)
+        kind = _OWNER_KIND[cls] = (
+            "splat" if issubclass(cls, BroadcastOp | SplatOp) else "op" if issubclass(cls, Operation)
+            else "block")
+    return kind == "splat" or (kind == "op" and owner.has_trait(ConstantLike))
+
+
+#: class of a value's owner -> "splat" (a splat or broadcast), "op" (another op) or "block"
+_OWNER_KIND: dict[type, str] = {}
 
 
 def _splat_value(value: SSAValue) -> float | int | None:

@@ -44,7 +44,9 @@ installs them once (the parser and the verifier call it). Tested in
   type per result is built straight into ``Operation``'s fields, as xDSL's
   builder would. Same ops, same errors (anything else goes through xDSL's
   builder). ``Operation.walk`` (above) gives out an op without regions
-  without a frame of its own. Together about half the cost of building an op.
+  without a frame of its own. ``SSAValue.get`` of a value without a type
+  to check gives it back at once. Together about half the cost of building
+  an op.
 * ``BasePrinter.print_string`` goes through ``print(text, end="", file=...)``
   for every token printed; a piece of text without a newline is written to
   the stream directly.
@@ -495,6 +497,25 @@ _SIMPLE_OP_PARTS: tuple = ()
 _OPERATION: list = []  # xDSL's Operation class
 
 
+def _ssa_value_get(arg, *, type=None):
+    """xDSL's ``SSAValue.get``; a value asked for without a type check is given
+    back at once (xDSL imports a helper and matches the argument against two
+    abstract classes on every call)."""
+    if type is None:
+        kind = arg.__class__
+        is_value = _VALUE_TYPES.get(kind)
+        if is_value is None:
+            is_value = _VALUE_TYPES[kind] = issubclass(kind, _SSA_VALUE[0])
+        if is_value:
+            return arg
+        return _XDSL_SSA_VALUE_GET(arg)
+    return _XDSL_SSA_VALUE_GET(arg, type=type)
+
+
+_XDSL_SSA_VALUE_GET = None
+_SSA_VALUE: list = []  # xDSL's SSAValue class
+
+
 #: op class -> its (properties, attributes) defaults to fill in, as (name, value) pairs
 _DEFAULTS: dict[type, tuple[tuple, tuple]] = {}
 
@@ -543,6 +564,10 @@ def _cheaper_op_construction() -> None:
     operations.irdl_build_operations_arg = _build_operations_arg
     operations.IRDLOperation.__post_init__ = _irdl_post_init  # type: ignore[method-assign]
     core._unknown_loc = lambda: UNKNOWN_LOC
+    global _XDSL_SSA_VALUE_GET
+    ORIGINALS["SSAValue.get"] = _XDSL_SSA_VALUE_GET = core.SSAValue.__dict__["get"].__func__
+    _SSA_VALUE.append(core.SSAValue)
+    core.SSAValue.get = staticmethod(_ssa_value_get)  # type: ignore[method-assign]
 
 
 def _direct_printing() -> None:

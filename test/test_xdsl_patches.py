@@ -253,3 +253,22 @@ def test_remembered_traits_match_xdsl_and_follow_add_trait():
     assert not Plain.has_trait(Pure) and Plain.get_traits_of_type(MemoryEffect) == []
     Plain.traits.add_trait(Pure())
     assert Plain.has_trait(Pure) and Plain.get_traits_of_type(Pure) == [Pure()]
+
+
+def test_replace_all_uses_with_matches_xdsl():
+    from xdsl.dialects import arith, builtin
+    from xdsl.ir import Block
+
+    def run(replace):
+        block = Block(arg_types=[builtin.f64] * 3)
+        a, b, c = block.args
+        c.name_hint = None
+        a.name_hint = "a"
+        ops = [arith.AddfOp(a, a), arith.MulfOp(b, a), arith.SubfOp(c, b), arith.AddfOp(a, c)]
+        replace(a, c)
+        return ([[block.args.index(v) for v in op.operands] for op in ops],
+                [(ops.index(u.operation), u.index) for u in c.uses], a.first_use, c.name_hint)
+
+    ours = run(lambda v, w: v.replace_all_uses_with(w))
+    theirs = run(xdsl_patches.ORIGINALS["SSAValue.replace_all_uses_with"])
+    assert ours == theirs and ours[2] is None and ours[3] == "a"

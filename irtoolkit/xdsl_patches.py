@@ -42,8 +42,9 @@ installs them once (the parser and the verifier call it). Tested in
   of a simple definition (one operand and one result per definition, no
   regions, successors or segment sizes) given one value per operand and one
   type per result is built straight into ``Operation``'s fields, as xDSL's
-  builder would. Same ops, same errors (anything else goes through xDSL's
-  builder). ``Operation.walk`` (above) gives out an op without regions
+  builder would, and so is any op without successors and regions given to
+  ``Operation.__init__`` (``create``, ``clone``, the parser). Same ops, same
+  errors (anything else goes through xDSL's code). ``Operation.walk`` (above) gives out an op without regions
   without a frame of its own. ``SSAValue.get`` of a value without a type
   to check gives it back at once; ``replace_all_uses_with`` moves the uses
   without a view object and a slice per use. Together about half the cost of building
@@ -466,17 +467,21 @@ def _irdl_op_init(self, op_def, *, operands, result_types, properties, attribute
                 if result_type is None or _is_sequence(result_type):
                     break
             else:
-                _init_simple_op(self, operands, result_types, properties, attributes)
+                _init_simple_op(self, operands, result_types,
+                                {k: v for k, v in properties.items() if v is not None},
+                                {k: v for k, v in attributes.items() if v is not None})
                 return
     _XDSL_IRDL_OP_INIT(self, op_def, operands=operands, result_types=result_types,
                        properties=properties, attributes=attributes,
                        successors=successors, regions=regions)
 
 
-def _init_simple_op(self, operands, result_types, properties, attributes) -> None:
+def _init_simple_op(self, operands, result_types, properties: dict, attributes: dict,
+                    location=None) -> None:
     """``Operation.__init__`` of an op without successors and regions: the same
-    fields set in the same order, to the same values."""
-    OpResult, SSAValues, Use, location = _SIMPLE_OP_PARTS
+    fields set in the same order, to the same values (``properties`` and
+    ``attributes``: new dicts, the op's own from now on)."""
+    OpResult, SSAValues, Use, unknown = _SIMPLE_OP_PARTS
     values = SSAValues(operands)
     uses = tuple([Use(self, index) for index in range(len(values))])
     for value, use in zip(values, uses):
@@ -484,15 +489,28 @@ def _init_simple_op(self, operands, result_types, properties, attributes) -> Non
     self._operands = values
     self._operand_uses = uses
     self.results = SSAValues([OpResult(t, self, index) for index, t in enumerate(result_types)])
-    self.properties = {k: v for k, v in properties.items() if v is not None}
-    self.attributes = {k: v for k, v in attributes.items() if v is not None}
-    self.location = location
+    self.properties = properties
+    self.attributes = attributes
+    self.location = unknown if location is None else location
     self._successors = ()
     self._successor_uses = ()
     self.regions = ()
     self.__post_init__()
 
 
+def _operation_init(self, *, operands=(), result_types=(), properties={}, attributes={},  # noqa: B006
+                    location=None, successors=(), regions=()) -> None:
+    """xDSL's ``Operation.__init__`` (``create``, ``clone``, the parser); an op
+    without successors and regions is built by ``_init_simple_op``."""
+    if successors or regions:
+        _XDSL_OPERATION_INIT(self, operands=operands, result_types=result_types,
+                             properties=properties, attributes=attributes, location=location,
+                             successors=successors, regions=regions)
+        return
+    _init_simple_op(self, operands, result_types, dict(properties), dict(attributes), location)
+
+
+_XDSL_OPERATION_INIT = None
 _XDSL_IRDL_OP_INIT = None
 _SIMPLE_OP_PARTS: tuple = ()
 _OPERATION: list = []  # xDSL's Operation class
@@ -595,6 +613,9 @@ def _cheaper_op_construction() -> None:
     core.SSAValue.get = staticmethod(_ssa_value_get)  # type: ignore[method-assign]
     ORIGINALS["SSAValue.replace_all_uses_with"] = core.SSAValue.replace_all_uses_with
     core.SSAValue.replace_all_uses_with = _replace_all_uses_with  # type: ignore[method-assign]
+    global _XDSL_OPERATION_INIT
+    ORIGINALS["Operation.__init__"] = _XDSL_OPERATION_INIT = core.Operation.__init__
+    core.Operation.__init__ = _operation_init  # type: ignore[method-assign]
 
 
 def _direct_printing() -> None:

@@ -211,7 +211,7 @@ def test_op_construction_matches_xdsl():
 
 def test_simple_ops_get_the_fields_xdsls_builder_sets(monkeypatch):
     from xdsl.dialects import arith, builtin, llvm
-    from xdsl.ir import Block
+    from xdsl.ir import Block, Operation
 
     block = Block(arg_types=[builtin.f64] * 2)
     a, b = block.args
@@ -221,9 +221,12 @@ def test_simple_ops_get_the_fields_xdsls_builder_sets(monkeypatch):
             [(r.type, r.index) for r in op.results], [(u.operation is op, u.index) for u in op._operand_uses]
 
     build = (lambda: arith.AddfOp(a, b), lambda: llvm.FMulOp(a, b),
-             lambda: arith.ConstantOp.from_int_and_width(3, 32))
+             lambda: arith.ConstantOp.from_int_and_width(3, 32), lambda: arith.AddfOp(a, b).clone(),
+             lambda: arith.SubfOp.create(operands=[a, b], result_types=[builtin.f64],
+                                         attributes={"x": builtin.StringAttr("y")}))
     ours = [fields(make()) for make in build]
     monkeypatch.setattr(irdl_operations, "irdl_op_init", xdsl_patches.ORIGINALS["irdl_op_init"])
+    monkeypatch.setattr(Operation, "__init__", xdsl_patches.ORIGINALS["Operation.__init__"])
     theirs = [fields(make()) for make in build]
     assert [list(o[0]) for o in ours] == [list(t[0]) for t in theirs]  # same fields, same order
     for o, t in zip(ours, theirs):

@@ -271,7 +271,7 @@ def _signature_verified(cls: type) -> tuple | None:
     return verdict
 
 
-def _own_verifier(op: Operation, passed: dict | None, symbols: dict) -> None:
+def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: bool = False) -> None:
     """``op.verify_()``, reduced to its symbol-use traits for an op whose
     verification is a function of its signature (see ``_signature_verified``)
     when that signature already passed (``passed``: the signatures seen)."""
@@ -282,7 +282,8 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict) -> None:
     props, attrs = op.properties, op.attributes
     key = (type(op), *[v.type for v in op._operands], None, *[r.type for r in op.results], None,
            *props.items(), None, *attrs.items())
-    # the op's own last verified signature: compared element by element, the
+    # the op's own last verified signature (kept when ``remember``: verifying
+    # again later, as verify-each does): compared element by element, the
     # same attribute objects compare by identity, where the lookup in
     # ``passed`` would hash every type and attribute again
     state = op.__dict__
@@ -295,7 +296,8 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict) -> None:
         if not known:
             op.verify_()
             passed[key] = True
-        state["_irt_verified_signature"] = key
+        if remember:
+            state["_irt_verified_signature"] = key
         if not known:
             return
     for _trait, check in rerun:
@@ -309,19 +311,21 @@ def verify_op(
     visible: set | None = None,
     passed: dict | None = None,
     symbols: dict | None = None,
+    remember: bool = False,
 ) -> None:
     """Verify ``op`` alone (not its nested ops); raise a located DiagnosticError.
 
     ``visible``: values known to dominate ``op`` (see :func:`verify_module`);
     the others are checked with ``dominance``. ``passed``: signatures of ops
-    already verified (see :func:`_own_verifier`)."""
+    already verified (see :func:`_own_verifier`); ``remember``: each op keeps the
+    signature it verified with, for the next verification (verify-each)."""
     try:
         counts = {} if block_counts is None else block_counts
         _verify_structure(op, counts)
         _verify_dominance(op, dominance or DominanceChecker(), visible)
         _verify_empty_blocks(op)
         try:
-            _own_verifier(op, passed, {} if symbols is None else symbols)
+            _own_verifier(op, passed, {} if symbols is None else symbols, remember)
         except (VerifyException, DiagnosticException, ValueError):
             raise
         except Exception as err:  # some xDSL verifiers (memref.load/store) raise bare Exceptions
@@ -364,7 +368,8 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     visible: set = set()
     passed: dict = {} if signatures is None else signatures
     symbols: dict = {}  # symbol-table op -> its symbols by name, read once
-    verify_op(module, block_counts, dominance, visible, passed, symbols)
+    remember = signatures is not None  # verified again later: each op keeps its signature
+    verify_op(module, block_counts, dominance, visible, passed, symbols, remember)
     # frames: [op, its regions' blocks (iterator), ops of the current block
     # (iterator), values the current block made visible]
     stack: list[list] = [[module, _blocks_of(module), None, []]]
@@ -388,7 +393,7 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
             visible.update(frame[3])
             frame[2] = iter(block.ops)
             continue
-        verify_op(op, block_counts, dominance, visible, passed, symbols)
+        verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
         if op.regions:
             stack.append([op, _blocks_of(op), None, []])
         elif op.results:

@@ -166,6 +166,30 @@ def test_loops_vectorize(fn):
         assert re.search(r'call <\d+ x double> @"?irt_vm_sin_big_v\d+', ir)
 
 
+def test_kernel_loops_interleaved():
+    """A loop calling a kernel carries ``llvm.loop.interleave.count`` on its back edge
+    (one kernel is a long dependency chain: one vector per iteration is latency-bound);
+    a loop without one is left to LLVM's cost model. Vectorized, the kernel loop steps
+    by LOOP_INTERLEAVE vectors."""
+    from irtoolkit.runtime.translate import llvm_ir
+
+    src = ("func.func @k(%x: tensor<4096xf64>) -> tensor<4096xf64> {\n"
+           "  %r = tensor.exp %x : tensor<4096xf64>\n  func.return %r : tensor<4096xf64>\n}\n"
+           "func.func @n(%x: tensor<4096xf64>) -> tensor<4096xf64> {\n"
+           "  %r = tensor.neg %x : tensor<4096xf64>\n  func.return %r : tensor<4096xf64>\n}\n")
+    text = llvm_ir(irtoolkit.parse(src))
+    option = re.search(r'^(!\d+) = !\{ !"llvm.loop.interleave.count", i32 (\d+) \}$', text, re.M)
+    assert option and int(option[2]) == vector_math.LOOP_INTERLEAVE
+    ids = re.findall(rf"^(!\d+) = !\{{ \1, {option[1]} \}}$", text, re.M)
+    bodies = {p.split("(", 1)[0].split("@")[-1].strip('"'): p for p in re.split(r"\ndefine ", text)[1:]}
+    tagged = {name for name, body in bodies.items() if re.search(r"!llvm.loop !\d+", body)}
+    assert ids and tagged == {"k"}, tagged
+    ir = irtoolkit.compile(irtoolkit.parse(src)).optimized_llvm_ir
+    lanes = int(re.search(r"<(\d+) x double>", _loop_function(ir))[1])
+    steps = {int(n) for n in re.findall(r"%index.next = add nuw i64 %index, (\d+)", ir)}
+    assert lanes * vector_math.LOOP_INTERLEAVE in steps, (lanes, steps)
+
+
 def _loop_function(ir: str) -> str:
     """The text of the compiled function itself (not the libm helpers)."""
     parts = re.split(r"\ndefine ", ir)[1:]

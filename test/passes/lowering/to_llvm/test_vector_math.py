@@ -115,6 +115,23 @@ def _one(exe, fn, t, values):
     return exe[f"{fn}_{t}"](x)[: len(values)]
 
 
+# quiet and signalling NaNs of both signs with payloads in their low bits (a kernel
+# deriving its scale from the bits of x * log2(e) must not turn one into a number)
+NAN_BITS = {"f64": [0x7FF8000000000000, 0x7FF8000000000001, 0x7FF8000000000003, 0x7FF80000000007FF,
+                    0xFFF8000000000002, 0x7FF0000000000001, 0x7FFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF],
+            "f32": [0x7FC00000, 0x7FC00001, 0x7FC00003, 0xFFC00002, 0x7F800001, 0x7FFFFFFF,
+                    0xFFFFFFFF]}
+
+
+@pytest.mark.parametrize("t", ["f64", "f32"])
+@pytest.mark.parametrize("fn", FUNCS)
+def test_nan_payloads(exe, fn, t):
+    dtype, itype = (np.float64, np.uint64) if t == "f64" else (np.float32, np.uint32)
+    x = np.array(NAN_BITS[t], dtype=itype).view(dtype)
+    got = _one(exe, fn, t, x)
+    assert np.isnan(got).all(), f"{fn} {t}: {got!r}"
+
+
 @pytest.mark.parametrize("t", ["f64", "f32"])
 def test_special_values(exe, t):
     big = 710.0 if t == "f64" else 89.0

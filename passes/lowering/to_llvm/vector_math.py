@@ -228,9 +228,31 @@ class _B:
         """x rounded to the nearest integer (ties to even), |x| < 2^(mant_bits-1)."""
         return self.sub(self.add(x, self.c(self.magic)), self.c(self.magic))
 
+    def shifted_product(self, x: SSAValue, c: float) -> SSAValue:
+        """x * c + 1.5 * 2^mant_bits by one FMA: x * c rounded to an integer k (the
+        product exact before that rounding), held in the low bits, |x c| < 2^(mant_bits-1).
+        One FMA instead of a multiplication and an addition: the loops calling the
+        kernels are bound by their dependency chains."""
+        return self.fma(x, self.c(c), self.c(self.magic))
+
+    def round_mul(self, x: SSAValue, c: float) -> SSAValue:
+        """x * c rounded to the nearest integer, as a float (see ``shifted_product``)."""
+        return self.sub(self.shifted_product(x, c), self.c(self.magic))
+
+    def int_of_shifted(self, shifted: SSAValue) -> SSAValue:
+        """The integer k held by ``shifted`` = k + 1.5 * 2^mant_bits."""
+        return self.isub(self.bitcast_i(shifted), self.ci(self.magic_bits))
+
+    def scale_pow2(self, e: SSAValue, ki: SSAValue) -> SSAValue:
+        """e * 2^ki as e * 2^k1 * 2^(ki - k1), k1 = ki >> 1: two normal factors, so
+        that subnormal results and overflow round once (multiplications, not additions
+        to e's exponent field: a NaN stays a NaN whatever its payload made of ki)."""
+        k1 = self.ashr(ki, self.ci(1))
+        return self.mul(self.mul(e, self.pow2_int(k1)), self.pow2_int(self.isub(ki, k1)))
+
     def int_of(self, k: SSAValue) -> SSAValue:
         """The integer value of an integral float ``k`` (|k| < 2^(mant_bits-1))."""
-        return self.isub(self.bitcast_i(self.add(k, self.c(self.magic))), self.ci(self.magic_bits))
+        return self.int_of_shifted(self.add(k, self.c(self.magic)))
 
     def float_of(self, ki: SSAValue) -> SSAValue:
         """The float value of an integer ``ki`` (|ki| < 2^(mant_bits-1))."""
@@ -255,9 +277,7 @@ def exp_f64(b: _B, x: SSAValue, lo: SSAValue | None = None) -> SSAValue:
     under = b.fcmp("olt", x, b.c(-746.0))
     x = b.select(over, b.c(710.0), x)
     x = b.select(under, b.c(-746.0), x)
-    # k = round(x / ln2) by one FMA with the shifter 1.5 * 2^52 (latency: the loops
-    # calling the kernels are bound by their dependency chains, not by op counts)
-    shifted = b.fma(x, b.c(_LOG2E), b.c(b.magic))
+    shifted = b.shifted_product(x, _LOG2E)  # k = round(x / ln2)
     k = b.sub(shifted, b.c(b.magic))
     nk = b._e(llvm.FNegOp(k))
     r = b.fma(nk, b.c(_LN2[0]), x)
@@ -267,12 +287,7 @@ def exp_f64(b: _B, x: SSAValue, lo: SSAValue | None = None) -> SSAValue:
         r = b.add(r, lo)
     p = b.estrin(r, _EXP)
     e = b.add(b.c(1.0), b.fma(p, b.mul(r, r), r))
-    # e * 2^k as e * 2^k1 * 2^(k - k1), k1 = k >> 1: two normal factors, so that
-    # subnormal results and overflow round once (multiplications, not additions to
-    # e's exponent field: a NaN stays a NaN whatever its payload makes of k)
-    ki = b.isub(b.bitcast_i(shifted), b.ci(b.magic_bits))
-    k1 = b.ashr(ki, b.ci(1))
-    return b.mul(b.mul(e, b.pow2_int(k1)), b.pow2_int(b.isub(ki, k1)))
+    return b.scale_pow2(e, b.int_of_shifted(shifted))
 
 
 def _log_reduce(b: _B, x: SSAValue) -> tuple[SSAValue, SSAValue]:
@@ -310,9 +325,9 @@ def tanh_f64(b: _B, x: SSAValue) -> SSAValue:
     # |x| clamped so that 2^k stays normal (NaN passes: ordered compares are false)
     ac = b.select(b.fcmp("ogt", a, b.c(40.0)), b.c(40.0), a)
     y = b.mul(ac, b.c(-2.0))  # exact; y in [-80, 0]
-    # k = round(y / ln2) from |x| (y * log2e = |x| * (-2 log2e) exactly) by one FMA:
-    # the multiplication by -2 is off the dependency chain
-    k = b.sub(b.fma(ac, b.c(-2.0 * _LOG2E), b.c(b.magic)), b.c(b.magic))
+    # k = round(y / ln2) from |x| (y * log2e = |x| * (-2 log2e) exactly): the
+    # multiplication by -2 is off the dependency chain
+    k = b.round_mul(ac, -2.0 * _LOG2E)
     nk = b._e(llvm.FNegOp(k))
     r = b.fma(nk, b.c(_LN2[0]), y)
     r = b.fma(nk, b.c(_LN2[1]), r)
@@ -352,7 +367,7 @@ _FLT_MIN = 1.1754943508222875e-38
 
 def _expm1_reduced32(b: _B, y: SSAValue) -> tuple[SSAValue, SSAValue]:
     """(k, e^r - 1) with y = k ln2 + r, k integral, |r| <= ln2/2 (f32)."""
-    k = b.round_int(b.mul(y, b.c(_LOG2E)))
+    k = b.round_mul(y, _LOG2E)
     nk = b._e(llvm.FNegOp(k))
     r = b.fma(nk, b.c(_LN2_32[0]), y)
     r = b.fma(nk, b.c(_LN2_32[1]), r)
@@ -365,10 +380,7 @@ def exp_f32(b: _B, x: SSAValue) -> SSAValue:
     x = b.select(b.fcmp("olt", x, b.c(-104.0)), b.c(-104.0), x)
     k, em = _expm1_reduced32(b, x)
     e = b.add(b.c(1.0), em)
-    # 2^k as two normal factors: subnormal results round once, overflow gives inf
-    k1 = b.intr("floor", b.mul(k, b.c(0.5)))
-    k2 = b.sub(k, k1)
-    return b.mul(b.mul(e, b.pow2(k1)), b.pow2(k2))
+    return b.scale_pow2(e, b.int_of(k))
 
 
 def tanh_f32(b: _B, x: SSAValue) -> SSAValue:
@@ -415,7 +427,7 @@ def _sincos_f64(b: _B, x: SSAValue, cosine: bool) -> SSAValue:
     a = b.intr("fabs", x)
     ok = b.fcmp("olt", a, b.c(_SIN_LIMIT))
     xr = b.select(ok, x, b.c(0.0))  # keep the fast path finite; result replaced below
-    k = b.round_int(b.mul(xr, b.c(_TWO_OVER_PI)))
+    k = b.round_mul(xr, _TWO_OVER_PI)
     nk = b._e(llvm.FNegOp(k))
     r = xr
     for p in _PIO2:
@@ -572,7 +584,7 @@ def expm1_f64(b: _B, x: SSAValue) -> SSAValue:
     times 1 or 2 so that k = 1024 (x in (709.4, 709.8]) stays finite."""
     xc = b.select(b.fcmp("ogt", x, b.c(710.0)), b.c(710.0), x)  # NaN passes
     xc = b.select(b.fcmp("olt", xc, b.c(-50.0)), b.c(-50.0), xc)
-    k = b.round_int(b.mul(xc, b.c(_LOG2E)))
+    k = b.round_mul(xc, _LOG2E)
     nk = b._e(llvm.FNegOp(k))
     r = b.fma(nk, b.c(_LN2[0]), xc)  # exact; r + rl is the reduced argument
     rl = b.mul(nk, b.c(_LN2[1]))
@@ -609,7 +621,7 @@ def tan_f64(b: _B, x: SSAValue) -> SSAValue:
     a = b.intr("fabs", x)
     ok = b.fcmp("olt", a, b.c(_SIN_LIMIT))
     xr = b.select(ok, x, b.c(0.0))
-    k = b.round_int(b.mul(xr, b.c(_TWO_OVER_PI)))
+    k = b.round_mul(xr, _TWO_OVER_PI)
     nk = b._e(llvm.FNegOp(k))
     # r = rh + rl, a double-double: tan r near a pole magnifies r's rounding error
     r1 = b.fma(nk, b.c(_PIO2[0]), xr)  # exact

@@ -201,9 +201,19 @@ def _successors(block):
 
 
 def _check_translatable(module: ModuleOp) -> None:
+    index_values = False  # every operand is a result or a block argument: those are checked
     for op in module.walk():
         if op is not module and not op.name.startswith("llvm."):
             raise op_error(op, f"failed to legalize operation '{op.name}' to the llvm dialect")
+        for r in op.results:
+            index_values = index_values or isinstance(r.type, IndexType)
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    index_values = index_values or isinstance(a.type, IndexType)
+    if not index_values:
+        return
+    for op in module.walk():  # the first op that has one, for the diagnostic
         for v in (*op.results, *op.operands):
             if isinstance(v.type, IndexType):
                 raise op_error(op, "the index type must be lowered (to i64) before LLVM translation")

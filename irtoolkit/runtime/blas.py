@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import ctypes
 import glob
+import itertools
 import os
 import threading
 
@@ -150,5 +151,109 @@ def _set_threads_once(lib) -> None:
         _threads_set.append(n)
 
 
+# -- one thread pool at a time ---------------------------------------------------
+
+#: an external symbol only a thread dispatcher (to_llvm/parallel.py) references
+THREAD_SYMBOL = "pthread_create"
+
+_alone_depth = 0  # calls running with OpenBLAS held at one thread
+_alone_saved = 0  # OpenBLAS's thread count before the first of them
+_threads_api: list = []  # [(get, set) or None] once looked up
+
+
+def _thread_functions():
+    if not _threads_api:
+        api = None
+        path = find_openblas()
+        if path is not None:
+            lib = ctypes.CDLL(path)
+            get = getattr(lib, "scipy_openblas_get_num_threads64_", None)
+            put = getattr(lib, "scipy_openblas_set_num_threads64_", None)
+            if get is not None and put is not None:
+                get.restype = ctypes.c_int
+                get.argtypes = []
+                put.restype = None
+                put.argtypes = [ctypes.c_int]
+                api = (get, put)
+        _threads_api.append(api)
+    return _threads_api[0]
+
+
+def runs_gemms_alone(undefined) -> bool:
+    """Whether code referencing the external symbols ``undefined`` should run its
+    gemms with OpenBLAS on one thread (``gemms_alone``): it starts threads of its
+    own and calls a gemm, ``IRT_BLAS_THREADS`` is unset and the library can be told."""
+    names = set(undefined)
+    return (THREAD_SYMBOL in names and not names.isdisjoint(GEMM_SYMBOLS.values())
+            and blas_threads() is None and _thread_functions() is not None)
+
+
+class PoolChoice:
+    """Whether one compiled function eligible for it (``runs_gemms_alone``) runs its
+    gemms alone: measured, once per function, on its first calls at its final tier.
+
+    Alone is always faster on a busy machine (W7/W9 gradients 110/270 ms threaded,
+    12/55 ms alone, load 8 on 2 cores), but a quiet one may favour OpenBLAS's threads
+    (W9: 14.1 ms threaded, 17.1 alone). So ``TRIAL`` calls run alone, then ``TRIAL``
+    threaded; the first of each run is not counted (OpenBLAS's workers still spin
+    from the other way), and the way with the fastest counted call wins. Until the
+    function reaches its final tier its calls run alone. Calls from several Python
+    threads at once only blur the measurement. The choice can change the last bits
+    of a gemm's result (OpenBLAS's threaded sgemm rounds differently, as numpy's
+    results depend on its thread count): ``IRT_BLAS_THREADS`` set, nothing is chosen."""
+
+    TRIAL = 4
+
+    def __init__(self) -> None:
+        self.alone: bool | None = None  # None: not decided yet
+        self._calls = itertools.count()
+        self._best = [float("inf"), float("inf")]  # [threaded, alone]
+        self._counted = 0
+
+    def trial_mode(self) -> tuple[int, bool]:
+        """(call number, run it alone?) for the next call of the trial."""
+        k = next(self._calls)
+        return k, (k // self.TRIAL) % 2 == 0
+
+    def record(self, k: int, alone: bool, seconds: float) -> None:
+        if k % self.TRIAL == 0 or k >= 2 * self.TRIAL:
+            return
+        with _lock:
+            self._best[alone] = min(self._best[alone], seconds)
+            self._counted += 1
+            if self._counted == 2 * (self.TRIAL - 1) and self.alone is None:
+                self.alone = self._best[True] <= self._best[False]
+
+
+def gemms_alone_enter() -> None:
+    """Hold OpenBLAS at one thread until the matching ``gemms_alone_exit``.
+
+    For a call of code with thread dispatchers of its own: after a threaded gemm,
+    OpenBLAS's workers busy-wait for the next one, on the cores the dispatcher's
+    threads then want (on 2 cores the W7 gradient took 9.3 ms so, 5.2 with
+    OpenBLAS on one thread). The count is OpenBLAS's, shared by the process:
+    while any such call runs (from any Python thread), every gemm of the
+    process -- numpy's too -- runs on one thread. The first call in saves the
+    count, the last one out restores it (a count set meanwhile by someone else
+    is overwritten then)."""
+    global _alone_depth, _alone_saved
+    get, put = _threads_api[0]
+    with _lock:
+        if _alone_depth == 0:
+            _alone_saved = get()
+            put(1)
+        _alone_depth += 1
+
+
+def gemms_alone_exit() -> None:
+    global _alone_depth
+    get, put = _threads_api[0]
+    with _lock:
+        _alone_depth -= 1
+        if _alone_depth == 0:
+            put(_alone_saved)
+
+
 __all__ = ["GEMM_SYMBOLS", "find_openblas", "blas_available", "load_blas", "gemm_address", "blas_threads",
+           "runs_gemms_alone", "gemms_alone_enter", "gemms_alone_exit", "PoolChoice",
            "ROW_MAJOR", "NO_TRANS", "TRANS"]

@@ -21,6 +21,7 @@ from irtoolkit.abi import (
     STACK_LIMIT_WORD,
 )
 from irtoolkit.runtime import interrupts
+from irtoolkit.runtime.blas import PoolChoice, gemms_alone_enter, gemms_alone_exit
 from irtoolkit.runtime.errors import (
     AllocationError, ArgumentError, StackExhaustedError, check_failure,
 )
@@ -173,6 +174,8 @@ class Function:
         self._err = word  # the frame's tail: error words, stack limit (abi)
         self._nwords = word + FRAME_TAIL_WORDS
         self._tls = threading.local()
+        # how its gemms share the cores with its own threads (None: not a question)
+        self._pool = PoolChoice() if executable.gemms_alone else None
 
     def _retarget(self, address: int) -> None:
         """Call the code at ``address`` from now on (a tier-up; calls running finish
@@ -301,12 +304,18 @@ class Function:
             else:
                 self._store_scalar(tls, w, d, self._scalar(i, spec, x))
         exe = self._exe
-        if exe.tier:
-            status = cfunc(tls.ptr)
-        else:  # tier-0 code: its native time decides when to tier up
-            t0 = perf_counter()
-            status = cfunc(tls.ptr)
-            exe._ran(perf_counter() - t0)
+        pool = self._pool
+        if pool is None:
+            status = self._native(exe, cfunc, tls.ptr)
+        else:  # one thread pool at a time (runtime/blas.py)
+            alone = pool.alone
+            if alone is None and exe.tier:  # measuring which way is faster
+                k, alone = pool.trial_mode()
+                t0 = perf_counter()
+                status = self._pooled(exe, cfunc, tls.ptr, alone)
+                pool.record(k, alone, perf_counter() - t0)
+            else:
+                status = self._pooled(exe, cfunc, tls.ptr, alone is not False)
         del keep
         if status:
             self._failed(status, frame)
@@ -338,6 +347,24 @@ class Function:
         if len(results) == 1:
             return results[0]
         return tuple(results)
+
+    @staticmethod
+    def _native(exe, cfunc, frame_ptr: int) -> int:
+        if exe.tier:
+            return cfunc(frame_ptr)
+        t0 = perf_counter()  # tier-0 code: its native time decides when to tier up
+        status = cfunc(frame_ptr)
+        exe._ran(perf_counter() - t0)
+        return status
+
+    def _pooled(self, exe, cfunc, frame_ptr: int, alone: bool) -> int:
+        if not alone:
+            return self._native(exe, cfunc, frame_ptr)
+        gemms_alone_enter()
+        try:
+            return self._native(exe, cfunc, frame_ptr)
+        finally:
+            gemms_alone_exit()
 
     def _failed(self, status: int, frame: np.ndarray) -> None:
         """Raise what a call that returned ``status`` means (its temporaries

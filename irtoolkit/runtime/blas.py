@@ -25,6 +25,13 @@ on one thread and 40 ms on two, and the W7/W8/W9 gradients ran 2.2x, 1.9x and
 made the W2 gradient 1.7x slower (0.66 against 0.39 ms). The default follows
 numpy so that importing irtoolkit changes nothing in numpy's behaviour and a
 busy machine slows us no more than it slows numpy.
+
+Code that starts threads of its own as well as calling a gemm
+(``runs_gemms_alone``) is the exception: after a threaded gemm OpenBLAS's
+workers busy-wait on the cores the dispatcher's threads then need. With
+``IRT_BLAS_THREADS`` unset, each such function measures on its first calls
+whether it runs faster with OpenBLAS held at one thread during its calls
+("alone", ``PoolChoice``) and keeps the faster way.
 """
 
 from __future__ import annotations
@@ -190,25 +197,45 @@ def runs_gemms_alone(undefined) -> bool:
 
 class PoolChoice:
     """Whether one compiled function eligible for it (``runs_gemms_alone``) runs its
-    gemms alone: measured, once per function, on its first calls at its final tier.
+    gemms alone: measured on its calls at its final tier, first at once, then again
+    after ``FIRST_INTERVAL`` calls, 4x as many, ... (the machine's load changes).
 
     Alone is always faster on a busy machine (W7/W9 gradients 110/270 ms threaded,
     12/55 ms alone, load 8 on 2 cores), but a quiet one may favour OpenBLAS's threads
-    (W9: 14.1 ms threaded, 17.1 alone). So ``TRIAL`` calls run alone, then ``TRIAL``
-    threaded; the first of each run is not counted (OpenBLAS's workers still spin
-    from the other way), and the way with the fastest counted call wins. Until the
-    function reaches its final tier its calls run alone. Calls from several Python
-    threads at once only blur the measurement. The choice can change the last bits
-    of a gemm's result (OpenBLAS's threaded sgemm rounds differently, as numpy's
-    results depend on its thread count): ``IRT_BLAS_THREADS`` set, nothing is chosen."""
+    (W9: 14.1 ms threaded, 17.1 alone). A trial runs ``TRIAL`` calls alone, then
+    ``TRIAL`` threaded; the first of each run is not counted (OpenBLAS's workers still
+    spin from the other way), and the way with the fastest counted call wins. Until
+    the first trial ends, calls run alone. Calls from several Python threads at once
+    only blur the measurement. The choice can change the last bits of a gemm's
+    result (OpenBLAS's threaded sgemm rounds differently, as numpy's results depend
+    on its thread count): with ``IRT_BLAS_THREADS`` set nothing is chosen."""
 
     TRIAL = 4
+    FIRST_INTERVAL = 64
 
     def __init__(self) -> None:
-        self.alone: bool | None = None  # None: not decided yet
+        self.alone: bool | None = None  # the way calls run; None: alone, first trial on
+        self._interval = self.FIRST_INTERVAL
+        self._left = 0  # calls before the next trial
+        self._start_trial()
+
+    def _start_trial(self) -> None:
         self._calls = itertools.count()
         self._best = [float("inf"), float("inf")]  # [threaded, alone]
         self._counted = 0
+        self._trial = True
+
+    def measuring(self) -> bool:
+        """Whether the next call belongs to a trial (``trial_mode``, ``record``)."""
+        if self._trial:
+            return True
+        self._left -= 1
+        if self._left > 0:
+            return False
+        with _lock:
+            if not self._trial:
+                self._start_trial()
+        return True
 
     def trial_mode(self) -> tuple[int, bool]:
         """(call number, run it alone?) for the next call of the trial."""
@@ -219,10 +246,15 @@ class PoolChoice:
         if k % self.TRIAL == 0 or k >= 2 * self.TRIAL:
             return
         with _lock:
+            if not self._trial:
+                return
             self._best[alone] = min(self._best[alone], seconds)
             self._counted += 1
-            if self._counted == 2 * (self.TRIAL - 1) and self.alone is None:
+            if self._counted == 2 * (self.TRIAL - 1):
                 self.alone = self._best[True] <= self._best[False]
+                self._trial = False
+                self._left = self._interval
+                self._interval *= 4
 
 
 def gemms_alone_enter() -> None:

@@ -308,14 +308,13 @@ class Function:
         if pool is None:
             status = self._native(exe, cfunc, tls.ptr)
         else:  # one thread pool at a time (runtime/blas.py)
-            alone = pool.alone
-            if alone is None and exe.tier:  # measuring which way is faster
+            if exe.tier and pool.measuring():  # which way is faster
                 k, alone = pool.trial_mode()
                 t0 = perf_counter()
                 status = self._pooled(exe, cfunc, tls.ptr, alone)
                 pool.record(k, alone, perf_counter() - t0)
             else:
-                status = self._pooled(exe, cfunc, tls.ptr, alone is not False)
+                status = self._pooled(exe, cfunc, tls.ptr, pool.alone is not False)
         del keep
         if status:
             self._failed(status, frame)

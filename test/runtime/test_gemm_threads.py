@@ -45,16 +45,31 @@ def _inputs(seed: int = 0):
             rng.standard_normal(1_500_000))
 
 
-def test_pool_choice_keeps_the_way_with_the_fastest_counted_call():
+def _trial(pool: blas.PoolChoice, alone_s: float, threaded_s: float) -> int:
+    """Run one trial of ``pool`` on made-up call times; the number of calls."""
     T = blas.PoolChoice.TRIAL
+    n = 0
+    while pool.measuring():
+        k, alone = pool.trial_mode()
+        assert alone == ((k // T) % 2 == 0)
+        # the first call of each run is not counted: make it look fastest
+        pool.record(k, alone, 0.0 if k % T == 0 else (alone_s if alone else threaded_s))
+        n += 1
+    return n
+
+
+def test_pool_choice_keeps_the_way_with_the_fastest_counted_call_and_measures_again():
+    T, first = blas.PoolChoice.TRIAL, blas.PoolChoice.FIRST_INTERVAL
     for alone_s, threaded_s, want in ((1.0, 2.0, True), (2.0, 1.0, False)):
         pool = blas.PoolChoice()
-        while pool.alone is None:
-            k, alone = pool.trial_mode()
-            assert alone == ((k // T) % 2 == 0)
-            # the first call of each run is not counted: make it look fastest
-            pool.record(k, alone, 0.0 if k % T == 0 else (alone_s if alone else threaded_s))
-        assert pool.alone is want and k == 2 * T - 1
+        assert _trial(pool, alone_s, threaded_s) == 2 * T
+        assert pool.alone is want
+        # the load changed: the next trial, after FIRST_INTERVAL calls, turns the choice
+        assert sum(not pool.measuring() for _ in range(first - 2)) == first - 2
+        assert _trial(pool, threaded_s, alone_s) == 2 * T
+        assert pool.alone is not want
+        assert sum(not pool.measuring() for _ in range(4 * first - 2)) == 4 * first - 2
+        assert pool.measuring()
 
 
 def test_only_code_with_its_own_threads_and_a_gemm_qualifies(monkeypatch):

@@ -29,9 +29,10 @@ busy machine slows us no more than it slows numpy.
 Code that starts threads of its own as well as calling a gemm
 (``runs_gemms_alone``) is the exception: after a threaded gemm OpenBLAS's
 workers busy-wait on the cores the dispatcher's threads then need. With
-``IRT_BLAS_THREADS`` unset, each such function measures on its first calls
-whether it runs faster with OpenBLAS held at one thread during its calls
-("alone", ``PoolChoice``) and keeps the faster way.
+``IRT_BLAS_THREADS`` unset, each such function measures on its calls which is
+fastest: OpenBLAS on its own count, held at one thread during its calls
+("alone"), or alone with its large gemms split over its own threads
+(``PoolChoice``), and keeps the fastest way.
 """
 
 from __future__ import annotations
@@ -163,8 +164,14 @@ def _set_threads_once(lib) -> None:
 #: an external symbol only a thread dispatcher (to_llvm/parallel.py) references
 THREAD_SYMBOL = "pthread_create"
 
+#: the ways a call can run its gemms (``PoolChoice``): OpenBLAS on its own thread
+#: count; OpenBLAS held at one thread ("alone"); alone, and the large gemms split over
+#: the rows of C on the dispatcher's threads (``split_gemms`` in to_llvm/parallel.py)
+THREADED, ALONE, SPLIT = 0, 1, 2
+
 _alone_depth = 0  # calls running with OpenBLAS held at one thread
 _alone_saved = 0  # OpenBLAS's thread count before the first of them
+_split_calls = ctypes.c_int64(0)  # abi.BLAS_SPLIT_SYMBOL: SPLIT calls running
 _threads_api: list = []  # [(get, set) or None] once looked up
 
 
@@ -187,46 +194,55 @@ def _thread_functions():
 
 
 def runs_gemms_alone(undefined) -> bool:
-    """Whether code referencing the external symbols ``undefined`` should run its
-    gemms with OpenBLAS on one thread (``gemms_alone``): it starts threads of its
-    own and calls a gemm, ``IRT_BLAS_THREADS`` is unset and the library can be told."""
+    """Whether code referencing the external symbols ``undefined`` may run its gemms
+    alone (``PoolChoice``): it starts threads of its own and calls a gemm,
+    ``IRT_BLAS_THREADS`` is unset and the library can be told."""
     names = set(undefined)
     return (THREAD_SYMBOL in names and not names.isdisjoint(GEMM_SYMBOLS.values())
             and blas_threads() is None and _thread_functions() is not None)
 
 
-class PoolChoice:
-    """Whether one compiled function eligible for it (``runs_gemms_alone``) runs its
-    gemms alone: measured on its calls at its final tier, first at once, then again
-    after ``FIRST_INTERVAL`` calls, 4x as many, ... (the machine's load changes).
+def split_flag_address() -> int:
+    """The address of ``abi.BLAS_SPLIT_SYMBOL`` in this process."""
+    return ctypes.addressof(_split_calls)
 
-    Alone is always faster on a busy machine (W7/W9 gradients 110/270 ms threaded,
-    12/55 ms alone, load 8 on 2 cores), but a quiet one may favour OpenBLAS's threads
-    (W9: 14.1 ms threaded, 17.1 alone). A trial runs ``TRIAL`` calls alone, then
-    ``TRIAL`` threaded; the first of each run is not counted (OpenBLAS's workers still
-    spin from the other way), and the way with the fastest counted call wins. Until
-    the first trial ends, calls run alone. Calls from several Python threads at once
-    only blur the measurement. The choice can change the last bits of a gemm's
-    result (OpenBLAS's threaded sgemm rounds differently, as numpy's results depend
-    on its thread count): with ``IRT_BLAS_THREADS`` set nothing is chosen."""
+
+class PoolChoice:
+    """The way (THREADED, ALONE, SPLIT) one compiled function eligible for it
+    (``runs_gemms_alone``) runs its gemms: measured on its calls at its final tier,
+    first at once, then again after ``FIRST_INTERVAL`` calls, 4x as many, ... (the
+    machine's load changes).
+
+    After a threaded gemm OpenBLAS's workers busy-wait on the cores the
+    dispatcher's threads then want. Alone is faster on a busy machine (2 cores,
+    load 8: W7/W9 gradients 75/171 ms threaded, 9.3/35 alone, 10.3/44 split), a
+    quiet one may favour OpenBLAS's threads (W9: 14.1 ms threaded, 17.1 alone) or
+    the split. A trial runs ``TRIAL`` calls each way; the first of each run is not
+    counted (OpenBLAS's workers may still spin from the way before), and the way with
+    the fastest counted call wins. Until the first trial ends, calls run alone.
+    Calls from several Python threads at once only blur the measurement. The way
+    can change the last bits of a gemm's result (OpenBLAS's threaded sgemm rounds
+    differently, as numpy's results depend on its thread count): with
+    ``IRT_BLAS_THREADS`` set nothing is chosen."""
 
     TRIAL = 4
     FIRST_INTERVAL = 64
+    ORDER = (ALONE, SPLIT, THREADED)  # the runs of a trial
 
     def __init__(self) -> None:
-        self.alone: bool | None = None  # the way calls run; None: alone, first trial on
+        self.way: int | None = None  # None: alone, the first trial on
         self._interval = self.FIRST_INTERVAL
         self._left = 0  # calls before the next trial
         self._start_trial()
 
     def _start_trial(self) -> None:
         self._calls = itertools.count()
-        self._best = [float("inf"), float("inf")]  # [threaded, alone]
+        self._best = [float("inf")] * 3  # per way
         self._counted = 0
         self._trial = True
 
     def measuring(self) -> bool:
-        """Whether the next call belongs to a trial (``trial_mode``, ``record``)."""
+        """Whether the next call belongs to a trial (``trial_way``, ``record``)."""
         if self._trial:
             return True
         self._left -= 1
@@ -237,37 +253,36 @@ class PoolChoice:
                 self._start_trial()
         return True
 
-    def trial_mode(self) -> tuple[int, bool]:
-        """(call number, run it alone?) for the next call of the trial."""
+    def trial_way(self) -> tuple[int, int]:
+        """(call number, way) for the next call of the trial."""
         k = next(self._calls)
-        return k, (k // self.TRIAL) % 2 == 0
+        return k, self.ORDER[(k // self.TRIAL) % len(self.ORDER)]
 
-    def record(self, k: int, alone: bool, seconds: float) -> None:
-        if k % self.TRIAL == 0 or k >= 2 * self.TRIAL:
+    def record(self, k: int, way: int, seconds: float) -> None:
+        if k % self.TRIAL == 0 or k >= len(self.ORDER) * self.TRIAL:
             return
         with _lock:
             if not self._trial:
                 return
-            self._best[alone] = min(self._best[alone], seconds)
+            self._best[way] = min(self._best[way], seconds)
             self._counted += 1
-            if self._counted == 2 * (self.TRIAL - 1):
-                self.alone = self._best[True] <= self._best[False]
+            if self._counted == len(self.ORDER) * (self.TRIAL - 1):
+                self.way = min(self.ORDER, key=lambda w: self._best[w])  # ties: the first
                 self._trial = False
                 self._left = self._interval
                 self._interval *= 4
 
 
-def gemms_alone_enter() -> None:
-    """Hold OpenBLAS at one thread until the matching ``gemms_alone_exit``.
+def gemms_alone_enter(split: bool) -> None:
+    """Hold OpenBLAS at one thread until the matching ``gemms_alone_exit``; with
+    ``split``, let the dispatchers of split gemms use their threads meanwhile.
 
-    For a call of code with thread dispatchers of its own: after a threaded gemm,
-    OpenBLAS's workers busy-wait for the next one, on the cores the dispatcher's
-    threads then want (on 2 cores the W7 gradient took 9.3 ms so, 5.2 with
-    OpenBLAS on one thread). The count is OpenBLAS's, shared by the process:
-    while any such call runs (from any Python thread), every gemm of the
-    process -- numpy's too -- runs on one thread. The first call in saves the
-    count, the last one out restores it (a count set meanwhile by someone else
-    is overwritten then)."""
+    The count is OpenBLAS's, shared by the process: while any such call runs (from
+    any Python thread), every gemm of the process -- numpy's too -- runs on one
+    thread (and any split gemm may be split). The first call in saves the count, the
+    last one out restores it (a count set meanwhile by someone else is overwritten
+    then). Results are right whatever runs concurrently: OpenBLAS may be called
+    from several threads at once."""
     global _alone_depth, _alone_saved
     get, put = _threads_api[0]
     with _lock:
@@ -275,12 +290,16 @@ def gemms_alone_enter() -> None:
             _alone_saved = get()
             put(1)
         _alone_depth += 1
+        if split:
+            _split_calls.value += 1
 
 
-def gemms_alone_exit() -> None:
+def gemms_alone_exit(split: bool) -> None:
     global _alone_depth
     get, put = _threads_api[0]
     with _lock:
+        if split:
+            _split_calls.value -= 1
         _alone_depth -= 1
         if _alone_depth == 0:
             put(_alone_saved)
@@ -288,4 +307,5 @@ def gemms_alone_exit() -> None:
 
 __all__ = ["GEMM_SYMBOLS", "find_openblas", "blas_available", "load_blas", "gemm_address", "blas_threads",
            "runs_gemms_alone", "gemms_alone_enter", "gemms_alone_exit", "PoolChoice",
+           "THREADED", "ALONE", "SPLIT", "split_flag_address",
            "ROW_MAJOR", "NO_TRANS", "TRANS"]

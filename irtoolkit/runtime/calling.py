@@ -21,7 +21,9 @@ from irtoolkit.abi import (
     STACK_LIMIT_WORD,
 )
 from irtoolkit.runtime import interrupts
-from irtoolkit.runtime.blas import PoolChoice, gemms_alone_enter, gemms_alone_exit
+from irtoolkit.runtime.blas import (
+    ALONE, SPLIT, THREADED, PoolChoice, gemms_alone_enter, gemms_alone_exit,
+)
 from irtoolkit.runtime.errors import (
     AllocationError, ArgumentError, StackExhaustedError, check_failure,
 )
@@ -309,12 +311,13 @@ class Function:
             status = self._native(exe, cfunc, tls.ptr)
         else:  # one thread pool at a time (runtime/blas.py)
             if exe.tier and pool.measuring():  # which way is faster
-                k, alone = pool.trial_mode()
+                k, way = pool.trial_way()
                 t0 = perf_counter()
-                status = self._pooled(exe, cfunc, tls.ptr, alone)
-                pool.record(k, alone, perf_counter() - t0)
+                status = self._pooled(exe, cfunc, tls.ptr, way)
+                pool.record(k, way, perf_counter() - t0)
             else:
-                status = self._pooled(exe, cfunc, tls.ptr, pool.alone is not False)
+                way = pool.way
+                status = self._pooled(exe, cfunc, tls.ptr, ALONE if way is None else way)
         del keep
         if status:
             self._failed(status, frame)
@@ -356,14 +359,15 @@ class Function:
         exe._ran(perf_counter() - t0)
         return status
 
-    def _pooled(self, exe, cfunc, frame_ptr: int, alone: bool) -> int:
-        if not alone:
+    def _pooled(self, exe, cfunc, frame_ptr: int, way: int) -> int:
+        if way == THREADED:
             return self._native(exe, cfunc, frame_ptr)
-        gemms_alone_enter()
+        split = way == SPLIT
+        gemms_alone_enter(split)
         try:
             return self._native(exe, cfunc, frame_ptr)
         finally:
-            gemms_alone_exit()
+            gemms_alone_exit(split)
 
     def _failed(self, status: int, frame: np.ndarray) -> None:
         """Raise what a call that returned ``status`` means (its temporaries

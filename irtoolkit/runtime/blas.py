@@ -215,11 +215,12 @@ class PoolChoice:
 
     After a threaded gemm OpenBLAS's workers busy-wait on the cores the
     dispatcher's threads then want. Alone is faster on a busy machine (2 cores,
-    load 8: W7/W9 gradients 75/171 ms threaded, 9.3/35 alone, 10.3/44 split), a
+    load 8: W7/W9 gradients 98/213 ms threaded, 18/42 alone, 16/72 split), a
     quiet one may favour OpenBLAS's threads (W9: 14.1 ms threaded, 17.1 alone) or
     the split. A trial runs ``TRIAL`` calls each way; the first of each run is not
     counted (OpenBLAS's workers may still spin from the way before), and the way with
-    the fastest counted call wins. Until the first trial ends, calls run alone.
+    the lowest median of its counted calls wins (not the fastest call: on a busy
+    machine W2's threaded gemms took 0.6 ms in one call and 100 ms in the next). Until the first trial ends, calls run alone.
     Calls from several Python threads at once only blur the measurement. The way
     can change the last bits of a gemm's result (OpenBLAS's threaded sgemm rounds
     differently, as numpy's results depend on its thread count): with
@@ -237,7 +238,7 @@ class PoolChoice:
 
     def _start_trial(self) -> None:
         self._calls = itertools.count()
-        self._best = [float("inf")] * 3  # per way
+        self._times: list[list[float]] = [[], [], []]  # per way: its counted calls
         self._counted = 0
         self._trial = True
 
@@ -264,13 +265,17 @@ class PoolChoice:
         with _lock:
             if not self._trial:
                 return
-            self._best[way] = min(self._best[way], seconds)
+            self._times[way].append(seconds)
             self._counted += 1
             if self._counted == len(self.ORDER) * (self.TRIAL - 1):
-                self.way = min(self.ORDER, key=lambda w: self._best[w])  # ties: the first
+                self.way = min(self.ORDER, key=lambda w: _median(self._times[w]))  # ties: the first
                 self._trial = False
                 self._left = self._interval
                 self._interval *= 4
+
+
+def _median(xs: list[float]) -> float:
+    return sorted(xs)[len(xs) // 2] if xs else float("inf")
 
 
 def gemms_alone_enter(split: bool) -> None:

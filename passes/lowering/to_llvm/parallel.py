@@ -50,6 +50,7 @@ from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR
 from irtoolkit.passes.lowering.to_llvm.build import (
     PTR, FunctionBuilder, declare, define, function_type, global_string, lookup, set_passthrough,
 )
+from irtoolkit.passes.lowering.to_llvm.common import constant_int
 
 MAX_THREADS = 8
 #: chunks of a split loop: at most MAX_CHUNKS, of about CHUNK_WORK cost units each
@@ -311,13 +312,6 @@ GEMM_ROWS_PREFIX = "__irt_gemm_rows_"
 GEMM_CHUNK_WORK = 2_000_000
 
 
-def _constant(v: SSAValue) -> int | None:
-    owner = v.owner
-    if isinstance(owner, llvm.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
-
-
 def _gemm_rows_worker(module: ModuleOp, gemm: llvm.FuncOp) -> llvm.FuncOp:
     """``@__irt_gemm_rows_<gemm>(lo, hi, <the gemm's arguments but M>)``: the gemm of
     rows [lo, hi) of op(A) and C (row-major)."""
@@ -353,8 +347,8 @@ def split_gemms(module: ModuleOp, min_work: int) -> None:
     need = max(min_work, 2 * GEMM_CHUNK_WORK)
     for call in calls:
         order, _ta, _tb, M, N, K = call.args[:6]
-        n, k, m = _constant(N), _constant(K), _constant(M)
-        if _constant(order) != ROW_MAJOR or n is None or k is None or n * k == 0:
+        n, k, m = constant_int(N), constant_int(K), constant_int(M)
+        if constant_int(order) != ROW_MAJOR or n is None or k is None or n * k == 0:
             continue
         work = n * k  # per row of C
         if m is not None and m * work < need:

@@ -18,6 +18,11 @@ from __future__ import annotations
 #: T *A, i64 lda, T *B, i64 ldb, T beta, T *C, i64 ldc)``
 GEMM_SYMBOLS = {"f32": "scipy_cblas_sgemm64_", "f64": "scipy_cblas_dgemm64_"}
 
+#: an i64 the JIT defines in each process: nonzero while a call that holds OpenBLAS
+#: at one thread and splits its gemms runs (runtime/blas.py); the dispatchers of
+#: split gemms (to_llvm/parallel.py) go parallel only then
+BLAS_SPLIT_SYMBOL = "__irt_blas_split"
+
 # CBLAS enums
 ROW_MAJOR = 101
 NO_TRANS = 111

@@ -25,12 +25,21 @@ on one thread and 40 ms on two, and the W7/W8/W9 gradients ran 2.2x, 1.9x and
 made the W2 gradient 1.7x slower (0.66 against 0.39 ms). The default follows
 numpy so that importing irtoolkit changes nothing in numpy's behaviour and a
 busy machine slows us no more than it slows numpy.
+
+Code that starts threads of its own as well as calling a gemm
+(``runs_gemms_alone``) is the exception: after a threaded gemm OpenBLAS's
+workers busy-wait on the cores the dispatcher's threads then need. With
+``IRT_BLAS_THREADS`` unset, each such function measures on its calls which is
+fastest: OpenBLAS on its own count, held at one thread during its calls
+("alone"), or alone with its large gemms split over its own threads
+(``PoolChoice``), and keeps the fastest way.
 """
 
 from __future__ import annotations
 
 import ctypes
 import glob
+import itertools
 import os
 import threading
 
@@ -150,5 +159,158 @@ def _set_threads_once(lib) -> None:
         _threads_set.append(n)
 
 
+# -- one thread pool at a time ---------------------------------------------------
+
+#: an external symbol only a thread dispatcher (to_llvm/parallel.py) references
+THREAD_SYMBOL = "pthread_create"
+
+#: the ways a call can run its gemms (``PoolChoice``): OpenBLAS on its own thread
+#: count; OpenBLAS held at one thread ("alone"); alone, and the large gemms split over
+#: the rows of C on the dispatcher's threads (``split_gemms`` in to_llvm/parallel.py)
+THREADED, ALONE, SPLIT = 0, 1, 2
+
+_alone_depth = 0  # calls running with OpenBLAS held at one thread
+_alone_saved = 0  # OpenBLAS's thread count before the first of them
+_split_calls = ctypes.c_int64(0)  # abi.BLAS_SPLIT_SYMBOL: SPLIT calls running
+_threads_api: list = []  # [(get, set) or None] once looked up
+
+
+def _thread_functions():
+    if not _threads_api:
+        api = None
+        path = find_openblas()
+        if path is not None:
+            lib = ctypes.CDLL(path)
+            get = getattr(lib, "scipy_openblas_get_num_threads64_", None)
+            put = getattr(lib, "scipy_openblas_set_num_threads64_", None)
+            if get is not None and put is not None:
+                get.restype = ctypes.c_int
+                get.argtypes = []
+                put.restype = None
+                put.argtypes = [ctypes.c_int]
+                api = (get, put)
+        _threads_api.append(api)
+    return _threads_api[0]
+
+
+def runs_gemms_alone(undefined) -> bool:
+    """Whether code referencing the external symbols ``undefined`` may run its gemms
+    alone (``PoolChoice``): it starts threads of its own and calls a gemm,
+    ``IRT_BLAS_THREADS`` is unset and the library can be told."""
+    names = set(undefined)
+    return (THREAD_SYMBOL in names and not names.isdisjoint(GEMM_SYMBOLS.values())
+            and blas_threads() is None and _thread_functions() is not None)
+
+
+def split_flag_address() -> int:
+    """The address of ``abi.BLAS_SPLIT_SYMBOL`` in this process."""
+    return ctypes.addressof(_split_calls)
+
+
+class PoolChoice:
+    """The way (THREADED, ALONE, SPLIT) one compiled function eligible for it
+    (``runs_gemms_alone``) runs its gemms: measured on its calls at its final tier,
+    first at once, then again after ``FIRST_INTERVAL`` calls, 4x as many, ... (the
+    machine's load changes).
+
+    After a threaded gemm OpenBLAS's workers busy-wait on the cores the
+    dispatcher's threads then want. Alone is faster on a busy machine (2 cores,
+    load 8: W7/W9 gradients 98/213 ms threaded, 18/42 alone, 16/72 split), a
+    quiet one may favour OpenBLAS's threads (W9: 14.1 ms threaded, 17.1 alone) or
+    the split. A trial runs ``TRIAL`` calls each way; the first of each run is not
+    counted (OpenBLAS's workers may still spin from the way before), and the way with
+    the lowest median of its counted calls wins (not the fastest call: on a busy
+    machine W2's threaded gemms took 0.6 ms in one call and 100 ms in the next). Until the first trial ends, calls run alone.
+    Calls from several Python threads at once only blur the measurement. The way
+    can change the last bits of a gemm's result (OpenBLAS's threaded sgemm rounds
+    differently, as numpy's results depend on its thread count): with
+    ``IRT_BLAS_THREADS`` set nothing is chosen."""
+
+    TRIAL = 4
+    FIRST_INTERVAL = 64
+    ORDER = (ALONE, SPLIT, THREADED)  # the runs of a trial
+
+    def __init__(self) -> None:
+        self.way: int | None = None  # None: alone, the first trial on
+        self._interval = self.FIRST_INTERVAL
+        self._left = 0  # calls before the next trial
+        self._start_trial()
+
+    def _start_trial(self) -> None:
+        self._calls = itertools.count()
+        self._times: list[list[float]] = [[], [], []]  # per way: its counted calls
+        self._counted = 0
+        self._trial = True
+
+    def measuring(self) -> bool:
+        """Whether the next call belongs to a trial (``trial_way``, ``record``)."""
+        if self._trial:
+            return True
+        self._left -= 1
+        if self._left > 0:
+            return False
+        with _lock:
+            if not self._trial:
+                self._start_trial()
+        return True
+
+    def trial_way(self) -> tuple[int, int]:
+        """(call number, way) for the next call of the trial."""
+        k = next(self._calls)
+        return k, self.ORDER[(k // self.TRIAL) % len(self.ORDER)]
+
+    def record(self, k: int, way: int, seconds: float) -> None:
+        if k % self.TRIAL == 0 or k >= len(self.ORDER) * self.TRIAL:
+            return
+        with _lock:
+            if not self._trial:
+                return
+            self._times[way].append(seconds)
+            self._counted += 1
+            if self._counted == len(self.ORDER) * (self.TRIAL - 1):
+                self.way = min(self.ORDER, key=lambda w: _median(self._times[w]))  # ties: the first
+                self._trial = False
+                self._left = self._interval
+                self._interval *= 4
+
+
+def _median(xs: list[float]) -> float:
+    return sorted(xs)[len(xs) // 2] if xs else float("inf")
+
+
+def gemms_alone_enter(split: bool) -> None:
+    """Hold OpenBLAS at one thread until the matching ``gemms_alone_exit``; with
+    ``split``, let the dispatchers of split gemms use their threads meanwhile.
+
+    The count is OpenBLAS's, shared by the process: while any such call runs (from
+    any Python thread), every gemm of the process -- numpy's too -- runs on one
+    thread (and any split gemm may be split). The first call in saves the count, the
+    last one out restores it (a count set meanwhile by someone else is overwritten
+    then). Results are right whatever runs concurrently: OpenBLAS may be called
+    from several threads at once."""
+    global _alone_depth, _alone_saved
+    get, put = _threads_api[0]
+    with _lock:
+        if _alone_depth == 0:
+            _alone_saved = get()
+            put(1)
+        _alone_depth += 1
+        if split:
+            _split_calls.value += 1
+
+
+def gemms_alone_exit(split: bool) -> None:
+    global _alone_depth
+    get, put = _threads_api[0]
+    with _lock:
+        if split:
+            _split_calls.value -= 1
+        _alone_depth -= 1
+        if _alone_depth == 0:
+            put(_alone_saved)
+
+
 __all__ = ["GEMM_SYMBOLS", "find_openblas", "blas_available", "load_blas", "gemm_address", "blas_threads",
+           "runs_gemms_alone", "gemms_alone_enter", "gemms_alone_exit", "PoolChoice",
+           "THREADED", "ALONE", "SPLIT", "split_flag_address",
            "ROW_MAJOR", "NO_TRANS", "TRANS"]

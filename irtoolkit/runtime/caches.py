@@ -22,7 +22,7 @@ from irtoolkit.diagnostics import DiagnosticError
 from irtoolkit.runtime import symbols
 from irtoolkit.runtime.executable import (Executable, default_opt, init_llvm, llvm_config,
                                           verify_each_requested)
-from irtoolkit.runtime.objectfile import read_object
+from irtoolkit.runtime.objectfile import external_symbols, read_object
 from irtoolkit.runtime.signature import Signature, ValueSpec, capture_signatures
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> 
     try:
         sigs, entries, objects, tier = _decode_meta(meta, blob, opt)
         contents = [read_object(obj) for obj in objects]
-        bad = symbols.forbidden(name for c in contents for name in c.undefined)
+        bad = symbols.forbidden(external_symbols(contents))
         if bad:
             diskcache.warn_once(f"entry {key} refers to {', '.join(bad)}, which compiled code may "
                                 "not call: discarded")

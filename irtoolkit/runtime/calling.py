@@ -21,6 +21,9 @@ from irtoolkit.abi import (
     STACK_LIMIT_WORD,
 )
 from irtoolkit.runtime import interrupts
+from irtoolkit.runtime.blas import (
+    ALONE, SPLIT, THREADED, PoolChoice, gemms_alone_enter, gemms_alone_exit,
+)
 from irtoolkit.runtime.errors import (
     AllocationError, ArgumentError, StackExhaustedError, check_failure,
 )
@@ -173,6 +176,8 @@ class Function:
         self._err = word  # the frame's tail: error words, stack limit (abi)
         self._nwords = word + FRAME_TAIL_WORDS
         self._tls = threading.local()
+        # how its gemms share the cores with its own threads (None: not a question)
+        self._pool = PoolChoice() if executable.gemms_alone else None
 
     def _retarget(self, address: int) -> None:
         """Call the code at ``address`` from now on (a tier-up; calls running finish
@@ -301,12 +306,18 @@ class Function:
             else:
                 self._store_scalar(tls, w, d, self._scalar(i, spec, x))
         exe = self._exe
-        if exe.tier:
-            status = cfunc(tls.ptr)
-        else:  # tier-0 code: its native time decides when to tier up
-            t0 = perf_counter()
-            status = cfunc(tls.ptr)
-            exe._ran(perf_counter() - t0)
+        pool = self._pool
+        if pool is None:
+            status = self._native(exe, cfunc, tls.ptr)
+        else:  # one thread pool at a time (runtime/blas.py)
+            if exe.tier and pool.measuring():  # which way is faster
+                k, way = pool.trial_way()
+                t0 = perf_counter()
+                status = self._pooled(exe, cfunc, tls.ptr, way)
+                pool.record(k, way, perf_counter() - t0)
+            else:
+                way = pool.way
+                status = self._pooled(exe, cfunc, tls.ptr, ALONE if way is None else way)
         del keep
         if status:
             self._failed(status, frame)
@@ -338,6 +349,25 @@ class Function:
         if len(results) == 1:
             return results[0]
         return tuple(results)
+
+    @staticmethod
+    def _native(exe, cfunc, frame_ptr: int) -> int:
+        if exe.tier:
+            return cfunc(frame_ptr)
+        t0 = perf_counter()  # tier-0 code: its native time decides when to tier up
+        status = cfunc(frame_ptr)
+        exe._ran(perf_counter() - t0)
+        return status
+
+    def _pooled(self, exe, cfunc, frame_ptr: int, way: int) -> int:
+        if way == THREADED:
+            return self._native(exe, cfunc, frame_ptr)
+        split = way == SPLIT
+        gemms_alone_enter(split)
+        try:
+            return self._native(exe, cfunc, frame_ptr)
+        finally:
+            gemms_alone_exit(split)
 
     def _failed(self, status: int, frame: np.ndarray) -> None:
         """Raise what a call that returned ``status`` means (its temporaries

@@ -5,8 +5,10 @@ groups as there are cores. Each group compiles the whole module text with only
 its own entry points exported: every other definition becomes internal, so
 LLVM's dead-global elimination drops what only the other groups reach, and a
 group optimizes and emits its own code only (a helper that several groups call
-is compiled once in each, as a private copy). MCJIT links the objects into one
-engine. On two cores this nearly halves LLVM's share of a first call, which is
+is compiled once in each, as a private copy) -- except functions of at least
+SPLIT_MIN_SIZE instructions, which one group exports and the others declare
+(the gradient function and the outlined parallel loops would otherwise all
+land in the gradient's group). MCJIT links the objects into one engine. On two cores this nearly halves LLVM's share of a first call, which is
 most of it (bench W1: 100 -> 55 ms for its ``@loss`` and ``@grad``).
 
 llvmlite serializes every call into LLVM behind one process-wide lock. The two
@@ -40,13 +42,31 @@ def available_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: A function of at least this many instructions is compiled in one group only
+#: (exported there, declared in the others) rather than copied into each group
+#: that reaches it: the gradient function, outlined parallel loops. Without it a
+#: gradient's group held nearly all of the code and the other core idled (bench
+#: W7: 10,500 of 15,000 lines of LLVM IR in one group; 6,900 with it).
+SPLIT_MIN_SIZE = 500
+
+
 def plan_groups(llmod, entries: Sequence[str]) -> list[tuple[str, ...]]:
-    """The codegen groups of an llvmlite.ir module's entry points: one per core,
-    of about equal code size; one group for a module with mutable state."""
+    """The codegen groups of an llvmlite.ir module: one per core, of about equal
+    code size, each a tuple of the functions it exports (entry points and
+    functions of at least SPLIT_MIN_SIZE instructions), group 0 one that calls
+    no other group's functions if there is one (it compiles the module text as
+    it is: see compile_groups); one group for a module with mutable state."""
     cores = 1 if mutable_state(llmod) else available_cores()
     if cores == 1 or len(entries) <= 1:
         return [tuple(entries)]
-    return group_entries(reachable_sizes(llmod, entries), cores)
+    size, callees = call_graph(llmod)
+    big = sorted(n for n, k in size.items() if k >= SPLIT_MIN_SIZE and n not in entries)
+    roots = [*entries, *big]
+    groups = group_entries(reachable_sizes(llmod, roots, stop=set(roots), graph=(size, callees)), cores)
+    reaches = {g: reachable(callees, g, stop=set(roots)) for g in groups}
+    foreign = {g: sum(1 for other in groups if other is not g for r in other if r in reaches[g])
+               for g in groups}
+    return sorted(groups, key=lambda g: foreign[g] > 0)
 
 
 def group_entries(sizes: dict[str, int], groups: int) -> list[tuple[str, ...]]:
@@ -71,9 +91,9 @@ def mutable_state(llmod) -> list[str]:
             and not g.global_constant and not g.name.startswith(("__irt_", "llvm."))]
 
 
-def reachable_sizes(llmod, roots: Sequence[str]) -> dict[str, int]:
-    """For each root function of an llvmlite.ir module, the number of
-    instructions of the functions it reaches (calls and function pointers)."""
+def call_graph(llmod) -> tuple[dict[str, int], dict[str, set[str]]]:
+    """Of each function of an llvmlite.ir module: its number of instructions,
+    and the functions it calls or takes the address of."""
     from llvmlite import ir
 
     size: dict[str, int] = {}
@@ -89,17 +109,57 @@ def reachable_sizes(llmod, roots: Sequence[str]) -> dict[str, int]:
                         out.add(v.name)
         size[fn.name] = n
         callees[fn.name] = out
-    result = {}
-    for root in roots:
-        seen = {root}
-        stack = [root]
-        while stack:
-            for c in callees.get(stack.pop(), ()):
-                if c not in seen:
-                    seen.add(c)
-                    stack.append(c)
-        result[root] = sum(size.get(f, 0) for f in seen)
-    return result
+    return size, callees
+
+
+def reachable(callees: dict[str, set[str]], roots: Sequence[str], stop: set[str] = frozenset()) -> set[str]:
+    """The functions ``roots`` reach; past a function of ``stop`` (not a root) no further."""
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        f = stack.pop()
+        if f in stop and f not in roots:
+            continue
+        for c in callees.get(f, ()):
+            if c not in seen:
+                seen.add(c)
+                stack.append(c)
+    return seen
+
+
+def reachable_sizes(llmod, roots: Sequence[str], stop: set[str] = frozenset(),
+                    graph: tuple[dict[str, int], dict[str, set[str]]] | None = None) -> dict[str, int]:
+    """For each root function of an llvmlite.ir module, the number of
+    instructions of the functions it reaches (calls and function pointers),
+    those of ``stop`` other than itself left out (they are compiled elsewhere)."""
+    size, callees = graph or call_graph(llmod)
+    return {root: sum(size.get(f, 0) for f in reachable(callees, [root], stop)
+                      if f == root or f not in stop)
+            for root in roots}
+
+
+def declare_only(text: str, names: set[str]) -> str:
+    """LLVM IR ``text`` (as llvmlite prints it) with the definitions of the
+    functions ``names`` turned into declarations."""
+    if not names:
+        return text
+    out: list[str] = []
+    skipping = False
+    for line in text.split("\n"):
+        if skipping:
+            skipping = line != "}"
+            continue
+        if line.startswith("define ") and "@" in line:
+            name = line.split("@", 1)[1].split("(", 1)[0].strip('"')
+            if name in names:
+                head = line[len("define "):]
+                if head.startswith(("internal ", "private ")):
+                    head = head.split(" ", 1)[1]
+                out.append("declare " + head)
+                skipping = True
+                continue
+        out.append(line)
+    return "\n".join(out)
 
 
 def _unlocked(fn):
@@ -109,8 +169,11 @@ def _unlocked(fn):
 
 def _export_only(llvm, mod, keep: set[str]) -> None:
     for fn in mod.functions:
-        if not fn.is_declaration and fn.name not in keep:
-            fn.linkage = llvm.Linkage.internal
+        if not fn.is_declaration:
+            if fn.name not in keep:
+                fn.linkage = llvm.Linkage.internal
+            elif fn.linkage in (llvm.Linkage.internal, llvm.Linkage.private):
+                fn.linkage = llvm.Linkage.external  # another group calls it
     for gv in mod.global_variables:
         if (not gv.is_declaration and not gv.name.startswith("llvm.")
                 and gv.linkage == llvm.Linkage.external):
@@ -172,7 +235,9 @@ def compile_groups(llvm, text: str, first: tuple[Any, Any],
                    opt: int, unroll: bool, keep_ir: bool = False) -> list[CompiledGroup]:
     """Optimize (LLVM's pipeline at speed level ``opt``) and emit ``text`` once
     per group, in parallel. ``first`` is ``text`` already parsed (and verified)
-    in a context of its own, as (module, context): group 0 uses it. Each module
+    in a context of its own, as (module, context): group 0 uses it; the other
+    groups compile ``text`` with the functions other groups export declared
+    only (group 0 has a private copy of any it calls). Each module
     is disposed of before its context when its group is done (the garbage
     collector, left to it, may free them in the other order and crash)."""
     parallel = len(groups) > 1
@@ -191,7 +256,8 @@ def compile_groups(llvm, text: str, first: tuple[Any, Any],
     def build_parsed(k: int) -> None:
         context = llvm.create_context()
         try:
-            mod = llvm.parse_assembly(text, context=context)
+            foreign = {n for j, g in enumerate(groups) if j != k for n in g}
+            mod = llvm.parse_assembly(declare_only(text, foreign), context=context)
         except BaseException as err:
             context.close()
             errors.append(err)

@@ -11,10 +11,10 @@ import time
 from typing import TYPE_CHECKING
 
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
-from irtoolkit.runtime import codegen, symbols
+from irtoolkit.runtime import blas, codegen, symbols
 from irtoolkit.runtime.allocator import tune_malloc
 from irtoolkit.runtime.calling import Function
-from irtoolkit.runtime.objectfile import InvalidObject, ObjectSymbols, read_object
+from irtoolkit.runtime.objectfile import InvalidObject, ObjectSymbols, external_symbols, read_object
 from irtoolkit.runtime.signature import Signature
 
 if TYPE_CHECKING:
@@ -242,7 +242,9 @@ class Executable:
     def _link(self, llvm, objects: list[bytes], entries: dict[str, str | None],
               contents: list[ObjectSymbols]):
         """An MCJIT engine holding ``objects``, and the address of each entry point."""
-        symbols.resolve(llvm, {name for c in contents for name in c.undefined})
+        undefined = external_symbols(contents)
+        symbols.resolve(llvm, undefined)
+        self.gemms_alone = blas.runs_gemms_alone(undefined)
         tune_malloc()
         tm = target_machine(llvm, self.opt)  # one per engine: MCJIT takes ownership
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)

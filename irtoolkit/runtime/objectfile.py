@@ -15,6 +15,7 @@ from __future__ import annotations
 import platform
 import struct
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 _EHDR = struct.Struct("<16sHHIQQQIHHHHHH")
@@ -41,6 +42,14 @@ class InvalidObject(ValueError):
 class ObjectSymbols:
     undefined: tuple[str, ...]  # what the object needs from outside
     defined: tuple[str, ...]  # the global (and weak) symbols it defines
+
+
+def external_symbols(contents: Iterable[ObjectSymbols]) -> set[str]:
+    """What objects linked together need from outside: their undefined symbols
+    that none of them defines (codegen groups call each other's functions)."""
+    contents = list(contents)
+    defined = {name for c in contents for name in c.defined}
+    return {name for c in contents for name in c.undefined} - defined
 
 
 def host_machine() -> int | None:

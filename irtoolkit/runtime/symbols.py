@@ -21,7 +21,7 @@ import ctypes
 import threading
 from collections.abc import Iterable
 
-from irtoolkit.abi import INTERRUPTS_SYMBOL, PRINT_SYMBOL, TLS_KEY_SYMBOL
+from irtoolkit.abi import BLAS_SPLIT_SYMBOL, INTERRUPTS_SYMBOL, PRINT_SYMBOL, TLS_KEY_SYMBOL
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 
 LIBM_DOUBLE = (
@@ -49,7 +49,7 @@ CONTROL = ("_setjmp", "setjmp", "longjmp", "abort", "puts", "putchar", "printf")
 # numpy's OpenBLAS (see blas.py)
 BLAS = ("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_")
 # symbols the runtime defines in each process: data, and Python callbacks
-RUNTIME = (TLS_KEY_SYMBOL, INTERRUPTS_SYMBOL, PRINT_SYMBOL)
+RUNTIME = (TLS_KEY_SYMBOL, INTERRUPTS_SYMBOL, PRINT_SYMBOL, BLAS_SPLIT_SYMBOL)
 
 ALLOWED = frozenset((*LIBM, *MEMORY, *COMPILER_RUNTIME, *THREADS, *CONTROL, *BLAS, *RUNTIME))
 
@@ -142,6 +142,10 @@ def register(llvm, names: Iterable[str]) -> list[str]:
             from irtoolkit.runtime import interrupts
 
             addr = interrupts.address()
+        elif name == BLAS_SPLIT_SYMBOL:
+            from irtoolkit.runtime.blas import split_flag_address
+
+            addr = split_flag_address()
         elif name == PRINT_SYMBOL:  # printf.print_format: a Python callback
             from irtoolkit.runtime.printf import callback_address
 

@@ -201,9 +201,19 @@ def _successors(block):
 
 
 def _check_translatable(module: ModuleOp) -> None:
+    index_values = False  # every operand is a result or a block argument: those are checked
     for op in module.walk():
         if op is not module and not op.name.startswith("llvm."):
             raise op_error(op, f"failed to legalize operation '{op.name}' to the llvm dialect")
+        for r in op.results:
+            index_values = index_values or isinstance(r.type, IndexType)
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.args:
+                    index_values = index_values or isinstance(a.type, IndexType)
+    if not index_values:
+        return
+    for op in module.walk():  # the first op that has one, for the diagnostic
         for v in (*op.results, *op.operands):
             if isinstance(v.type, IndexType):
                 raise op_error(op, "the index type must be lowered (to i64) before LLVM translation")
@@ -351,6 +361,34 @@ def _convert_body(op: llvm.FuncOp, llmod: ir.Module, scopes: dict) -> None:
                 attr = inner.attributes.get(key)
                 if isinstance(attr, ArrayAttr):
                     instr.set_metadata(md, _scope_list(llmod, scopes, attr))
+    _interleave_math_loops(op, llmod, block_map)
+
+
+def _interleave_math_loops(op: llvm.FuncOp, llmod: ir.Module, block_map: dict) -> None:
+    """Loops calling a vector-math kernel get ``llvm.loop.interleave.count``: a kernel
+    is one long dependency chain, which LLVM's cost model leaves at one vector per
+    iteration (latency-bound); independent vectors side by side keep the FMA units
+    busy (see ``vector_math.LOOP_INTERLEAVE``). Blocks are in reverse post-order
+    here, so a branch to an earlier block is a loop's back edge."""
+    import llvmlite.ir as ir
+
+    from irtoolkit.passes.lowering.to_llvm.vector_math import LOOP_INTERLEAVE, calls_kernel
+
+    blocks = list(op.body.blocks)
+    index = {b: i for i, b in enumerate(blocks)}
+    math = [calls_kernel(b) for b in blocks]
+    option = None
+    for i, block in enumerate(blocks):
+        heads = [index[s] for s in block.last_op.successors] if block.last_op is not None else []
+        if not any(j <= i and any(math[j:i + 1]) for j in heads):
+            continue
+        if option is None:
+            option = llmod.add_metadata([ir.MetaDataString(llmod, "llvm.loop.interleave.count"),
+                                         ir.Constant(ir.IntType(32), LOOP_INTERLEAVE)])
+        # a loop id refers to itself (which makes it distinct)
+        loop_id = ir.values.MDValue(llmod, [], name=str(len(llmod.metadata)))
+        loop_id.operands = (loop_id, option)
+        block_map[block].terminator.set_metadata("llvm.loop", loop_id)
 
 
 def host_triple() -> str:

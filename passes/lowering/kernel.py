@@ -94,6 +94,9 @@ def constant_op(value: int | float, t: Attribute) -> arith.ConstantOp:
     return arith.ConstantOp(IntegerAttr(int(value), t))  # type: ignore[arg-type]
 
 
+INDEX = IndexType()
+
+
 class KernelEmitter:
     """An insertion point for scalar code and loop nests (see the module docstring).
 
@@ -108,6 +111,7 @@ class KernelEmitter:
         self.block = self.main
         self.loc = loc
         self._consts: dict[tuple[object, Attribute], SSAValue] = {}
+        self._given: dict[tuple[type, object, Attribute], SSAValue] = {}
         #: constants emitted by :meth:`const` -> their value (read by the run-time checks)
         self.const_values: dict[SSAValue, int | float] = {}
 
@@ -149,8 +153,18 @@ class KernelEmitter:
 
     # -- constants and index arithmetic -----------------------------------------
 
+    def new_constants(self) -> None:
+        """Constants from here on go to a fresh ``consts`` block (a new function's)."""
+        self.consts, self._consts, self._given = Block(), {}, {}
+
     def const(self, value: int | float, t: Attribute) -> SSAValue:
         """A scalar constant of type ``t`` (one per value and type, in ``consts``)."""
+        # looked up by the value as given first: building the op to find its
+        # canonical key was a twelfth of lowering a conv-heavy gradient (bench W7)
+        given = (value.__class__, repr(value) if isinstance(value, float) else value, t)
+        got = self._given.get(given)
+        if got is not None:
+            return got
         op = constant_op(value, t)
         data = op.value.value.data  # type: ignore[union-attr]
         key = (repr(data) if isinstance(data, float) else data, t)  # -0.0 and 0.0 apart
@@ -161,10 +175,11 @@ class KernelEmitter:
             self.consts.add_op(op)
             got = self._consts[key] = op.result
             self.const_values[got] = value
+        self._given[given] = got
         return got
 
     def index(self, n: int) -> SSAValue:
-        return self.const(n, IndexType())
+        return self.const(n, INDEX)
 
     def index_add(self, a: SSAValue, b: SSAValue) -> SSAValue:
         """a + b on index values (a constant 0 operand folds)."""

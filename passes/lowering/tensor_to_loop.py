@@ -547,7 +547,7 @@ class TensorLowering(KernelEmitter):
             raise op_error(f, "functions with several blocks cannot be bufferized by 'lower-tensor-to-loop'")
         old = f.body.blocks.first
         assert old is not None
-        self.consts, self._consts = Block(), {}  # constants: at the function's entry
+        self.new_constants()  # constants: at the function's entry
         new = self.new_block_like(old)
         self.lower_block(old, new, owned_args=False)
         first = new.first_op

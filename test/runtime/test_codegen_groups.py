@@ -119,6 +119,37 @@ def test_grouping_balances_code_size():
     assert codegen.group_entries({"a": 3}, 4) == [("a",)]
 
 
+def test_large_functions_are_compiled_in_one_group_and_called_from_the_others(monkeypatch):
+    """Functions of at least SPLIT_MIN_SIZE instructions are exported by one
+    group and declared in the others (here every function of the program is):
+    each is defined once, the objects link, reload from the disk cache and
+    tier up."""
+    monkeypatch.setattr(codegen, "available_cores", lambda: 2)
+    monkeypatch.setattr(codegen, "SPLIT_MIN_SIZE", 10)
+    exe = irt.compile(PROGRAM)
+    defined = [s for obj in exe._objects for s in read_object(obj).defined]
+    shared = [s for s in defined if not s.startswith("_irt_call_")]
+    assert shared and len(defined) == len(set(defined)), defined
+    undefined = {s for obj in exe._objects for s in read_object(obj).undefined}
+    assert undefined & set(shared), "no group calls another's function"
+    check(exe)
+    exe.optimize()
+    check(exe)
+    clear_cache()
+    again = irt.compile(PROGRAM)
+    assert again.from_cache
+    check(again)
+
+
+def test_declare_only_turns_definitions_into_declarations():
+    text = ('define internal void @"f"(i64 %".1") noinline\n{\n.2:\n  ret void\n}\n\n'
+            'define i64 @"g"()\n{\n.1:\n  call void @"f"(i64 1)\n  ret i64 0\n}\n')
+    out = codegen.declare_only(text, {"f"})
+    assert out.startswith('declare void @"f"(i64 %".1") noinline\n\ndefine i64 @"g"()')
+    assert "ret void" not in out and "ret i64 0" in out
+    assert codegen.declare_only(text, set()) is text
+
+
 COUNTER = """
 "memref.global"() <{sym_name = "counter", type = memref<1xf64>, initial_value = dense<0.0> : tensor<1xf64>, sym_visibility = "public"}> : () -> ()
 func.func @inc(%x: f64) -> f64 {

@@ -179,10 +179,6 @@ MONOTONIC = 2  # LLVM's atomic ordering code
 # --------------------------------------------------------------------------- allocations
 
 
-def _route_calls(module: ModuleOp, old: str, new: str) -> bool:
-    return redirect_symbols(module, {old: new})
-
-
 def define_guarded_malloc(module: ModuleOp, track: bool) -> None:
     """``ptr @__irt_malloc(i64 n)``: malloc, or a jump back to the wrapper with
     status ``n`` (see the module doc); with ``track``, the buffer joins the
@@ -494,16 +490,22 @@ def _loop_body(latch: Block, header: Block, preds: dict[Block, list[Block]]) -> 
 
 
 def _needs_poll(latch: Block, header: Block, body: set[Block], headers: set[Block],
-                user: set[str]) -> bool:
-    """A loop that may not end by itself, or that is not innermost anyway."""
+                calling: set[Block]) -> bool:
+    """A loop that may not end by itself, or that is not innermost anyway, or
+    that has a block of ``calling`` (those that call a function of the program)."""
     branch = latch.last_op
     kind = branch.attributes.get(LATCH) if branch is not None else None
     if not (isinstance(kind, StringAttr) and kind.data == "for"):
         return True  # a while loop, or one of unknown origin
     if any(h in body for h in headers if h is not header):
         return True  # an outer loop
-    return any(isinstance(op, llvm.CallOp) and op.callee is not None
-               and op.callee.string_value() in user for b in body for op in b.ops)
+    return not calling.isdisjoint(body)
+
+
+def _blocks_calling(fn: llvm.FuncOp, user: set[str]) -> set[Block]:
+    return {b for b in fn.body.blocks
+            if any(isinstance(op, llvm.CallOp) and op.callee is not None
+                   and op.callee.string_value() in user for op in b.ops)}
 
 
 def poll_loops(module: ModuleOp, fn: llvm.FuncOp, user: set[str]) -> int:
@@ -516,9 +518,10 @@ def poll_loops(module: ModuleOp, fn: llvm.FuncOp, user: set[str]) -> int:
         for s in _successors(block):
             preds.setdefault(s, []).append(block)
     headers = {h for _, h in edges}
+    calling = _blocks_calling(fn, user)
     polled = 0
     for latch, header in edges:
-        if not _needs_poll(latch, header, _loop_body(latch, header, preds), headers, user):
+        if not _needs_poll(latch, header, _loop_body(latch, header, preds), headers, calling):
             continue
         b = FunctionBuilder(fn, latch)
         check = b.new_block([a.type for a in header.args])
@@ -538,9 +541,16 @@ def poll_loops(module: ModuleOp, fn: llvm.FuncOp, user: set[str]) -> int:
 # --------------------------------------------------------------------------- the pass
 
 
-def _calls(module: ModuleOp, name: str) -> bool:
-    return any(isinstance(op, llvm.CallOp) and op.callee is not None
-               and op.callee.string_value() == name for op in module.walk())
+def _referenced(module: ModuleOp) -> set[str]:
+    """The symbols that calls and address-of ops of ``module`` name."""
+    names: set[str] = set()
+    for op in module.walk():
+        if isinstance(op, llvm.CallOp):
+            if op.callee is not None:
+                names.add(op.callee.string_value())
+        elif isinstance(op, llvm.AddressOfOp):
+            names.add(op.global_name.root_reference.data)
+    return names
 
 
 def add_jit_interface(module: ModuleOp) -> dict[str, str]:
@@ -560,10 +570,14 @@ def add_jit_interface(module: ModuleOp) -> dict[str, str]:
     for fn in recursive:
         check_stack_on_entry(fn)
     polled = sum(poll_loops(module, fn, user) for fn in program)
-    checked = _calls(module, CHECK_FAILED)
+    referenced = _referenced(module)
+    checked = CHECK_FAILED in referenced
     # calls are rerouted before the helpers are defined: those call the real ones
-    guarded = _route_calls(module, "malloc", GUARDED_MALLOC)
-    tracked_free = guarded and _route_calls(module, "free", TRACKED_FREE)
+    guarded = "malloc" in referenced
+    tracked_free = guarded and "free" in referenced
+    if guarded:
+        redirect_symbols(module, {"malloc": GUARDED_MALLOC, "free": TRACKED_FREE}
+                         if tracked_free else {"malloc": GUARDED_MALLOC})
     jumps = guarded or checked or bool(recursive) or bool(polled)
     if jumps:
         _libc(module)

@@ -20,6 +20,11 @@ its body, in the llvm dialect (pthreads, no C compiler):
   from a counter under a mutex in the shared context (a thread slowed down by
   other work on its core does not hold the others up).
 
+Gemm calls with static N and K whose M*N*K may reach the threshold get dispatchers
+of their own (``split_gemms``): chunks of rows of C, one gemm call each, only while
+the runtime asks for it (``abi.BLAS_SPLIT_SYMBOL``, with OpenBLAS held at one thread:
+one pool of threads for loops and gemms; see runtime/blas.py).
+
 The outlined loops contain no run-time check, call or allocation
 (``parallel_kinds``), so nothing in a worker needs the calling thread's
 error-handling state. Contexts live in the dispatcher's stack frame. The
@@ -41,9 +46,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 
+from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR
 from irtoolkit.passes.lowering.to_llvm.build import (
     PTR, FunctionBuilder, declare, define, function_type, global_string, lookup, set_passthrough,
 )
+from irtoolkit.passes.lowering.to_llvm.common import constant_int
 
 MAX_THREADS = 8
 #: chunks of a split loop: at most MAX_CHUNKS, of about CHUNK_WORK cost units each
@@ -126,13 +133,15 @@ def _combine(b: FunctionBuilder, kind: str, acc: SSAValue, x: SSAValue) -> SSAVa
 
 
 def define_dispatcher(module: ModuleOp, fn: llvm.FuncOp, worker: llvm.FuncOp,
-                      kinds: list[str], work: int, min_work: int) -> None:
+                      kinds: list[str], work: int, min_work: int, chunk_work: int = CHUNK_WORK,
+                      gate: str | None = None) -> None:
     """Give the declared dispatcher ``fn(lb, ub, inits..., caps...)`` its body.
 
     Above the threshold the range is cut into ``m`` chunks (``m`` depends on the trip
     count and the cost only: the result does not depend on the number of threads or on
     which thread ran which chunk); the threads take chunks from a shared counter, each
-    chunk's result goes to its slot, and the slots are combined in order."""
+    chunk's result goes to its slot, and the slots are combined in order. ``gate``: an
+    external i64 global; threads only while it is nonzero."""
     name = fn.sym_name.data
     fty = fn.function_type
     ret = fty.output
@@ -212,13 +221,22 @@ def define_dispatcher(module: ModuleOp, fn: llvm.FuncOp, worker: llvm.FuncOp,
     b.cond_br(b.icmp("sge", n, b.i64(need)), try_b, seq)
     b.at(try_b)
     t = b.call(NUM_THREADS, [], i64)
-    b.cond_br(b.icmp("sgt", t, b.i64(1)), par, seq)
+    if gate is None:
+        b.cond_br(b.icmp("sgt", t, b.i64(1)), par, seq)
+    else:
+        if lookup(module, gate) is None:
+            module.body.block.add_op(llvm.GlobalOp(i64, gate, "external"))
+        gated = b.new_block()
+        b.cond_br(b.icmp("sgt", t, b.i64(1)), gated, seq)
+        b.at(gated)
+        on = b.load(b.addressof(gate), i64, ordering=MONOTONIC)
+        b.cond_br(b.icmp("ne", on, b.i64(0)), par, seq)
     b.at(seq)
     r = b.call(worker.sym_name.data, args, None if void else ret)
     b.ret(None if void else r)
     b.at(par)
     # chunks: about one per CHUNK_WORK of work, at least 2, at most MAX_CHUNKS and n
-    per = max(1, -(-CHUNK_WORK // max(work, 1)))  # iterations per chunk at least
+    per = max(1, -(-chunk_work // max(work, 1)))  # iterations per chunk at least
     m = b.sdiv(n, b.i64(per))
     m = b.select(b.icmp("slt", m, b.i64(2)), b.i64(2), m)
     m = b.select(b.icmp("sgt", m, b.i64(MAX_CHUNKS)), b.i64(MAX_CHUNKS), m)
@@ -289,8 +307,71 @@ def separate_loads_and_stores(fn: llvm.FuncOp) -> None:
             op.attributes["noalias_scopes"] = scope
 
 
+GEMM_ROWS_PREFIX = "__irt_gemm_rows_"
+#: a split gemm's chunks: about this many multiply-adds (M*N*K units) each, at least two
+GEMM_CHUNK_WORK = 2_000_000
+
+
+def _gemm_rows_worker(module: ModuleOp, gemm: llvm.FuncOp) -> llvm.FuncOp:
+    """``@__irt_gemm_rows_<gemm>(lo, hi, <the gemm's arguments but M>)``: the gemm of
+    rows [lo, hi) of op(A) and C (row-major)."""
+    name = GEMM_ROWS_PREFIX + gemm.sym_name.data
+    found = lookup(module, name)
+    if isinstance(found, llvm.FuncOp):
+        return found
+    ins = list(gemm.function_type.inputs)
+    et = ins[6]
+    fn, b = define(module, name, function_type([i64, i64, *ins[:3], *ins[4:]]), "internal")
+    lo, hi, order, ta, tb, N, K, alpha, A, lda, B, ldb, beta, C, ldc = b.args
+    size = b.i64(_size(et))
+    a_row = b.select(b.icmp("eq", ta, b.i32(NO_TRANS)), b.mul(lo, lda), lo)  # row lo of op(A)
+    a = b.add(A, b.mul(a_row, size))
+    c = b.add(C, b.mul(b.mul(lo, ldc), size))
+    b.call(gemm.sym_name.data, [order, ta, tb, b.sub(hi, lo), N, K, alpha, a, lda, B, ldb, beta, c, ldc])
+    b.ret()
+    return fn
+
+
+def split_gemms(module: ModuleOp, min_work: int) -> None:
+    """Calls of a row-major gemm with static N and K become calls of a dispatcher
+    over the rows of C (``_gemm_rows_worker``), gated by ``abi.BLAS_SPLIT_SYMBOL``:
+    while the runtime holds OpenBLAS at one thread and asks for it (runtime/blas.py,
+    the way SPLIT), a large gemm runs on the dispatcher's threads as the loops do,
+    a chunk of rows each; else it is the one call."""
+    gemms = {lookup(module, s) for s in GEMM_SYMBOLS.values()} - {None}
+    if not gemms:
+        return
+    names = {g.sym_name.data: g for g in gemms}  # type: ignore[union-attr]
+    calls = [op for op in module.walk() if isinstance(op, llvm.CallOp) and op.callee is not None
+             and op.callee.root_reference.data in names]
+    need = max(min_work, 2 * GEMM_CHUNK_WORK)
+    for call in calls:
+        order, _ta, _tb, M, N, K = call.args[:6]
+        n, k, m = constant_int(N), constant_int(K), constant_int(M)
+        if constant_int(order) != ROW_MAJOR or n is None or k is None or n * k == 0:
+            continue
+        work = n * k  # per row of C
+        if m is not None and m * work < need:
+            continue
+        worker = _gemm_rows_worker(module, names[call.callee.root_reference.data])  # type: ignore[arg-type]
+        disp = f"{DISPATCH_PREFIX}{worker.sym_name.data}_{work}"
+        if lookup(module, disp) is None:
+            fn = declare(module, disp, worker.function_type)
+            define_dispatcher(module, fn, worker, [], work, need, GEMM_CHUNK_WORK, BLAS_SPLIT_SYMBOL)
+        zero = llvm.ConstantOp(IntegerAttr(0, i64), i64)
+        a = list(call.args)
+        new = llvm.CallOp(disp, zero.result, M, *a[:3], *a[4:], return_type=None)
+        block = call.parent
+        assert block is not None
+        block.insert_op_before(zero, call)
+        block.insert_op_before(new, call)
+        call.detach()
+        call.erase()
+
+
 def define_dispatchers(module: ModuleOp) -> None:
-    """Define every dispatcher declared in ``module`` (llvm dialect)."""
+    """Define every dispatcher declared in ``module`` (llvm dialect), and those of
+    split gemms (``split_gemms``)."""
     from irtoolkit.passes.lowering.loop_to_cf import PARALLEL_MIN_WORK
 
     for op in list(module.ops):
@@ -305,6 +386,7 @@ def define_dispatchers(module: ModuleOp) -> None:
         work = op.attributes["irt.work"].value.data  # type: ignore[attr-defined]
         define_dispatcher(module, op, worker, kinds, work, PARALLEL_MIN_WORK)
         separate_loads_and_stores(worker)
+    split_gemms(module, PARALLEL_MIN_WORK)
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,23 @@ def _one(exe, fn, t, values):
     return exe[f"{fn}_{t}"](x)[: len(values)]
 
 
+# quiet and signalling NaNs of both signs with payloads in their low bits (a kernel
+# deriving its scale from the bits of x * log2(e) must not turn one into a number)
+NAN_BITS = {"f64": [0x7FF8000000000000, 0x7FF8000000000001, 0x7FF8000000000003, 0x7FF80000000007FF,
+                    0xFFF8000000000002, 0x7FF0000000000001, 0x7FFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFF],
+            "f32": [0x7FC00000, 0x7FC00001, 0x7FC00003, 0xFFC00002, 0x7F800001, 0x7FFFFFFF,
+                    0xFFFFFFFF]}
+
+
+@pytest.mark.parametrize("t", ["f64", "f32"])
+@pytest.mark.parametrize("fn", FUNCS)
+def test_nan_payloads(exe, fn, t):
+    dtype, itype = (np.float64, np.uint64) if t == "f64" else (np.float32, np.uint32)
+    x = np.array(NAN_BITS[t], dtype=itype).view(dtype)
+    got = _one(exe, fn, t, x)
+    assert np.isnan(got).all(), f"{fn} {t}: {got!r}"
+
+
 @pytest.mark.parametrize("t", ["f64", "f32"])
 def test_special_values(exe, t):
     big = 710.0 if t == "f64" else 89.0
@@ -164,6 +181,30 @@ def test_loops_vectorize(fn):
     assert not re.search(rf'@"?(llvm\.)?{fn}(\.[fv]\w*)?"?\(', _loop_function(ir))
     if fn == "sin":
         assert re.search(r'call <\d+ x double> @"?irt_vm_sin_big_v\d+', ir)
+
+
+def test_kernel_loops_interleaved():
+    """A loop calling a kernel carries ``llvm.loop.interleave.count`` on its back edge
+    (one kernel is a long dependency chain: one vector per iteration is latency-bound);
+    a loop without one is left to LLVM's cost model. Vectorized, the kernel loop steps
+    by LOOP_INTERLEAVE vectors."""
+    from irtoolkit.runtime.translate import llvm_ir
+
+    src = ("func.func @k(%x: tensor<4096xf64>) -> tensor<4096xf64> {\n"
+           "  %r = tensor.exp %x : tensor<4096xf64>\n  func.return %r : tensor<4096xf64>\n}\n"
+           "func.func @n(%x: tensor<4096xf64>) -> tensor<4096xf64> {\n"
+           "  %r = tensor.neg %x : tensor<4096xf64>\n  func.return %r : tensor<4096xf64>\n}\n")
+    text = llvm_ir(irtoolkit.parse(src))
+    option = re.search(r'^(!\d+) = !\{ !"llvm.loop.interleave.count", i32 (\d+) \}$', text, re.M)
+    assert option and int(option[2]) == vector_math.LOOP_INTERLEAVE
+    ids = re.findall(rf"^(!\d+) = !\{{ \1, {option[1]} \}}$", text, re.M)
+    bodies = {p.split("(", 1)[0].split("@")[-1].strip('"'): p for p in re.split(r"\ndefine ", text)[1:]}
+    tagged = {name for name, body in bodies.items() if re.search(r"!llvm.loop !\d+", body)}
+    assert ids and tagged == {"k"}, tagged
+    ir = irtoolkit.compile(irtoolkit.parse(src)).optimized_llvm_ir
+    lanes = int(re.search(r"<(\d+) x double>", _loop_function(ir))[1])
+    steps = {int(n) for n in re.findall(r"%index.next = add nuw i64 %index, (\d+)", ir)}
+    assert lanes * vector_math.LOOP_INTERLEAVE in steps, (lanes, steps)
 
 
 def _loop_function(ir: str) -> str:

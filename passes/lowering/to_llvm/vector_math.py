@@ -239,6 +239,12 @@ class _B:
         """x * c rounded to the nearest integer, as a float (see ``shifted_product``)."""
         return self.sub(self.shifted_product(x, c), self.c(self.magic))
 
+    def round_mul_both(self, x: SSAValue, c: float) -> tuple[SSAValue, SSAValue]:
+        """x * c rounded to the nearest integer k, as a float and as an integer, both
+        from one ``shifted_product`` (``int_of(k)`` would add the magic number again)."""
+        shifted = self.shifted_product(x, c)
+        return self.sub(shifted, self.c(self.magic)), self.int_of_shifted(shifted)
+
     def int_of_shifted(self, shifted: SSAValue) -> SSAValue:
         """The integer k held by ``shifted`` = k + 1.5 * 2^mant_bits."""
         return self.isub(self.bitcast_i(shifted), self.ci(self.magic_bits))
@@ -277,8 +283,7 @@ def exp_f64(b: _B, x: SSAValue, lo: SSAValue | None = None) -> SSAValue:
     under = b.fcmp("olt", x, b.c(-746.0))
     x = b.select(over, b.c(710.0), x)
     x = b.select(under, b.c(-746.0), x)
-    shifted = b.shifted_product(x, _LOG2E)  # k = round(x / ln2)
-    k = b.sub(shifted, b.c(b.magic))
+    k, ki = b.round_mul_both(x, _LOG2E)  # k = round(x / ln2)
     nk = b._e(llvm.FNegOp(k))
     r = b.fma(nk, b.c(_LN2[0]), x)
     r = b.fma(nk, b.c(_LN2[1]), r)
@@ -287,7 +292,7 @@ def exp_f64(b: _B, x: SSAValue, lo: SSAValue | None = None) -> SSAValue:
         r = b.add(r, lo)
     p = b.estrin(r, _EXP)
     e = b.add(b.c(1.0), b.fma(p, b.mul(r, r), r))
-    return b.scale_pow2(e, b.int_of_shifted(shifted))
+    return b.scale_pow2(e, ki)
 
 
 def _log_reduce(b: _B, x: SSAValue) -> tuple[SSAValue, SSAValue]:
@@ -327,12 +332,12 @@ def tanh_f64(b: _B, x: SSAValue) -> SSAValue:
     y = b.mul(ac, b.c(-2.0))  # exact; y in [-80, 0]
     # k = round(y / ln2) from |x| (y * log2e = |x| * (-2 log2e) exactly): the
     # multiplication by -2 is off the dependency chain
-    k = b.round_mul(ac, -2.0 * _LOG2E)
+    k, ki = b.round_mul_both(ac, -2.0 * _LOG2E)
     nk = b._e(llvm.FNegOp(k))
     r = b.fma(nk, b.c(_LN2[0]), y)
     r = b.fma(nk, b.c(_LN2[1]), r)
     em = b.fma(b.estrin(r, _EXP), b.mul(r, r), r)  # e^r - 1
-    s = b.pow2(k)  # 2^k, k in [-116, 0]
+    s = b.pow2_int(ki)  # 2^k, k in [-116, 0]
     # e^y - 1 = 2^k em + (2^k - 1) = uh + ul: both terms exact, |2^k - 1| >= |2^k em|
     # or 2^k - 1 = 0, so a fast two-sum gives the exact sum as a double-double
     sm1 = b.sub(s, b.c(1.0))
@@ -366,29 +371,29 @@ _FLT_MIN = 1.1754943508222875e-38
 
 
 def _expm1_reduced32(b: _B, y: SSAValue) -> tuple[SSAValue, SSAValue]:
-    """(k, e^r - 1) with y = k ln2 + r, k integral, |r| <= ln2/2 (f32)."""
-    k = b.round_mul(y, _LOG2E)
+    """(k as an integer, e^r - 1) with y = k ln2 + r, k integral, |r| <= ln2/2 (f32)."""
+    k, ki = b.round_mul_both(y, _LOG2E)
     nk = b._e(llvm.FNegOp(k))
     r = b.fma(nk, b.c(_LN2_32[0]), y)
     r = b.fma(nk, b.c(_LN2_32[1]), r)
-    return k, b.fma(b.horner(r, _EXP32), b.mul(r, r), r)
+    return ki, b.fma(b.horner(r, _EXP32), b.mul(r, r), r)
 
 
 def exp_f32(b: _B, x: SSAValue) -> SSAValue:
     # clamp (NaN passes): e^89 overflows, e^-104 underflows to 0
     x = b.select(b.fcmp("ogt", x, b.c(89.0)), b.c(89.0), x)
     x = b.select(b.fcmp("olt", x, b.c(-104.0)), b.c(-104.0), x)
-    k, em = _expm1_reduced32(b, x)
+    ki, em = _expm1_reduced32(b, x)
     e = b.add(b.c(1.0), em)
-    return b.scale_pow2(e, b.int_of(k))
+    return b.scale_pow2(e, ki)
 
 
 def tanh_f32(b: _B, x: SSAValue) -> SSAValue:
     """tanh |x| = -u / (2 + u), u = expm1(-2|x|) = 2^k (e^r - 1) + (2^k - 1)."""
     a = b.intr("fabs", x)
     ac = b.select(b.fcmp("ogt", a, b.c(10.0)), b.c(10.0), a)  # tanh 10 = 1 in f32
-    k, em = _expm1_reduced32(b, b.mul(ac, b.c(-2.0)))
-    s = b.pow2(k)  # k in [-29, 0]
+    ki, em = _expm1_reduced32(b, b.mul(ac, b.c(-2.0)))
+    s = b.pow2_int(ki)  # k in [-29, 0]
     u = b.fma(s, em, b.sub(s, b.c(1.0)))
     # q = -u / d with d + dl = 2 + u exactly (fast two-sum), then one correction
     # step: rem = -u - q (d + dl), t = q + rem / (2 + u) with 1 / (2 + u) = (1 + t) / 2
@@ -427,7 +432,7 @@ def _sincos_f64(b: _B, x: SSAValue, cosine: bool) -> SSAValue:
     a = b.intr("fabs", x)
     ok = b.fcmp("olt", a, b.c(_SIN_LIMIT))
     xr = b.select(ok, x, b.c(0.0))  # keep the fast path finite; result replaced below
-    k = b.round_mul(xr, _TWO_OVER_PI)
+    k, q = b.round_mul_both(xr, _TWO_OVER_PI)
     nk = b._e(llvm.FNegOp(k))
     r = xr
     for p in _PIO2:
@@ -439,7 +444,6 @@ def _sincos_f64(b: _B, x: SSAValue, cosine: bool) -> SSAValue:
     w = b.sub(b.c(1.0), hz)
     # cos r = w + (((1 - w) - hz) + z^2 C(z))   (fdlibm's compensated form)
     cos_r = b.add(w, b.fma(b.mul(z, z), b.horner(z, _COS), b.sub(b.sub(b.c(1.0), w), hz)))
-    q = b.int_of(k)
     if cosine:
         q = b.iadd(q, b.ci(1))
     odd = b.icmp_eq(b.iand(q, b.ci(1)), b.ci(1))
@@ -621,7 +625,7 @@ def tan_f64(b: _B, x: SSAValue) -> SSAValue:
     a = b.intr("fabs", x)
     ok = b.fcmp("olt", a, b.c(_SIN_LIMIT))
     xr = b.select(ok, x, b.c(0.0))
-    k = b.round_mul(xr, _TWO_OVER_PI)
+    k, ki = b.round_mul_both(xr, _TWO_OVER_PI)
     nk = b._e(llvm.FNegOp(k))
     # r = rh + rl, a double-double: tan r near a pole magnifies r's rounding error
     r1 = b.fma(nk, b.c(_PIO2[0]), xr)  # exact
@@ -637,7 +641,7 @@ def tan_f64(b: _B, x: SSAValue) -> SSAValue:
     w = b.sub(b.c(1.0), hz)
     cos_tail = b.sub(b.fma(b.mul(z, z), b.horner(z, _COS), b.sub(b.sub(b.c(1.0), w), hz)), b.mul(rh, rl))
     cos_hi, cos_lo = _fast_two_sum(b, w, cos_tail)
-    odd = b.icmp_eq(b.iand(b.int_of(k), b.ci(1)), b.ci(1))
+    odd = b.icmp_eq(b.iand(ki, b.ci(1)), b.ci(1))
     nh = b.select(odd, cos_hi, sin_hi)
     nl = b.select(odd, cos_lo, sin_lo)
     dh = b.select(odd, b._e(llvm.FNegOp(sin_hi)), cos_hi)

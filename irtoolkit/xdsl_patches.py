@@ -411,17 +411,20 @@ _ARG_DEFINITION_KINDS: tuple = ()  # (OptionalDef, VariadicDef), set by _cheaper
 _VALUE_TYPES: dict[type, bool] = {}
 
 
+def _is_value(arg) -> bool:
+    """``isinstance(arg, SSAValue)``, remembered per type (in ``_VALUE_TYPES``)."""
+    kind = arg.__class__
+    is_value = _VALUE_TYPES.get(kind)
+    if is_value is None:
+        is_value = _VALUE_TYPES[kind] = issubclass(kind, _SSA_VALUE[0])
+    return is_value
+
+
 def _build_operations_arg(operand):
     """xDSL's ``irdl_build_operations_arg`` with the SSAValue check remembered per type."""
     if operand is None:
         return []
-    kind = type(operand)
-    is_value = _VALUE_TYPES.get(kind)
-    if is_value is None:
-        from xdsl.ir import SSAValue
-
-        is_value = _VALUE_TYPES[kind] = issubclass(kind, SSAValue)
-    if is_value:
+    if _is_value(operand):
         return operand
     from xdsl.ir import Operation, SSAValue
 
@@ -521,13 +524,7 @@ def _ssa_value_get(arg, *, type=None):
     back at once (xDSL imports a helper and matches the argument against two
     abstract classes on every call)."""
     if type is None:
-        kind = arg.__class__
-        is_value = _VALUE_TYPES.get(kind)
-        if is_value is None:
-            is_value = _VALUE_TYPES[kind] = issubclass(kind, _SSA_VALUE[0])
-        if is_value:
-            return arg
-        return _XDSL_SSA_VALUE_GET(arg)
+        return arg if _is_value(arg) else _XDSL_SSA_VALUE_GET(arg)
     return _XDSL_SSA_VALUE_GET(arg, type=type)
 
 

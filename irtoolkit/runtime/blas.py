@@ -132,7 +132,7 @@ def gemm_address(symbol: str) -> int | None:
         fn = getattr(lib, symbol)
     except (OSError, AttributeError):
         return None
-    _set_threads_once(lib)
+    _set_threads_once()
     return ctypes.cast(fn, ctypes.c_void_p).value
 
 
@@ -148,14 +148,14 @@ def blas_threads() -> int | None:
         return None
 
 
-def _set_threads_once(lib) -> None:
+def _set_threads_once() -> None:
+    api = _thread_functions()  # (outside the lock: find_openblas takes it)
     with _lock:
         if _threads_set:
             return
         n = blas_threads()
-        setter = getattr(lib, "scipy_openblas_set_num_threads64_", None)
-        if n is not None and setter is not None:  # (other builds named by IRT_BLAS_LIBRARY may lack it)
-            setter(ctypes.c_int(n))
+        if n is not None and api is not None:  # (other builds named by IRT_BLAS_LIBRARY may lack it)
+            api[1](n)
         _threads_set.append(n)
 
 
@@ -176,11 +176,16 @@ _threads_api: list = []  # [(get, set) or None] once looked up
 
 
 def _thread_functions():
+    """(get, set) of OpenBLAS's thread count, or None (no library, or a build
+    named by IRT_BLAS_LIBRARY without them)."""
     if not _threads_api:
         api = None
         path = find_openblas()
-        if path is not None:
-            lib = ctypes.CDLL(path)
+        try:
+            lib = ctypes.CDLL(path) if path is not None else None
+        except OSError:
+            lib = None
+        if lib is not None:
             get = getattr(lib, "scipy_openblas_get_num_threads64_", None)
             put = getattr(lib, "scipy_openblas_set_num_threads64_", None)
             if get is not None and put is not None:
@@ -301,7 +306,7 @@ def gemms_alone_enter(split: bool) -> None:
 
 def gemms_alone_exit(split: bool) -> None:
     global _alone_depth
-    get, put = _threads_api[0]
+    put = _threads_api[0][1]
     with _lock:
         if split:
             _split_calls.value -= 1

@@ -64,9 +64,9 @@ def plan_groups(llmod, entries: Sequence[str]) -> list[tuple[str, ...]]:
     roots = [*entries, *big]
     groups = group_entries(reachable_sizes(llmod, roots, stop=set(roots), graph=(size, callees)), cores)
     reaches = {g: reachable(callees, g, stop=set(roots)) for g in groups}
-    foreign = {g: sum(1 for other in groups if other is not g for r in other if r in reaches[g])
-               for g in groups}
-    return sorted(groups, key=lambda g: foreign[g] > 0)
+    calls_others = {g: any(r in reaches[g] for other in groups if other is not g for r in other)
+                    for g in groups}
+    return sorted(groups, key=calls_others.__getitem__)
 
 
 def group_entries(sizes: dict[str, int], groups: int) -> list[tuple[str, ...]]:

@@ -21,7 +21,7 @@ import ctypes
 import threading
 from collections.abc import Iterable
 
-from irtoolkit.abi import BLAS_SPLIT_SYMBOL, INTERRUPTS_SYMBOL, PRINT_SYMBOL, TLS_KEY_SYMBOL
+from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, INTERRUPTS_SYMBOL, PRINT_SYMBOL, TLS_KEY_SYMBOL
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 
 LIBM_DOUBLE = (
@@ -47,7 +47,7 @@ THREADS = ("pthread_create", "pthread_join", "pthread_getspecific", "pthread_set
            "sysconf", "getenv", "atol")
 CONTROL = ("_setjmp", "setjmp", "longjmp", "abort", "puts", "putchar", "printf")
 # numpy's OpenBLAS (see blas.py)
-BLAS = ("scipy_cblas_sgemm64_", "scipy_cblas_dgemm64_")
+BLAS = tuple(GEMM_SYMBOLS.values())
 # symbols the runtime defines in each process: data, and Python callbacks
 RUNTIME = (TLS_KEY_SYMBOL, INTERRUPTS_SYMBOL, PRINT_SYMBOL, BLAS_SPLIT_SYMBOL)
 

@@ -212,10 +212,9 @@ class Driver:
         from irtoolkit.passes.ad.checkpoint import checkpoint_loops
         from irtoolkit.passes.ad.control_flow import rewrite_whiles
         from irtoolkit.passes.ad.reverse import ReverseGen
-
-        work = f.clone()
         from irtoolkit.passes.transforms.sliced_products import batch_sliced_products
 
+        work = f.clone()
         batch_sliced_products(work)  # x_t @ W for all t at once: one dot forward, two back
         block = work.body.block
         seeds = [block.args[i] for i in wrt]

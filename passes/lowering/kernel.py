@@ -64,6 +64,8 @@ from irtoolkit.dialects.elementwise import meaning_of
 from irtoolkit.dialects.loop import ForOp, YieldOp
 from irtoolkit.passes.lowering.checks import (
     check_broadcastable,
+    check_cmp,
+    constant_index,
     check_nonnegative,
     check_same_shapes,
     element,
@@ -312,16 +314,74 @@ def reads_materialised_broadcast(op: Operation) -> bool:
                for v in op.operands)
 
 
+def static_slice_sizes(s: Operation) -> list[int] | None:
+    sizes = [int(x) for x in s.static_sizes.get_values()]  # type: ignore[attr-defined]
+    return None if DYN in sizes else sizes
+
+
+def slice_tensors(s: Operation) -> tuple[SSAValue, SSAValue]:
+    """(big, small) tensors of an ``extract_slice`` or ``insert_slice``."""
+    if isinstance(s, tensor.InsertSliceOp):
+        return s.operands[1], s.operands[0]
+    return s.operands[0], s.results[0]
+
+
+def same_slice(a: Operation | None, b: Operation) -> bool:
+    """Are ``a`` and ``b`` slices (extract or insert) of one tensor at the same place?"""
+    if not isinstance(a, tensor.ExtractSliceOp | tensor.InsertSliceOp) or slice_tensors(a)[0] is not slice_tensors(b)[0]:
+        return False
+    return (all(getattr(a, n) == getattr(b, n) for n in ("static_offsets", "static_sizes", "static_strides"))
+            and all(list(getattr(a, n)) == list(getattr(b, n)) for n in ("offsets", "sizes", "strides")))
+
+
+def updates_in_place(group: Group) -> Operation | None:
+    """The ``insert_slice`` (static sizes) that is the only use of ``group``'s elementwise
+    root, when the kernel may compute into its destination: the nest reads the
+    destination only where it writes, through the same slice (``x[s] += y`` as derivative
+    code accumulates into a window of an adjoint), so each element is read before it is
+    overwritten. Else None."""
+    root = group.root
+    res = root.results[0]
+    uses = list(res.uses)
+    if is_reduction(root) or len(uses) != 1:
+        return None
+    into = uses[0].operation
+    if (not isinstance(into, tensor.InsertSliceOp) or into.operands[0] is not res or into.operands[1] is res
+            or static_slice_sizes(into) is None or DYN in shape(res)):
+        return None
+    dest = into.operands[1]
+    for m in group.members:
+        for v in m.operands:
+            for _ in range(64):  # the values a kernel reads through (Kernel._read)
+                owner = v.owner
+                if owner in group.member_set or same_slice(owner, into):
+                    break
+                if v is dest:
+                    return None
+                if isinstance(owner, tensor.BroadcastOp):
+                    v = owner.input
+                elif isinstance(owner, tensor.ExtractSliceOp) and static_slice_sizes(owner) is not None:
+                    v = owner.source
+                else:
+                    break
+    return into
+
+
 class Kernel:
     """Builds the nest of one group (see the module docstring)."""
 
-    def __init__(self, group: Group):
+    def __init__(self, group: Group, into: Operation | None = None):
         self.g = group
+        #: an ``insert_slice`` of the root's value: the nest then updates its destination
+        #: (carried as ``out``) instead of filling a tensor of its own
+        self.into = into
+        self.out: SSAValue | None = None
         self.E = KernelEmitter(group.root.location)
         self.memo: dict[tuple, SSAValue] = {}
         self.dim_memo: dict[tuple[SSAValue, int], SSAValue | None] = {}
         self.is1: dict[tuple[SSAValue, int], SSAValue] = {}
         self.leaf_ops: list[Operation] = []
+        self.checked_slices: set[Operation] = set()
 
     # -- sizes -------------------------------------------------------------
 
@@ -494,11 +554,60 @@ class Kernel:
         if isinstance(owner, tensor.BroadcastOp) and depth < 64:
             self._note_leaf(owner)
             return self.read(owner.input, self.remap(owner, idx), depth + 1)
+        if self.into is not None and same_slice(owner, self.into):
+            self._note_leaf(owner)
+            return E.emit1(in_bounds(tensor.ExtractOp(self.out, self.slice_index(self.into, idx))))
+        if isinstance(owner, tensor.ExtractSliceOp) and depth < 64:
+            at = self.slice_index(owner, idx)
+            if at is not None:
+                self._note_leaf(owner)
+                return self.read(slice_tensors(owner)[0], at, depth + 1)
         return E.emit1(in_bounds(tensor.ExtractOp(v, list(idx))))
 
     def _note_leaf(self, op: Operation | None) -> None:
         if isinstance(op, Operation):
             self.leaf_ops.append(op)
+
+    def slice_index(self, s: Operation, idx: Sequence[SSAValue]) -> list[SSAValue] | None:
+        """The indices in the big tensor of slice ``s`` (an ``extract_slice`` or
+        ``insert_slice``) at slice indices ``idx`` (None: its sizes are dynamic, and an
+        extracted slice is copied). A slice read through is not materialised: a
+        stencil's shifted windows are reads of the one grid. Its bounds checks (for
+        dynamic offsets, strides or big-tensor dims) go before the nest."""
+        from irtoolkit.passes.lowering.tensor_to_loop_rules import _kept_dims
+
+        E = self.E
+        sizes = static_slice_sizes(s)
+        if sizes is None:
+            return None
+        big, small = slice_tensors(s)
+
+        def mix(static, dyn) -> list[SSAValue]:
+            it = iter(dyn)
+            return [next(it) if x == DYN else E.index(int(x)) for x in static.get_values()]
+
+        offs = mix(s.static_offsets, s.offsets)  # type: ignore[attr-defined]
+        strides = mix(s.static_strides, s.strides)  # type: ignore[attr-defined]
+        kept = _kept_dims(sizes, shape(small))
+        checked = self.checked_slices
+        if s not in checked:
+            checked.add(s)
+            with E.at(E.hoist):
+                for d, (o, n, st) in enumerate(zip(offs, sizes, strides)):
+                    if n == 0:
+                        continue
+                    check_nonnegative(E, s, o, f"slice offset of dim {d} is negative (offset vs 0)")
+                    co, cs = constant_index(E, o), constant_index(E, st)
+                    last = (E.index(co + (n - 1) * cs) if co is not None and cs is not None
+                            else E.index_add(o, E.index_mul(E.index(n - 1), st)))
+                    size = self.dim_of(big, d)
+                    if size is None:
+                        size = E.hoisted(tensor.DimOp(big, E.index(d)))
+                    check_cmp(E, s, "ult", last, size, f"slice out of bounds in dim {d} (slice end vs dim size)")
+        out = list(offs)
+        for k, d in enumerate(kept):
+            out[d] = E.index_add(offs[d], E.index_mul(idx[k], strides[d]))
+        return out
 
     def remap(self, b: Operation, idx: Sequence[SSAValue]) -> list[SSAValue]:
         """The operand indices of broadcast ``b`` read at result indices ``idx``."""
@@ -539,12 +648,16 @@ class Kernel:
         self.emit_checks()
         if not is_reduction(root):
             dims = self.domain_dims(res)
+            into = self.into
 
             def body(ivs: list[SSAValue], out: list[SSAValue]) -> list[SSAValue]:
+                self.out = out[0]
                 self.compute_members(ivs)
-                return [E.emit1(in_bounds(tensor.InsertOp(self.read(res, ivs), out[0], list(ivs))))]
+                at = list(ivs) if into is None else self.slice_index(into, ivs)
+                return [E.emit1(in_bounds(tensor.InsertOp(self.read(res, ivs), out[0], at)))]
 
-            (r,) = E.nest(dims, [self.empty(rt, dims)], body)
+            init = self.empty(rt, dims) if into is None else into.operands[1]
+            (r,) = E.nest(dims, [init], body)
             return r, None
         src = root.operands[0]
         rdims = _dims_of(root)
@@ -580,10 +693,12 @@ class Kernel:
         return r, None
 
 
-def replace_with_kernel(group: Group) -> None:
+def replace_with_kernel(group: Group, into: Operation | None = None) -> None:
     """Replace the ops of ``group`` by their kernel, inserted before the root (raises
-    :class:`CannotFuse`, leaving the IR as it was, if the group cannot be a kernel)."""
-    kernel = Kernel(group)
+    :class:`CannotFuse`, leaving the IR as it was, if the group cannot be a kernel).
+    ``into``: the root's only user, an ``insert_slice`` (see :func:`updates_in_place`),
+    which the kernel replaces, writing into its destination."""
+    kernel = Kernel(group, into)
     try:
         new_root, scalar = kernel.build()
     except CannotFuse:
@@ -593,8 +708,12 @@ def replace_with_kernel(group: Group) -> None:
     block = root.parent
     assert block is not None
     ops = kernel.E.ops()
-    block.insert_ops_before(ops, root)
+    block.insert_ops_before(ops, root if into is None else into)
     old = root.results[0]
+    if into is not None:
+        into.results[0].replace_all_uses_with(new_root)
+        into.detach()
+        into.erase()
     if scalar is not None:
         for use in list(old.uses):
             user = use.operation

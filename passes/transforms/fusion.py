@@ -51,6 +51,7 @@ from irtoolkit.passes.lowering.kernel import (
     is_reduction,
     reads_materialised_broadcast,
     replace_with_kernel,
+    updates_in_place,
 )
 from irtoolkit.passes.transforms.dead_code import erase_dead
 from irtoolkit.pipeline import option
@@ -283,15 +284,16 @@ def _analyse_block(block: Block) -> list[Group]:
     return groups
 
 
-def _worth_fusing(g: Group) -> bool:
+def _worth_fusing(g: Group, into: Operation | None) -> bool:
     # one op is worth a kernel when it reads a materialised broadcast (the nest reads
-    # the broadcast's input); lower-tensor-to-loop makes kernels of the other single ops
-    return len(g.members) >= 2 or reads_materialised_broadcast(g.root)
+    # the broadcast's input) or writes into a slice of a tensor in place;
+    # lower-tensor-to-loop makes kernels of the other single ops
+    return len(g.members) >= 2 or into is not None or reads_materialised_broadcast(g.root)
 
 
-def _fuse_group(g: Group) -> bool:
+def _fuse_group(g: Group, into: Operation | None) -> bool:
     try:
-        replace_with_kernel(g)
+        replace_with_kernel(g, into)
     except CannotFuse:
         return False
     return True
@@ -303,7 +305,8 @@ def fuse_region_ops(top: Operation) -> int:
     n = 0
     for b in blocks:
         for g in _analyse_block(b):
-            if _worth_fusing(g) and _fuse_group(g):
+            into = updates_in_place(g)
+            if _worth_fusing(g, into) and _fuse_group(g, into):
                 n += 1
     return n
 

@@ -21,7 +21,13 @@ may feed, in one loop nest at the tensor level::
 (``lower-tensor-to-loop`` updates such carried tensors in place.) Operands
 produced by ``tensor.splat`` or splat constants are read as their scalar,
 ``tensor.broadcast`` operands as an index remapping of their input (through
-chains of broadcasts); any other operand is a leaf read by ``tensor.extract``.
+chains of broadcasts), ``tensor.extract_slice`` operands of static size as an
+offset into their source (a stencil's shifted windows are not copied; the
+bounds checks of dynamic offsets go before the nest); any other operand is a
+leaf read by ``tensor.extract``. A group whose only use is an
+``insert_slice`` that reads the destination only through that same slice
+(``x[s] += y``, as adjoints accumulate) updates the destination in place: the
+nest carries it instead of a new tensor (:func:`updates_in_place`).
 A reduction root (``tensor.reduce_sum`` / ``reduce_max``) is computed by the
 reduction kernels of ``reductions.py``: a full reduction carries a scalar
 accumulator (and ``tensor.extract %s[]`` of its 0-d result reads the

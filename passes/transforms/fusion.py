@@ -25,7 +25,9 @@ At the tensor level, before bufferization. Two steps:
    iteration domain, the run-time shape checks of its ops before it); a group
    the kernel refuses (``CannotFuse``: a size it cannot find) is left as it is,
    for ``lower-tensor-to-loop``, which makes kernels of single ops with the same
-   code.
+   code. A group (even of one op) whose result only goes into a window of a
+   tensor that it reads only through that window (``insert_slice(extract_slice(x)
+   + y, x)``) becomes a nest updating ``x`` (``kernel.updates_in_place``).
 
 Options: ``simplify`` (default true), ``fuse`` (default true).
 """

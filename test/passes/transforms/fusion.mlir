@@ -244,3 +244,35 @@ func.func @static_no_check(%x: tensor<4xf64>, %y: tensor<4xf64>) -> tensor<4xf64
   %z = tensor.add %f, %y : tensor<4xf64>
   func.return %z : tensor<4xf64>
 }
+
+// -----
+
+// Windows of static size are read through (an index offset into the big tensor, no
+// copy), and an accumulation into a window of %g that reads %g only there updates
+// %g: the nest carries %g and reads each element before it writes it.
+// CHECK-LABEL: func.func @accumulate
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         %[[G2:.*]] = loop.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A:.*]] = %g) -> (tensor<6x7xf64>) {
+// CHECK-NEXT:      loop.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[B:.*]] = %[[A]]) -> (tensor<6x7xf64>) {
+// CHECK-NEXT:        %[[K:.*]] = tensor.extract %k[%[[I]], %[[J]]] {irt.in_bounds} : tensor<4x5xf64>
+// CHECK-NEXT:        %[[R:.*]] = arith.addi %{{.*}}, %[[I]] : index
+// CHECK-NEXT:        %[[C:.*]] = arith.addi %{{.*}}, %[[J]] : index
+// CHECK-NEXT:        %[[U:.*]] = tensor.extract %u[%[[R]], %[[C]]] {irt.in_bounds} : tensor<6x7xf64>
+// CHECK-NEXT:        %[[M:.*]] = arith.mulf %[[K]], %[[U]] : f64
+// CHECK-NEXT:        %[[C2:.*]] = arith.addi %{{.*}}, %[[J]] : index
+// CHECK-NEXT:        %[[OLD:.*]] = tensor.extract %[[B]][%[[I]], %[[C2]]] {irt.in_bounds} : tensor<6x7xf64>
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[OLD]], %[[M]] : f64
+// CHECK-NEXT:        %[[C3:.*]] = arith.addi %{{.*}}, %[[J]] : index
+// CHECK-NEXT:        %[[W:.*]] = tensor.insert %[[S]] into %[[B]][%[[I]], %[[C3]]] {irt.in_bounds} : tensor<6x7xf64>
+// CHECK-NEXT:        loop.yield %[[W]] : tensor<6x7xf64>
+// CHECK-NOT:     tensor.insert_slice
+// CHECK:         func.return %[[G2]] : tensor<6x7xf64>
+
+func.func @accumulate(%g: tensor<6x7xf64>, %k: tensor<4x5xf64>, %u: tensor<6x7xf64>) -> tensor<6x7xf64> {
+  %gs = tensor.extract_slice %g[0, 2] [4, 5] [1, 1] : tensor<6x7xf64> to tensor<4x5xf64>
+  %un = tensor.extract_slice %u[2, 1] [4, 5] [1, 1] : tensor<6x7xf64> to tensor<4x5xf64>
+  %m = tensor.mul %k, %un : tensor<4x5xf64>
+  %acc = tensor.add %gs, %m : tensor<4x5xf64>
+  %g2 = tensor.insert_slice %acc into %g[0, 2] [4, 5] [1, 1] : tensor<4x5xf64> into tensor<6x7xf64>
+  func.return %g2 : tensor<6x7xf64>
+}

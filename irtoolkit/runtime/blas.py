@@ -218,17 +218,21 @@ def split_flag_address() -> int:
 class PoolChoice:
     """The way one compiled function that calls gemms runs them, among ``ways``
     (``gemm_ways``): measured on its calls at its final tier, first at once, then
-    again after ``FIRST_INTERVAL`` calls, 4x as many, ... (the machine's load changes).
+    again after ``FIRST_INTERVAL`` calls, 4x as many, ... (the machine's load
+    changes), and never so often that the trials, with their slower ways, take more
+    than about ``OVERHEAD`` of the function's time.
 
     Alone is faster on a busy machine (2 cores, load 8: W7/W9 gradients 98/213 ms
-    threaded, 18/42 alone, 16/72 split), a quiet one may favour OpenBLAS's threads
+    threaded, 18/42 alone, 16/72 split; one other process on one core: W3's
+    gradient 48 ms threaded, 0.7 quiet), a quiet one may favour OpenBLAS's threads
     (W9: 14.1 ms threaded, 17.1 alone) or the split. A trial runs ``TRIAL`` calls
     each way; the first of each run is not counted (OpenBLAS's workers may still
     spin from the way before), and the way with the lowest median of its counted
     calls wins (not the fastest call: on a busy machine W2's threaded gemms took
-    0.6 ms in one call and 100 ms in the next). Until the first trial ends, calls
-    run alone. The time of a call includes holding and releasing OpenBLAS's count
-    (a few microseconds: for a function so short that they matter, threaded wins).
+    0.6 ms in one call and 100 ms in the next). A run whose counted call takes
+    ``LOSING`` times the best median so far ends there. Until the first trial ends,
+    calls run alone. The time of a call includes holding and releasing OpenBLAS's
+    count (3-4 us: for a function so short that they matter, threaded wins).
     Calls from several Python threads at once only blur the measurement. The way
     can change the last bits of a gemm's result (OpenBLAS's threaded sgemm rounds
     differently, as numpy's results depend on its thread count): with
@@ -236,6 +240,8 @@ class PoolChoice:
 
     TRIAL = 4
     FIRST_INTERVAL = 64
+    LOSING = 4.0
+    OVERHEAD = 0.05
 
     def __init__(self, ways: tuple[int, ...] = (ALONE, SPLIT, THREADED)) -> None:
         self.ways = ways  # the runs of a trial, in order
@@ -247,7 +253,8 @@ class PoolChoice:
     def _start_trial(self) -> None:
         self._calls = itertools.count()
         self._times: list[list[float]] = [[], [], []]  # per way: its counted calls
-        self._counted = 0
+        self._done: set[int] = set()  # ways measured, or given up on (LOSING)
+        self._spent = [0.0, 0]  # seconds and calls of the trial
         self._trial = True
 
     def measuring(self) -> bool:
@@ -264,22 +271,40 @@ class PoolChoice:
 
     def trial_way(self) -> tuple[int, int]:
         """(call number, way) for the next call of the trial."""
-        k = next(self._calls)
-        return k, self.ways[(k // self.TRIAL) % len(self.ways)]
+        ways, end = self.ways, len(self.ways) * self.TRIAL
+        while True:
+            k = next(self._calls)
+            way = ways[(k // self.TRIAL) % len(ways)]
+            if k >= end or way not in self._done:
+                return k, way
 
     def record(self, k: int, way: int, seconds: float) -> None:
-        if k % self.TRIAL == 0 or k >= len(self.ways) * self.TRIAL:
+        if k >= len(self.ways) * self.TRIAL:
             return
         with _lock:
-            if not self._trial:
+            if not self._trial or way in self._done:
                 return
-            self._times[way].append(seconds)
-            self._counted += 1
-            if self._counted == len(self.ways) * (self.TRIAL - 1):
-                self.way = min(self.ways, key=lambda w: _median(self._times[w]))  # ties: the first
-                self._trial = False
-                self._left = self._interval
-                self._interval *= 4
+            self._spent[0] += seconds
+            self._spent[1] += 1
+            if k % self.TRIAL == 0:
+                return
+            times = self._times[way]
+            times.append(seconds)
+            best = min((_median(self._times[w]) for w in self._done), default=float("inf"))
+            if len(times) == self.TRIAL - 1 or seconds > self.LOSING * best:
+                self._done.add(way)
+            if len(self._done) == len(self.ways):
+                self._choose()
+
+    def _choose(self) -> None:
+        """The trial's end: keep the fastest way; the calls until the next trial."""
+        self.way = min(self.ways, key=lambda w: _median(self._times[w]))  # ties: the first
+        best = _median(self._times[self.way])
+        seconds, calls = self._spent
+        excess = seconds - calls * best  # what the trial cost beyond the best way
+        self._left = max(self._interval, int(excess / (self.OVERHEAD * best)) if best > 0 else 0)
+        self._interval *= 4
+        self._trial = False
 
 
 def _median(xs: list[float]) -> float:

@@ -97,6 +97,24 @@ def test_pool_choice_keeps_the_fastest_way_and_measures_again(ways):
         assert pool.measuring()
 
 
+def test_a_losing_way_is_given_up_and_trials_stay_cheap():
+    # a busy core: the threaded gemm waits for a worker that is not running
+    T, first = blas.PoolChoice.TRIAL, blas.PoolChoice.FIRST_INTERVAL
+    pool = blas.PoolChoice((blas.ALONE, blas.THREADED))
+    slow = 100 * blas.PoolChoice.LOSING
+    ways = []
+    while pool.measuring():
+        k, way = pool.trial_way()
+        ways.append(way)
+        pool.record(k, way, 1.0 if way == blas.ALONE else slow)
+    # the threaded run ends after its first counted call
+    assert ways == [blas.ALONE] * T + [blas.THREADED] * 2
+    assert pool.way == blas.ALONE
+    # the trial cost 2 * (slow - 1) beyond the alone calls: at most OVERHEAD of what follows
+    calls = 1 + sum(not pool.measuring() for _ in range(10**6))
+    assert calls > first and calls * blas.PoolChoice.OVERHEAD >= 2 * (slow - 1) - 1
+
+
 def test_code_that_calls_a_gemm_qualifies_and_split_gemms_add_a_way(monkeypatch):
     monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
     from irtoolkit.abi import BLAS_SPLIT_SYMBOL

@@ -11,7 +11,10 @@ value is stored by the forward loop in a tape ``tensor<N x T>`` (one
 reverse loop. Ops are taken from the last to the first, so that storing
 ``tanh(W h + U x + b)`` makes the matmuls feeding it dead instead of storing
 them too. Cheap ops (slices, elementwise arithmetic) are still recomputed from
-what is stored. Loop-invariant ops are never stored (they are hoisted). The
+what is stored, and so is an expensive elementwise op on tensors whose operands
+are there without computing anything (values from outside, carried values, their
+slices and broadcasts): it fuses into the reverse kernels that read them anyway,
+where storing it would cost a tape and cut the forward kernel that reads it. Loop-invariant ops are never stored (they are hoisted). The
 segments of a checkpointed loop (strip-mined, see checkpoint.py) store theirs
 while they are recomputed, so that the reverse sweep does not evaluate them a
 third time; a loop reversed by Revolve stores none. Memory is bounded: a residual larger than

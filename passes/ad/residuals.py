@@ -11,10 +11,8 @@ value is stored by the forward loop in a tape ``tensor<N x T>`` (one
 reverse loop. Ops are taken from the last to the first, so that storing
 ``tanh(W h + U x + b)`` makes the matmuls feeding it dead instead of storing
 them too. Cheap ops (slices, elementwise arithmetic) are still recomputed from
-what is stored, and so is an expensive elementwise op on tensors whose operands
-are there without computing anything (values from outside, carried values, their
-slices and broadcasts): it fuses into the reverse kernels that read them anyway,
-where storing it would cost a tape and cut the forward kernel that reads it. Loop-invariant ops are never stored (they are hoisted). The
+what is stored. (``tensor-fuse`` writes a stored elementwise value straight into
+its tape and fuses its readers with reads of the tape: storing costs no copy.) Loop-invariant ops are never stored (they are hoisted). The
 segments of a checkpointed loop (strip-mined, see checkpoint.py) store theirs
 while they are recomputed, so that the reverse sweep does not evaluate them a
 third time; a loop reversed by Revolve stores none. Memory is bounded: a residual larger than
@@ -108,35 +106,6 @@ def _invariant_ops(loop_op: Operation, ops: list[Operation]) -> set[Operation]:
     return inv
 
 
-def _fuses_from_stored(loop_op: Operation, o: Operation) -> bool:
-    """Is ``o`` an elementwise op on tensors whose operands the reverse loop has
-    without computing anything (values from outside the loop, the carried values,
-    slices and broadcasts of them)? Then recomputing it costs its own arithmetic
-    inside the reverse sweep's kernels, which read those operands anyway, while
-    storing it costs a tape of its size and, in the forward loop, a value
-    materialised for the tape that cuts the kernel reading it out of its fusion
-    (W6's ``tanh`` of the stencil's centre: 20% of its gradient)."""
-    from irtoolkit.dialects.elementwise import meaning_of
-    from irtoolkit.passes.ad.reverse import defined_inside
-
-    tensor = _tensor()
-    if meaning_of(o) is None or not all(isinstance(v.type, TensorType) for v in (*o.operands, *o.results)):
-        return False
-    body = loop_op.body.block
-
-    def direct(v: SSAValue, depth: int = 0) -> bool:
-        if not defined_inside(v, loop_op) or (isinstance(v, BlockArgument) and v.owner is body):
-            return True
-        owner = v.owner
-        if depth > 64 or not isinstance(owner, Operation) or owner.parent_block() is not body:
-            return False
-        if isinstance(owner, tensor.ExtractSliceOp | tensor.BroadcastOp):
-            return direct(owner.operands[0], depth + 1)
-        return isinstance(owner, tensor.SplatOp) and not defined_inside(owner.operands[0], loop_op)
-
-    return all(direct(v) for v in o.operands)
-
-
 # -- residuals -----------------------------------------------------------------------
 def residual_candidates(gen, loop_op) -> list[SSAValue]:
     """Results of the body of ``loop_op`` that its forward loop stores provisionally:
@@ -160,7 +129,7 @@ def residual_candidates(gen, loop_op) -> list[SSAValue]:
     out: list[SSAValue] = []
     for o in ops:
         if (o not in inv and not o.regions and o.results and _is_expensive(gen, o)
-                and all(_static_float(r.type) for r in o.results) and not _fuses_from_stored(loop_op, o)):
+                and all(_static_float(r.type) for r in o.results)):
             for r in o.results:
                 size = elements(r.type)
                 if size <= per_iter and (trips is None or trips * size <= MAX_TAPE_ELEMENTS):

@@ -53,6 +53,7 @@ from irtoolkit.passes.lowering.kernel import (
     is_reduction,
     reads_materialised_broadcast,
     replace_with_kernel,
+    static_slice_sizes,
     updates_in_place,
 )
 from irtoolkit.passes.transforms.dead_code import erase_dead
@@ -301,11 +302,60 @@ def _fuse_group(g: Group, into: Operation | None) -> bool:
     return True
 
 
+def _dominates(v: SSAValue, op: Operation) -> bool:
+    """Is ``v`` available at ``op`` (defined in an enclosing block, or before it in its block)?"""
+    owner = v.owner
+    block = op.parent_block()
+    if isinstance(owner, Block):
+        return owner.is_ancestor(op)
+    where = owner.parent_block()
+    if where is block:
+        return block.get_operation_index(owner) < block.get_operation_index(op)
+    return where is not None and where.is_ancestor(op)
+
+
+def _mixed(static, dynamic) -> list:
+    it = iter(dynamic)
+    return [next(it) if x == DYN else int(x) for x in static.get_values()]
+
+
+def store_before_reading(block: Block) -> None:
+    """``%t = f(..)`` read by kernels and stored by ``insert_slice %t into %tape[..]``
+    (a residual the forward loop tapes): the store moves right after ``%t`` and the
+    readers read the stored window instead, so that ``%t``'s kernel writes into the
+    tape (``updates_in_place``) and its readers' kernels read it there, instead of a
+    temporary copied into the tape after them. Only when the tape has no other use
+    and the readers are elementwise (they read a window through, without a copy)."""
+    for ins in [o for o in block.ops if isinstance(o, tensor.InsertSliceOp)]:
+        src, dest = ins.operands[0], ins.operands[1]
+        owner = src.owner
+        if (not isinstance(owner, Operation) or owner.parent_block() is not block or not fusable(owner)
+                or is_reduction(owner) or len(list(dest.uses)) != 1 or static_slice_sizes(ins) is None):
+            continue
+        readers = [u.operation for u in src.uses if u.operation is not ins]
+        if not readers or not all(fusable(r) and not is_reduction(r) and r.parent_block() is block for r in readers):
+            continue
+        if not all(_dominates(v, owner) for v in ins.operands[1:]):
+            continue
+        ins.detach()
+        block.insert_op_after(ins, owner)
+        window = tensor.ExtractSliceOp(ins.results[0], _mixed(ins.static_offsets, ins.offsets),
+                                       _mixed(ins.static_sizes, ins.sizes), _mixed(ins.static_strides, ins.strides),
+                                       src.type)
+        window.location = ins.location
+        block.insert_op_after(window, ins)
+        for r in readers:
+            for i, v in enumerate(r.operands):
+                if v is src:
+                    r.operands[i] = window.results[0]
+
+
 def fuse_region_ops(top: Operation) -> int:
     """Fuse every block nested in ``top``; returns how many groups were fused."""
     blocks = [b for o in top.walk() for r in o.regions for b in r.blocks]
     n = 0
     for b in blocks:
+        store_before_reading(b)
         for g in _analyse_block(b):
             into = updates_in_place(g)
             if _worth_fusing(g, into) and _fuse_group(g, into):

@@ -285,7 +285,7 @@ def stencil_args():
     return [rng.standard_normal(18), rng.uniform(0.1, 0.4, 16)]
 
 
-@pytest.mark.parametrize("budget, scheme", [("2KB", ck.Scheme(None, 3)), ("3KB", ck.Scheme(5, 5)),
+@pytest.mark.parametrize("budget, scheme", [("2KB", ck.Scheme(None, 3)), ("3KB", ck.Scheme(2, 6)),
                                             ("5KB", ck.Scheme(5, None))])
 def test_tensor_state_under_budget(budget, scheme, backend):
     """Revolve over iterations, over segments, and segments alone (144 bytes a state)."""

@@ -276,3 +276,27 @@ func.func @accumulate(%g: tensor<6x7xf64>, %k: tensor<4x5xf64>, %u: tensor<6x7xf
   %g2 = tensor.insert_slice %acc into %g[0, 2] [4, 5] [1, 1] : tensor<4x5xf64> into tensor<6x7xf64>
   func.return %g2 : tensor<6x7xf64>
 }
+
+// -----
+
+// A value stored into a tape (a residual) and read by a kernel: its kernel writes
+// into the tape, and the reader reads the stored window (no temporary, no copy).
+// CHECK-LABEL: func.func @taped
+// CHECK:         %[[TAPE2:.*]] = loop.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A:.*]] = %tape) -> (tensor<3x4x8xf64>) {
+// CHECK-NEXT:      loop.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[B:.*]] = %[[A]]) -> (tensor<3x4x8xf64>) {
+// CHECK-NEXT:        %[[X:.*]] = tensor.extract %x[%[[I]], %[[J]]] {irt.in_bounds} : tensor<4x8xf64>
+// CHECK-NEXT:        %[[T:.*]] = math.tanh %[[X]] : f64
+// CHECK-NEXT:        tensor.insert %[[T]] into %[[B]][%j, %[[I]], %[[J]]] {irt.in_bounds} : tensor<3x4x8xf64>
+// CHECK:         %[[Z:.*]] = loop.for
+// CHECK:             %[[S:.*]] = tensor.extract %[[TAPE2]][%j, %{{.*}}, %{{.*}}] {irt.in_bounds} : tensor<3x4x8xf64>
+// CHECK-NOT:     math.tanh
+// CHECK-NOT:     tensor.insert_slice
+// CHECK:         func.return %[[Z]], %[[TAPE2]] : tensor<4x8xf64>, tensor<3x4x8xf64>
+
+func.func @taped(%x: tensor<4x8xf64>, %tape: tensor<3x4x8xf64>, %j: index) -> (tensor<4x8xf64>, tensor<3x4x8xf64>) {
+  %t = tensor.tanh %x : tensor<4x8xf64>
+  %y = tensor.mul %t, %x : tensor<4x8xf64>
+  %z = tensor.add %y, %t : tensor<4x8xf64>
+  %tape2 = tensor.insert_slice %t into %tape[%j, 0, 0] [1, 4, 8] [1, 1, 1] : tensor<4x8xf64> into tensor<3x4x8xf64>
+  func.return %z, %tape2 : tensor<4x8xf64>, tensor<3x4x8xf64>
+}

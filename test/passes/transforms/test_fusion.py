@@ -621,3 +621,30 @@ func.func @f(%x: tensor<5x4xf64>, %i: index) -> tensor<4xf64> {
     for bad in (5, -1):
         got = _raises(exe, "f", x, bad)
         assert "rows.mlir:2:" in got and "'tensor.extract_slice' op slice" in got, got
+
+
+def test_stored_value_written_into_its_tape():
+    """tanh(x) stored into row j of a tape and read by a kernel: one nest writes the
+    tape, the reader reads it back; values as unfused, out-of-range rows checked."""
+    text = """\
+func.func @taped(%x: tensor<4x8xf64>, %tape: tensor<3x4x8xf64>, %j: index) -> (tensor<4x8xf64>, tensor<3x4x8xf64>) {
+  %t = tensor.tanh %x : tensor<4x8xf64>
+  %y = tensor.mul %t, %x : tensor<4x8xf64>
+  %z = tensor.add %y, %t : tensor<4x8xf64>
+  %tape2 = tensor.insert_slice %t into %tape[%j, 0, 0] [1, 4, 8] [1, 1, 1] : tensor<4x8xf64> into tensor<3x4x8xf64>
+  func.return %z, %tape2 : tensor<4x8xf64>, tensor<3x4x8xf64>
+}
+"""
+    m = _fused(text)
+    assert _count(m, "tensor.insert_slice") == 0 and _count(m, "math.tanh") == 1
+    rng = np.random.default_rng(2)
+    x, tape = rng.standard_normal((4, 8)), rng.standard_normal((3, 4, 8))
+    want_tape, tape_before = tape.copy(), tape.copy()
+    want_tape[1] = np.tanh(x)
+    exe = irtoolkit.compile(irtoolkit.parse(text, "taped.mlir"), pipeline=FUSED)
+    for got in (exe["taped"](x, tape, 1), irtoolkit.interpret(m, "taped", x, tape, 1)):
+        np.testing.assert_allclose(got[0], np.tanh(x) * x + np.tanh(x), rtol=1e-13)
+        np.testing.assert_allclose(got[1], want_tape, rtol=1e-13)
+    np.testing.assert_array_equal(tape, tape_before)  # the caller's tape is not written
+    got = _raises(exe, "taped", x, tape, 3)
+    assert "taped.mlir:5:" in got and "slice out of bounds" in got, got

@@ -209,8 +209,8 @@ def test_op_construction_matches_xdsl():
     assert arith.ConstantOp.from_int_and_width(3, 32).location == builtin.UNKNOWN_LOC
 
 
-def test_simple_ops_get_the_fields_xdsls_builder_sets(monkeypatch):
-    from xdsl.dialects import arith, builtin, llvm
+def test_ops_without_regions_get_the_fields_xdsls_builder_sets(monkeypatch):
+    from xdsl.dialects import arith, builtin, func, llvm
     from xdsl.ir import Block, Operation
 
     block = Block(arg_types=[builtin.f64] * 2)
@@ -223,7 +223,11 @@ def test_simple_ops_get_the_fields_xdsls_builder_sets(monkeypatch):
     build = (lambda: arith.AddfOp(a, b), lambda: llvm.FMulOp(a, b),
              lambda: arith.ConstantOp.from_int_and_width(3, 32), lambda: arith.AddfOp(a, b).clone(),
              lambda: arith.SubfOp.create(operands=[a, b], result_types=[builtin.f64],
-                                         attributes={"x": builtin.StringAttr("y")}))
+                                         attributes={"x": builtin.StringAttr("y")}),
+             # variadic operands, an absent optional result, segment sizes
+             lambda: llvm.CallOp("f", a, b, return_type=builtin.f64), lambda: llvm.CallOp("g", a),
+             lambda: func.ReturnOp(a, b), lambda: func.ReturnOp(),
+             lambda: func.CallOp("h", [a, b], [builtin.f64, builtin.f64]))
     ours = [fields(make()) for make in build]
     monkeypatch.setattr(irdl_operations, "irdl_op_init", xdsl_patches.ORIGINALS["irdl_op_init"])
     monkeypatch.setattr(Operation, "__init__", xdsl_patches.ORIGINALS["Operation.__init__"])
@@ -234,6 +238,34 @@ def test_simple_ops_get_the_fields_xdsls_builder_sets(monkeypatch):
         assert {k: v for k, v in o[0].items() if k != "_operands"} == \
             {k: v for k, v in t[0].items() if k != "_operands"}
         assert tuple(o[0]["_operands"]) == tuple(t[0]["_operands"])
+        assert list(o[0]["properties"]) == list(t[0]["properties"])  # printed in this order
+
+
+def test_variadic_op_builder_errors_match_xdsl(monkeypatch):
+    """Arguments the fast builder does not take (a list for a single operand,
+    two values for an optional one, None for a single result) get xDSL's errors."""
+    from xdsl.dialects import arith, builtin, llvm
+    from xdsl.ir import Block, Operation
+
+    block = Block(arg_types=[builtin.f64] * 2)
+    a, b = block.args
+    calls = (lambda: arith.AddfOp.build(operands=[[a, b], b], result_types=[builtin.f64]),
+             lambda: llvm.ReturnOp.build(operands=[[a, b]]),
+             lambda: arith.AddfOp.build(operands=[a, b], result_types=[None]),
+             lambda: llvm.CallOp.build(operands=[[a]], result_types=[None]))
+
+    def errors():
+        out = []
+        for call in calls:
+            with pytest.raises(ValueError) as err:
+                call()
+            out.append(str(err.value))
+        return out
+
+    ours = errors()
+    monkeypatch.setattr(irdl_operations, "irdl_op_init", xdsl_patches.ORIGINALS["irdl_op_init"])
+    monkeypatch.setattr(Operation, "__init__", xdsl_patches.ORIGINALS["Operation.__init__"])
+    assert ours == errors()
 
 
 def test_remembered_traits_match_xdsl_and_follow_add_trait():

@@ -451,17 +451,19 @@ def _construction_plan(op_def) -> tuple | None:
     entry = _PLANS.get(id(op_def))
     if entry is None or entry[0] is not op_def:
         from xdsl.irdl.operations import (AttrSizedOperandSegments, AttrSizedResultSegments,
-                                          OptionalDef, VariadicDef)
+                                          AttrSizedSegments, OptionalDef, SameVariadicSize,
+                                          VariadicDef)
 
         def kind(d) -> int:
             return _OPTIONAL if isinstance(d, OptionalDef) else _VARIADIC if isinstance(d, VariadicDef) else _SINGLE
 
         segments = []
-        for option in op_def.options:
-            if type(option) not in (AttrSizedOperandSegments, AttrSizedResultSegments):
+        for option in op_def.options:  # (xDSL's builder ignores the other options)
+            if isinstance(option, (AttrSizedOperandSegments, AttrSizedResultSegments)):
+                segments.append((isinstance(option, AttrSizedOperandSegments), option.as_property,
+                                 option.attribute_name))
+            elif isinstance(option, (AttrSizedSegments, SameVariadicSize)):
                 break
-            segments.append((type(option) is AttrSizedOperandSegments, option.as_property,
-                             option.attribute_name))
         else:
             segments = tuple(segments)
         plan = None

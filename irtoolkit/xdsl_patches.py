@@ -91,9 +91,9 @@ def _isolated_from_above_verify(self, op) -> None:
         for block in region.blocks:
             for child in block.ops:
                 for operand in child._operands:
-                    kind = type(operand)
-                    if (kind is OpResult and operand.owner.parent is block) or (
-                            kind is BlockArgument and operand.owner is block):
+                    kind = type(operand)  # (the fields, not the `owner` property: a frame per operand)
+                    if (kind is OpResult and operand.op.parent is block) or (
+                            kind is BlockArgument and operand.block is block):
                         continue
                     if inside is None:
                         inside = _values_defined_inside(op)

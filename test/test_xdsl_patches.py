@@ -307,3 +307,26 @@ def test_replace_all_uses_with_matches_xdsl():
     ours = run(lambda v, w: v.replace_all_uses_with(w))
     theirs = run(xdsl_patches.ORIGINALS["SSAValue.replace_all_uses_with"])
     assert ours == theirs and ours[2] is None and ours[3] == "a"
+
+
+def test_clone_of_an_op_without_regions_matches_xdsl():
+    from xdsl.dialects import arith, builtin, llvm
+    from xdsl.ir import Block
+
+    block = Block(arg_types=[builtin.f64] * 3)
+    a, b, c = block.args
+    xdsl_clone = xdsl_patches.ORIGINALS["Operation.clone"]
+    for op in (arith.AddfOp(a, b), llvm.CallOp("f", a, b, c, return_type=builtin.f64),
+               arith.ConstantOp.from_int_and_width(3, 32)):
+        op.results[0].name_hint = "r"
+        for kwargs in ({}, {"value_mapper": {a: c}}, {"clone_operands": False},
+                       {"clone_name_hints": False, "value_mapper": {b: a}}):
+            made = []
+            for clone in (type(op).clone, xdsl_clone):
+                mapper = dict(kwargs.get("value_mapper", {}))
+                new = clone(op, **{**kwargs, "value_mapper": mapper})
+                made.append((new.name, list(new.operands), [(u.operation is new, u.index) for u in new._operand_uses],
+                             [(r.type, r.name_hint) for r in new.results], dict(new.properties),
+                             dict(new.attributes), {k: v is new.results[0] for k, v in mapper.items()}))
+                new.erase()
+            assert made[0] == made[1]

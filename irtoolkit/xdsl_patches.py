@@ -28,7 +28,9 @@ installs them once (the parser and the verifier call it). Tested in
   it several times per op (ConstantLike, IsTerminator, Pure ...). The answers
   are remembered per set of traits (an op class's ``OpTraits``; a new set, e.g.
   after ``add_trait``, starts afresh); so are ``get_traits_of_type``'s (the
-  memory-effect traits, asked for every op by dead-code elimination).
+  memory-effect traits, asked for every op by dead-code elimination), and so
+  is dead-code elimination's ``would_be_trivially_dead`` when the traits alone
+  decide it (``Pure`` ops, ops of unknown effects).
 * ``tensor<42 x i32>`` is MLIR (spaces around ``x``); xDSL gives a trailing ``x``
   back by stepping one character back, which loses an ``x`` followed by a space.
 * Building an op (``irdl_op_init``) classifies each operand, result type,
@@ -181,6 +183,42 @@ def _cached_get_traits_of_type(cls, trait_type) -> list:
 
 _XDSL_GET_TRAIT = None
 _XDSL_GET_TRAITS_OF_TYPE = None
+_XDSL_WOULD_BE_TRIVIALLY_DEAD = None
+_DEAD_IF_UNUSED = object()  # the _trait_memo key of would_be_trivially_dead's verdict
+_VARIES = object()  # the verdict depends on the op, not only on its class
+_CONSTANT_EFFECTS: tuple = ()  # get_effects functions of the traits whose effects are constants
+
+
+def _would_be_trivially_dead(op) -> bool:
+    """xDSL's ``would_be_trivially_dead``: remembered per set of traits when the
+    answer follows from them alone (no memory-effect trait, or only ones with
+    fixed effects such as ``Pure``); asked of every op by the greedy rewriter's
+    and the region DCE's sweeps."""
+    memo = _trait_memo(type(op))
+    if memo is None:
+        return _XDSL_WOULD_BE_TRIVIALLY_DEAD(op)
+    verdict = memo.get(_DEAD_IF_UNUSED)
+    if verdict is None:
+        verdict = memo[_DEAD_IF_UNUSED] = _class_verdict(type(op))
+    return _XDSL_WOULD_BE_TRIVIALLY_DEAD(op) if verdict is _VARIES else verdict
+
+
+def _class_verdict(cls):
+    from xdsl.traits import IsTerminator, MemoryEffect, MemoryEffectKind, SymbolOpInterface
+
+    if cls.has_trait(IsTerminator) or cls.has_trait(SymbolOpInterface):
+        return False
+    effect_traits = cls.get_traits_of_type(MemoryEffect)
+    if not effect_traits:
+        return False  # unknown effects
+    effects = set()
+    for trait in effect_traits:
+        get = getattr(type(trait).get_effects, "__func__", None)
+        if get not in _CONSTANT_EFFECTS:
+            return _VARIES
+        effects.update(trait.get_effects(None))
+    # (a fixed ALLOC effect names no value of the op: not dead, as in xDSL)
+    return all(e.kind == MemoryEffectKind.READ for e in effects)
 
 
 def _remembered_traits() -> None:
@@ -195,6 +233,17 @@ def _remembered_traits() -> None:
     Operation.get_trait = classmethod(_cached_get_trait)  # type: ignore[method-assign]
     Operation.has_trait = classmethod(_cached_has_trait)  # type: ignore[method-assign]
     Operation.get_traits_of_type = classmethod(_cached_get_traits_of_type)  # type: ignore[method-assign]
+
+    global _XDSL_WOULD_BE_TRIVIALLY_DEAD, _CONSTANT_EFFECTS
+    from xdsl import traits
+    from xdsl.transforms import dead_code_elimination
+
+    _CONSTANT_EFFECTS = tuple(cls.get_effects.__func__ for cls in (
+        traits.NoMemoryEffect, traits.MemoryReadEffect, traits.MemoryWriteEffect,
+        traits.MemoryAllocEffect, traits.MemoryFreeEffect))
+    ORIGINALS["would_be_trivially_dead"] = _XDSL_WOULD_BE_TRIVIALLY_DEAD = \
+        dead_code_elimination.would_be_trivially_dead
+    dead_code_elimination.would_be_trivially_dead = _would_be_trivially_dead
 
 
 def _nested_ops(op, reverse: bool):

@@ -291,6 +291,24 @@ def _quick_class(cls: type) -> bool:
 _QUICK: dict[type, bool] = {}
 
 
+def _known_signature(op: Operation, key: tuple, passed: dict, remember: bool) -> bool | None:
+    """Whether ``op`` verified with signature ``key`` before (None: ``key`` cannot
+    be hashed). The op's own last verified signature (kept when ``remember``:
+    verifying again later, as verify-each does) is compared element by
+    element, the same attribute objects compare by identity, where the lookup
+    in ``passed`` (the signatures seen) would hash every type and attribute again."""
+    state = op.__dict__
+    if state.get("_irt_verified_signature") == key:
+        return True
+    try:
+        known = key in passed
+    except TypeError:  # an unhashable attribute
+        return None
+    if known and remember:
+        state["_irt_verified_signature"] = key
+    return known
+
+
 def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: bool = False) -> None:
     """``op.verify_()``, reduced to its symbol-use traits for an op whose
     verification is a function of its signature (see ``_signature_verified``)
@@ -300,24 +318,14 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: b
         op.verify_()
         return
     key = _signature(op)
-    # the op's own last verified signature (kept when ``remember``: verifying
-    # again later, as verify-each does): compared element by element, the
-    # same attribute objects compare by identity, where the lookup in
-    # ``passed`` would hash every type and attribute again
-    state = op.__dict__
-    if state.get("_irt_verified_signature") != key:
-        try:
-            known = key in passed
-        except TypeError:  # an unhashable attribute
-            op.verify_()
-            return
-        if not known:
-            op.verify_()
+    known = _known_signature(op, key, passed, remember)
+    if not known:
+        op.verify_()
+        if known is False:
             passed[key] = True
-        if remember:
-            state["_irt_verified_signature"] = key
-        if not known:
-            return
+            if remember:
+                op.__dict__["_irt_verified_signature"] = key
+        return
     for _trait, check in rerun:
         check(op, symbols)
 
@@ -418,18 +426,8 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
         if (op.regions or op._successors or op is frame[4] or not visible.issuperset(op._operands)
                 or not _quick_class(type(op))):
             verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
-        else:
-            key = _signature(op)
-            state = op.__dict__
-            if state.get("_irt_verified_signature") != key:
-                try:
-                    known = key in passed
-                except TypeError:  # an unhashable attribute
-                    known = False
-                if not known:
-                    verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
-                elif remember:
-                    state["_irt_verified_signature"] = key
+        elif not _known_signature(op, _signature(op), passed, remember):
+            verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
         if op.regions:
             stack.append([op, _blocks_of(op), None, [], None])
         elif op.results:

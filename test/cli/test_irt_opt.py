@@ -282,3 +282,24 @@ def test_emit_llvm_missing_runtime_is_a_diagnostic(monkeypatch, capsys, small):
     code, out, err = run_opt(monkeypatch, capsys, "--emit", "llvm", str(small))
     assert code == 1
     assert "error: LLVM emission unavailable" in err
+
+
+def test_the_tools_exit_without_the_last_full_collection():
+    """The IR left at exit (all in cycles) is not walked by the interpreter's
+    final collection: a finalizer in a cycle does not run at exit once a tool
+    has run, and does without the tools (the check can fail)."""
+    program = textwrap.dedent("""
+        import gc, sys
+        gc.disable()
+        class Cycle:
+            def __del__(self):
+                print("collected at exit", flush=True)
+        c = Cycle(); c.me = c; del c
+        if sys.argv[1] == "tool":
+            from irtoolkit.cli.common import run_guarded
+            run_guarded(lambda: 0, False, "irt-opt")
+    """)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    outs = [subprocess.run([sys.executable, "-c", program, mode], capture_output=True, text=True,
+                           cwd=root, check=True).stdout for mode in ("tool", "plain")]
+    assert outs == ["", "collected at exit\n"]

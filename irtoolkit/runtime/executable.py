@@ -150,7 +150,8 @@ class Executable:
     """A JIT-compiled module: ``exe["main"](*arrays)``.
 
     Holds the MCJIT engine; functions taken from it keep it alive.
-    ``Executable(lowered, signatures, opt)`` compiles an llvm-dialect module;
+    ``Executable(lowered, signatures, opt)`` compiles an llvm-dialect module (and
+    empties it: its IR is freed during code generation, see ``_consume``);
     ``Executable.from_objects(...)`` loads machine code from the disk cache.
     """
 

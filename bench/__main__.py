@@ -278,8 +278,8 @@ def main(argv=None) -> int:
 
     threads = blas_threads()
     print("irtoolkit's gemms run OpenBLAS on "
-          + (f"{threads} thread(s) (IRT_BLAS_THREADS)" if threads else "its own thread count (IRT_BLAS_THREADS unset; a function with threads "
-             "of its own measures which is fastest: that, one thread, or one thread and its gemms split)")
+          + (f"{threads} thread(s) (IRT_BLAS_THREADS)" if threads else "its own thread count (IRT_BLAS_THREADS unset; each function that calls "
+             "gemms measures which is fastest: that, one thread, or one thread and its large gemms split)")
           + "; numpy's contender on OpenBLAS's default")
     for line in describe():
         print(line)

@@ -26,13 +26,15 @@ made the W2 gradient 1.7x slower (0.66 against 0.39 ms). The default follows
 numpy so that importing irtoolkit changes nothing in numpy's behaviour and a
 busy machine slows us no more than it slows numpy.
 
-Code that starts threads of its own as well as calling a gemm
-(``runs_gemms_alone``) is the exception: after a threaded gemm OpenBLAS's
-workers busy-wait on the cores the dispatcher's threads then need. With
-``IRT_BLAS_THREADS`` unset, each such function measures on its calls which is
-fastest: OpenBLAS on its own count, held at one thread during its calls
-("alone"), or alone with its large gemms split over its own threads
-(``PoolChoice``), and keeps the fastest way.
+With ``IRT_BLAS_THREADS`` unset, each compiled function that calls a gemm
+measures on its calls which way is fastest (``gemm_ways``, ``PoolChoice``):
+OpenBLAS on its own count, held at one thread during its calls ("alone"), and
+for code that splits its large gemms over its own threads (``split_gemms``) alone
+with those split. After a threaded gemm OpenBLAS's workers busy-wait on the
+cores the function's own threads then need; and with another process busy on
+one of 2 cores a threaded gemm waits for a worker that is not running (W3's
+128x100x128 dgemm: 24-41 ms threaded, 0.8 ms on one thread), while on a quiet
+machine the threads may win (W2).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import itertools
 import os
 import threading
 
-from irtoolkit.abi import GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR, TRANS
+from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR, TRANS
 
 _lock = threading.Lock()
 _found: list = []  # [path or None] once searched
@@ -159,10 +161,7 @@ def _set_threads_once() -> None:
         _threads_set.append(n)
 
 
-# -- one thread pool at a time ---------------------------------------------------
-
-#: an external symbol only a thread dispatcher (to_llvm/parallel.py) references
-THREAD_SYMBOL = "pthread_create"
+# -- how a function's gemms share the cores ---------------------------------------
 
 #: the ways a call can run its gemms (``PoolChoice``): OpenBLAS on its own thread
 #: count; OpenBLAS held at one thread ("alone"); alone, and the large gemms split over
@@ -198,13 +197,17 @@ def _thread_functions():
     return _threads_api[0]
 
 
-def runs_gemms_alone(undefined) -> bool:
-    """Whether code referencing the external symbols ``undefined`` may run its gemms
-    alone (``PoolChoice``): it starts threads of its own and calls a gemm,
-    ``IRT_BLAS_THREADS`` is unset and the library can be told."""
+def gemm_ways(undefined) -> tuple[int, ...]:
+    """The ways (in trial order) between which code referencing the external symbols
+    ``undefined`` chooses how to run its gemms (``PoolChoice``); () when there is
+    nothing to choose: it calls no gemm, ``IRT_BLAS_THREADS`` fixes the count, or
+    the library cannot be told. SPLIT is one of them when the code has split gemms
+    (it references ``abi.BLAS_SPLIT_SYMBOL``)."""
     names = set(undefined)
-    return (THREAD_SYMBOL in names and not names.isdisjoint(GEMM_SYMBOLS.values())
-            and blas_threads() is None and _thread_functions() is not None)
+    if (names.isdisjoint(GEMM_SYMBOLS.values()) or blas_threads() is not None
+            or _thread_functions() is None):
+        return ()
+    return (ALONE, SPLIT, THREADED) if BLAS_SPLIT_SYMBOL in names else (ALONE, THREADED)
 
 
 def split_flag_address() -> int:
@@ -213,19 +216,23 @@ def split_flag_address() -> int:
 
 
 class PoolChoice:
-    """The way (THREADED, ALONE, SPLIT) one compiled function eligible for it
-    (``runs_gemms_alone``) runs its gemms: measured on its calls at its final tier,
-    first at once, then again after ``FIRST_INTERVAL`` calls, 4x as many, ... (the
-    machine's load changes).
+    """The way one compiled function that calls gemms runs them, among ``ways``
+    (``gemm_ways``): measured on its calls at its final tier, first at once, then
+    again after ``FIRST_INTERVAL`` calls, 4x as many, ... (the machine's load
+    changes), and never so often that the trials, with their slower ways, take more
+    than about ``OVERHEAD`` of the function's time.
 
-    After a threaded gemm OpenBLAS's workers busy-wait on the cores the
-    dispatcher's threads then want. Alone is faster on a busy machine (2 cores,
-    load 8: W7/W9 gradients 98/213 ms threaded, 18/42 alone, 16/72 split), a
-    quiet one may favour OpenBLAS's threads (W9: 14.1 ms threaded, 17.1 alone) or
-    the split. A trial runs ``TRIAL`` calls each way; the first of each run is not
-    counted (OpenBLAS's workers may still spin from the way before), and the way with
-    the lowest median of its counted calls wins (not the fastest call: on a busy
-    machine W2's threaded gemms took 0.6 ms in one call and 100 ms in the next). Until the first trial ends, calls run alone.
+    Alone is faster on a busy machine (2 cores, load 8: W7/W9 gradients 98/213 ms
+    threaded, 18/42 alone, 16/72 split; one other process on one core: W3's
+    gradient 48 ms threaded, 0.7 quiet), a quiet one may favour OpenBLAS's threads
+    (W9: 14.1 ms threaded, 17.1 alone) or the split. A trial runs ``TRIAL`` calls
+    each way; the first of each run is not counted (OpenBLAS's workers may still
+    spin from the way before), and the way with the lowest median of its counted
+    calls wins (not the fastest call: on a busy machine W2's threaded gemms took
+    0.6 ms in one call and 100 ms in the next). A run whose counted call takes
+    ``LOSING`` times the best median so far ends there. Until the first trial ends,
+    calls run alone. The time of a call includes holding and releasing OpenBLAS's
+    count (3-4 us: for a function so short that they matter, threaded wins).
     Calls from several Python threads at once only blur the measurement. The way
     can change the last bits of a gemm's result (OpenBLAS's threaded sgemm rounds
     differently, as numpy's results depend on its thread count): with
@@ -233,9 +240,11 @@ class PoolChoice:
 
     TRIAL = 4
     FIRST_INTERVAL = 64
-    ORDER = (ALONE, SPLIT, THREADED)  # the runs of a trial
+    LOSING = 4.0
+    OVERHEAD = 0.05
 
-    def __init__(self) -> None:
+    def __init__(self, ways: tuple[int, ...] = (ALONE, SPLIT, THREADED)) -> None:
+        self.ways = ways  # the runs of a trial, in order
         self.way: int | None = None  # None: alone, the first trial on
         self._interval = self.FIRST_INTERVAL
         self._left = 0  # calls before the next trial
@@ -244,7 +253,8 @@ class PoolChoice:
     def _start_trial(self) -> None:
         self._calls = itertools.count()
         self._times: list[list[float]] = [[], [], []]  # per way: its counted calls
-        self._counted = 0
+        self._done: set[int] = set()  # ways measured, or given up on (LOSING)
+        self._spent = [0.0, 0]  # seconds and calls of the trial
         self._trial = True
 
     def measuring(self) -> bool:
@@ -261,22 +271,40 @@ class PoolChoice:
 
     def trial_way(self) -> tuple[int, int]:
         """(call number, way) for the next call of the trial."""
-        k = next(self._calls)
-        return k, self.ORDER[(k // self.TRIAL) % len(self.ORDER)]
+        ways, end = self.ways, len(self.ways) * self.TRIAL
+        while True:
+            k = next(self._calls)
+            way = ways[(k // self.TRIAL) % len(ways)]
+            if k >= end or way not in self._done:
+                return k, way
 
     def record(self, k: int, way: int, seconds: float) -> None:
-        if k % self.TRIAL == 0 or k >= len(self.ORDER) * self.TRIAL:
+        if k >= len(self.ways) * self.TRIAL:
             return
         with _lock:
-            if not self._trial:
+            if not self._trial or way in self._done:
                 return
-            self._times[way].append(seconds)
-            self._counted += 1
-            if self._counted == len(self.ORDER) * (self.TRIAL - 1):
-                self.way = min(self.ORDER, key=lambda w: _median(self._times[w]))  # ties: the first
-                self._trial = False
-                self._left = self._interval
-                self._interval *= 4
+            self._spent[0] += seconds
+            self._spent[1] += 1
+            if k % self.TRIAL == 0:
+                return
+            times = self._times[way]
+            times.append(seconds)
+            best = min((_median(self._times[w]) for w in self._done), default=float("inf"))
+            if len(times) == self.TRIAL - 1 or seconds > self.LOSING * best:
+                self._done.add(way)
+            if len(self._done) == len(self.ways):
+                self._choose()
+
+    def _choose(self) -> None:
+        """The trial's end: keep the fastest way; the calls until the next trial."""
+        self.way = min(self.ways, key=lambda w: _median(self._times[w]))  # ties: the first
+        best = _median(self._times[self.way])
+        seconds, calls = self._spent
+        excess = seconds - calls * best  # what the trial cost beyond the best way
+        self._left = max(self._interval, int(excess / (self.OVERHEAD * best)) if best > 0 else 0)
+        self._interval *= 4
+        self._trial = False
 
 
 def _median(xs: list[float]) -> float:
@@ -316,6 +344,6 @@ def gemms_alone_exit(split: bool) -> None:
 
 
 __all__ = ["GEMM_SYMBOLS", "find_openblas", "blas_available", "load_blas", "gemm_address", "blas_threads",
-           "runs_gemms_alone", "gemms_alone_enter", "gemms_alone_exit", "PoolChoice",
+           "gemm_ways", "gemms_alone_enter", "gemms_alone_exit", "PoolChoice",
            "THREADED", "ALONE", "SPLIT", "split_flag_address",
            "ROW_MAJOR", "NO_TRANS", "TRANS"]

@@ -176,8 +176,8 @@ class Function:
         self._err = word  # the frame's tail: error words, stack limit (abi)
         self._nwords = word + FRAME_TAIL_WORDS
         self._tls = threading.local()
-        # how its gemms share the cores with its own threads (None: not a question)
-        self._pool = PoolChoice() if executable.gemms_alone else None
+        # how its gemms share the cores (None: not a question; runtime/blas.py)
+        self._pool = PoolChoice(executable.gemm_ways) if executable.gemm_ways else None
 
     def _retarget(self, address: int) -> None:
         """Call the code at ``address`` from now on (a tier-up; calls running finish
@@ -309,7 +309,7 @@ class Function:
         pool = self._pool
         if pool is None:
             status = self._native(exe, cfunc, tls.ptr)
-        else:  # one thread pool at a time (runtime/blas.py)
+        else:  # the measured way to run its gemms (runtime/blas.py)
             if exe.tier and pool.measuring():  # which way is faster
                 k, way = pool.trial_way()
                 t0 = perf_counter()

@@ -1,8 +1,8 @@
-"""Compiled code with thread dispatchers of its own chooses how its gemms share the
-cores (runtime/blas.py: OpenBLAS threaded, alone, alone and split over the
-dispatcher's threads): which code qualifies, the measured choice, the same results
-each way (up to the gemm's rounding: OpenBLAS's threaded sgemm rounds differently),
-OpenBLAS's count restored, calls from several threads."""
+"""Compiled code that calls gemms chooses how they share the cores (runtime/blas.py:
+OpenBLAS threaded, alone, and for code with split gemms alone and split over the
+dispatcher's threads): which code qualifies for which ways, the measured choice,
+the same results each way (up to the gemm's rounding: OpenBLAS's threaded sgemm
+rounds differently), OpenBLAS's count restored, calls from several threads."""
 
 from __future__ import annotations
 
@@ -33,6 +33,14 @@ func.func @mix(%a: tensor<520x96xf32>, %at: tensor<96x520xf32>, %b: tensor<96x11
 }
 """
 
+# a gemm (dynamic M and N: never split) and nothing else: no threads of its own
+GEMM_ONLY = """
+func.func @mm(%a: tensor<?x96xf64>, %b: tensor<96x?xf64>) -> tensor<?x?xf64> {
+  %p = tensor.matmul %a, %b : (tensor<?x96xf64>, tensor<96x?xf64>) -> tensor<?x?xf64>
+  func.return %p : tensor<?x?xf64>
+}
+"""
+
 
 def _threads() -> int:
     lib = ctypes.CDLL(blas.find_openblas())
@@ -59,7 +67,7 @@ def _check(got, a, at, b, x) -> None:
 
 def _trial(pool: blas.PoolChoice, times: dict) -> int:
     """Run one trial of ``pool`` on made-up call times (per way); the number of calls."""
-    T, order = blas.PoolChoice.TRIAL, blas.PoolChoice.ORDER
+    T, order = blas.PoolChoice.TRIAL, pool.ways
     n = 0
     while pool.measuring():
         k, way = pool.trial_way()
@@ -71,31 +79,57 @@ def _trial(pool: blas.PoolChoice, times: dict) -> int:
     return n
 
 
-def test_pool_choice_keeps_the_fastest_way_and_measures_again():
+@pytest.mark.parametrize("ways", [(blas.ALONE, blas.SPLIT, blas.THREADED), (blas.ALONE, blas.THREADED)])
+def test_pool_choice_keeps_the_fastest_way_and_measures_again(ways):
     T, first = blas.PoolChoice.TRIAL, blas.PoolChoice.FIRST_INTERVAL
-    ways = (blas.THREADED, blas.ALONE, blas.SPLIT)
+    n = len(ways)
     for fastest in ways:
-        pool = blas.PoolChoice()
+        pool = blas.PoolChoice(ways)
         assert pool.way is None
-        assert _trial(pool, {w: 1.0 if w == fastest else 2.0 for w in ways}) == 3 * T
+        assert _trial(pool, {w: 1.0 if w == fastest else 2.0 for w in ways}) == n * T
         assert pool.way == fastest
         # the load changed: the next trial, after FIRST_INTERVAL calls, turns the choice
         assert sum(not pool.measuring() for _ in range(first - 2)) == first - 2
-        other = ways[(ways.index(fastest) + 1) % 3]
-        assert _trial(pool, {w: 1.0 if w == other else 2.0 for w in ways}) == 3 * T
+        other = ways[(ways.index(fastest) + 1) % n]
+        assert _trial(pool, {w: 1.0 if w == other else 2.0 for w in ways}) == n * T
         assert pool.way == other
         assert sum(not pool.measuring() for _ in range(4 * first - 2)) == 4 * first - 2
         assert pool.measuring()
 
 
-def test_only_code_with_its_own_threads_and_a_gemm_qualifies(monkeypatch):
+def test_a_losing_way_is_given_up_and_trials_stay_cheap():
+    # a busy core: the threaded gemm waits for a worker that is not running
+    T, first = blas.PoolChoice.TRIAL, blas.PoolChoice.FIRST_INTERVAL
+    pool = blas.PoolChoice((blas.ALONE, blas.THREADED))
+    slow = 100 * blas.PoolChoice.LOSING
+    ways = []
+    while pool.measuring():
+        k, way = pool.trial_way()
+        ways.append(way)
+        pool.record(k, way, 1.0 if way == blas.ALONE else slow)
+    # the threaded run ends after its first counted call
+    assert ways == [blas.ALONE] * T + [blas.THREADED] * 2
+    assert pool.way == blas.ALONE
+    # the trial cost 2 * (slow - 1) beyond the alone calls: at most OVERHEAD of what follows
+    calls = 1 + sum(not pool.measuring() for _ in range(10**6))
+    assert calls > first and calls * blas.PoolChoice.OVERHEAD >= 2 * (slow - 1) - 1
+
+
+def test_code_that_calls_a_gemm_qualifies_and_split_gemms_add_a_way(monkeypatch):
     monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
+    from irtoolkit.abi import BLAS_SPLIT_SYMBOL
+
     gemm = blas.GEMM_SYMBOLS["f32"]
-    assert not blas.runs_gemms_alone({gemm, "malloc"})
-    assert not blas.runs_gemms_alone({blas.THREAD_SYMBOL, "malloc"})
-    assert blas.runs_gemms_alone({blas.THREAD_SYMBOL, gemm}) == blas.blas_available()
+    assert blas.gemm_ways({"malloc", "pthread_create"}) == ()
+    if not blas.blas_available():
+        assert blas.gemm_ways({gemm}) == ()
+        return
+    assert blas.gemm_ways({gemm, "malloc"}) == (blas.ALONE, blas.THREADED)
+    assert blas.gemm_ways({gemm, "pthread_create"}) == (blas.ALONE, blas.THREADED)
+    assert blas.gemm_ways({gemm, "pthread_create", BLAS_SPLIT_SYMBOL}) == (
+        blas.ALONE, blas.SPLIT, blas.THREADED)
     monkeypatch.setenv("IRT_BLAS_THREADS", "2")  # the user's explicit count wins
-    assert not blas.runs_gemms_alone({blas.THREAD_SYMBOL, gemm})
+    assert blas.gemm_ways({gemm, "pthread_create", BLAS_SPLIT_SYMBOL}) == ()
 
 
 @needs_blas
@@ -114,7 +148,7 @@ def test_alone_nests_and_restores_the_count():
 @needs_blas
 def test_same_results_either_way_and_the_count_restored(mix, monkeypatch):
     monkeypatch.delenv("IRT_NUM_THREADS", raising=False)
-    assert mix._exe.gemms_alone
+    assert mix._exe.gemm_ways == (blas.ALONE, blas.SPLIT, blas.THREADED)
     args = _inputs()
     before = _threads()
     got = {}
@@ -144,7 +178,7 @@ def test_the_trial_decides_and_calls_from_several_threads_agree(mix):
     want = mix(*args)
     before = _threads()
     mix._exe.optimize()  # (the trial runs at the final tier)
-    mix._pool = blas.PoolChoice()  # measure again, from several threads at once
+    mix._pool = blas.PoolChoice(mix._pool.ways)  # measure again, from several threads at once
     with ThreadPoolExecutor(4) as ex:
         outs = list(ex.map(lambda _: mix(*args), range(6 * blas.PoolChoice.TRIAL)))
     for got in outs:
@@ -153,3 +187,33 @@ def test_the_trial_decides_and_calls_from_several_threads_agree(mix):
         assert got[2] == want[2]
     assert _threads() == before
     assert mix._pool.way is not None
+
+
+@needs_blas
+@pytest.mark.parametrize("slow", [blas.ALONE, blas.THREADED])
+def test_code_without_threads_of_its_own_keeps_the_faster_way(monkeypatch, slow):
+    from irtoolkit.runtime import calling
+
+    monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
+    mm = irtoolkit.compile(irtoolkit.parse(GEMM_ONLY, "mm.mlir"))["mm"]
+    assert mm._pool.ways == (blas.ALONE, blas.THREADED)
+    mm._exe.optimize()  # (the trial runs at the final tier)
+    mm._pool = blas.PoolChoice(mm._pool.ways)  # (the compiled module may be shared)
+    # the calls' clock: one way made slower, as a busy core makes one (real times
+    # would measure the machine's load)
+    clock = [0.0]
+    native = calling.Function._native
+
+    def timed(exe, cfunc, frame_ptr):
+        clock[0] += 1.0 if (blas._alone_depth > 0) == (slow == blas.ALONE) else 0.001
+        return native(exe, cfunc, frame_ptr)
+
+    monkeypatch.setattr(calling.Function, "_native", staticmethod(timed))
+    monkeypatch.setattr(calling, "perf_counter", lambda: clock[0])
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((150, 96)), rng.standard_normal((96, 130))
+    before = _threads()
+    for _ in range(len(mm._pool.ways) * blas.PoolChoice.TRIAL):
+        np.testing.assert_allclose(mm(a, b), a @ b, rtol=1e-12, atol=1e-12)
+        assert _threads() == before
+    assert mm._pool.way == (blas.THREADED if slow == blas.ALONE else blas.ALONE)

@@ -142,8 +142,11 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     t = time.perf_counter()
     llmod = to_llvmlite(work)
     stages.append(("llvm dialect -> llvmlite (translate.to_llvmlite)", time.perf_counter() - t))
+    from irtoolkit.gcpause import paused_gc
+
     t = time.perf_counter()
-    ir_text = str(llmod)
+    with paused_gc():  # as in the JIT (caches._compile_fresh)
+        ir_text = str(llmod)
     stages.append(("llvmlite IR -> text", time.perf_counter() - t))
     from irtoolkit.runtime import codegen
 
@@ -165,7 +168,7 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     t = time.perf_counter()
     from irtoolkit.runtime import objectfile, symbols
 
-    symbols.resolve(llvm, {s for o in objects for s in objectfile.read_object(o).undefined})
+    symbols.resolve(llvm, objectfile.external_symbols(objectfile.read_object(o) for o in objects))
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), executable.target_machine(llvm, opt))
     for o in objects:
         engine.add_object_file(llvm.ObjectFileRef.from_data(o))

@@ -106,11 +106,13 @@ def run_guarded(body: Callable[[], int], debug: bool, prog: str) -> int:
     import warnings
 
     from irtoolkit.deepstack import run_with_deep_stack
+    from irtoolkit.gcpause import exit_without_collecting
 
     def one_line_warning(message, category, filename, lineno, file=None, line=None):
         sys.stderr.write(f"{prog}: warning: {message}\n")  # (the compile cache's refusals)
 
     warnings.showwarning = one_line_warning
+    exit_without_collecting()
     try:
         # deeply nested programs recurse deeply in xDSL's walkers and printer
         return run_with_deep_stack(body)

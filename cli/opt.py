@@ -533,6 +533,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     debug = "--debug" in args or "-debug" in args
 
     def body() -> int:
+        from irtoolkit.gcpause import paused_gc
+
+        with paused_gc():  # (the IR is all cycles: a collection rescans all of it)
+            return compile_()
+
+    def compile_() -> int:
         long_options = _long_options()
         rewritten = rewrite_single_dash(args, long_options)
         rewritten, flags = _mlir_pass_flags(rewritten, long_options)

@@ -23,3 +23,22 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+_EXIT_WITHOUT_COLLECTING: list[bool] = []
+
+
+def exit_without_collecting() -> None:
+    """Have the interpreter's shutdown skip its last full collection.
+
+    For the command-line tools: that collection walks every object the run
+    left (the IR of each pass, all in cycles) only to free memory the process
+    gives back anyway -- measured 0.9 s of an 11 s ``irt-opt`` run on a 4k-op
+    program. ``gc.freeze`` at exit (atexit runs before the collection) sets
+    them aside; a process that goes on (tests calling the tools) is unaffected.
+    """
+    if not _EXIT_WITHOUT_COLLECTING:
+        import atexit
+
+        _EXIT_WITHOUT_COLLECTING.append(True)
+        atexit.register(gc.freeze)

@@ -271,6 +271,44 @@ def _signature_verified(cls: type) -> tuple | None:
     return verdict
 
 
+def _signature(op: Operation) -> tuple:
+    """What the verification of an op of a ``_signature_verified`` class depends on."""
+    return (type(op), *[v._type for v in op._operands], None, *[r._type for r in op.results], None,
+            *op.properties.items(), None, *op.attributes.items())
+
+
+def _quick_class(cls: type) -> bool:
+    """Whether ``verify_module`` may verify an op of class ``cls`` that has no
+    regions or successors and does not end its block by its signature alone:
+    signature-verified without symbol-use checks, and no extra check."""
+    quick = _QUICK.get(cls)
+    if quick is None:
+        quick = _QUICK[cls] = (_signature_verified(cls) == ()
+                               and getattr(cls, "name", None) not in _EXTRA_CHECKS)
+    return quick
+
+
+_QUICK: dict[type, bool] = {}
+
+
+def _known_signature(op: Operation, key: tuple, passed: dict, remember: bool) -> bool | None:
+    """Whether ``op`` verified with signature ``key`` before (None: ``key`` cannot
+    be hashed). The op's own last verified signature (kept when ``remember``:
+    verifying again later, as verify-each does) is compared element by
+    element, the same attribute objects compare by identity, where the lookup
+    in ``passed`` (the signatures seen) would hash every type and attribute again."""
+    state = op.__dict__
+    if state.get("_irt_verified_signature") == key:
+        return True
+    try:
+        known = key in passed
+    except TypeError:  # an unhashable attribute
+        return None
+    if known and remember:
+        state["_irt_verified_signature"] = key
+    return known
+
+
 def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: bool = False) -> None:
     """``op.verify_()``, reduced to its symbol-use traits for an op whose
     verification is a function of its signature (see ``_signature_verified``)
@@ -279,27 +317,15 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: b
     if rerun is None:
         op.verify_()
         return
-    props, attrs = op.properties, op.attributes
-    key = (type(op), *[v.type for v in op._operands], None, *[r.type for r in op.results], None,
-           *props.items(), None, *attrs.items())
-    # the op's own last verified signature (kept when ``remember``: verifying
-    # again later, as verify-each does): compared element by element, the
-    # same attribute objects compare by identity, where the lookup in
-    # ``passed`` would hash every type and attribute again
-    state = op.__dict__
-    if state.get("_irt_verified_signature") != key:
-        try:
-            known = key in passed
-        except TypeError:  # an unhashable attribute
-            op.verify_()
-            return
-        if not known:
-            op.verify_()
+    key = _signature(op)
+    known = _known_signature(op, key, passed, remember)
+    if not known:
+        op.verify_()
+        if known is False:
             passed[key] = True
-        if remember:
-            state["_irt_verified_signature"] = key
-        if not known:
-            return
+            if remember:
+                op.__dict__["_irt_verified_signature"] = key
+        return
     for _trait, check in rerun:
         check(op, symbols)
 
@@ -371,8 +397,8 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     remember = signatures is not None  # verified again later: each op keeps its signature
     verify_op(module, block_counts, dominance, visible, passed, symbols, remember)
     # frames: [op, its regions' blocks (iterator), ops of the current block
-    # (iterator), values the current block made visible]
-    stack: list[list] = [[module, _blocks_of(module), None, []]]
+    # (iterator), values the current block made visible, its last op]
+    stack: list[list] = [[module, _blocks_of(module), None, [], None]]
     while stack:
         frame = stack[-1]
         ops = frame[2]
@@ -392,10 +418,18 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
             frame[3] = list(block.args)
             visible.update(frame[3])
             frame[2] = iter(block.ops)
+            frame[4] = block.last_op
             continue
-        verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
+        # the usual op -- no regions or successors, not ending its block, its
+        # operands defined above it, a signature that verified -- passes
+        # verify_op's checks by those facts alone; any other goes through them
+        if (op.regions or op._successors or op is frame[4] or not visible.issuperset(op._operands)
+                or not _quick_class(type(op))):
+            verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
+        elif not _known_signature(op, _signature(op), passed, remember):
+            verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
         if op.regions:
-            stack.append([op, _blocks_of(op), None, []])
+            stack.append([op, _blocks_of(op), None, [], None])
         elif op.results:
             visible.update(op.results)
             frame[3].extend(op.results)

@@ -28,7 +28,9 @@ installs them once (the parser and the verifier call it). Tested in
   it several times per op (ConstantLike, IsTerminator, Pure ...). The answers
   are remembered per set of traits (an op class's ``OpTraits``; a new set, e.g.
   after ``add_trait``, starts afresh); so are ``get_traits_of_type``'s (the
-  memory-effect traits, asked for every op by dead-code elimination).
+  memory-effect traits, asked for every op by dead-code elimination), and so
+  is dead-code elimination's ``would_be_trivially_dead`` when the traits alone
+  decide it (``Pure`` ops, ops of unknown effects).
 * ``tensor<42 x i32>`` is MLIR (spaces around ``x``); xDSL gives a trailing ``x``
   back by stepping one character back, which loses an ``x`` followed by a space.
 * Building an op (``irdl_op_init``) classifies each operand, result type,
@@ -39,16 +41,21 @@ installs them once (the parser and the verifier call it). Tested in
   ``ad,lower-to-llvm``'s time). The Sequence check's answer depends on the
   argument's type alone and is remembered per type; the defaults are listed
   once per op class; ``_unknown_loc`` no longer imports on every call. An op
-  of a simple definition (one operand and one result per definition, no
-  regions, successors or segment sizes) given one value per operand and one
-  type per result is built straight into ``Operation``'s fields, as xDSL's
-  builder would, and so is any op without successors and regions given to
+  of a definition without regions and successors (variadic and optional
+  operands and results, segment sizes included) given values, lists of values
+  and types is built straight into ``Operation``'s fields, as xDSL's builder
+  would, the segment sizes' attribute made once per distinct sizes (xDSL's
+  builder makes a ``DenseArrayBase`` per op: a third of building an
+  ``llvm.call``); and so is any op without successors and regions given to
   ``Operation.__init__`` (``create``, ``clone``, the parser). Same ops, same
   errors (anything else goes through xDSL's code). ``Operation.walk`` (above) gives out an op without regions
   without a frame of its own. ``SSAValue.get`` of a value without a type
   to check gives it back at once; ``replace_all_uses_with`` moves the uses
   without a view object and a slice per use. Together about half the cost of building
   an op.
+* ``Operation.clone`` of an op without regions builds it without operands,
+  walks it and sets its operands again; it is cloned with its operands at
+  once, as ``clone_without_regions`` does (the lowerings clone every scalar op).
 * ``BasePrinter.print_string`` goes through ``print(text, end="", file=...)``
   for every token printed; a piece of text without a newline is written to
   the stream directly.
@@ -89,9 +96,9 @@ def _isolated_from_above_verify(self, op) -> None:
         for block in region.blocks:
             for child in block.ops:
                 for operand in child._operands:
-                    kind = type(operand)
-                    if (kind is OpResult and operand.owner.parent is block) or (
-                            kind is BlockArgument and operand.owner is block):
+                    kind = type(operand)  # (the fields, not the `owner` property: a frame per operand)
+                    if (kind is OpResult and operand.op.parent is block) or (
+                            kind is BlockArgument and operand.block is block):
                         continue
                     if inside is None:
                         inside = _values_defined_inside(op)
@@ -176,6 +183,42 @@ def _cached_get_traits_of_type(cls, trait_type) -> list:
 
 _XDSL_GET_TRAIT = None
 _XDSL_GET_TRAITS_OF_TYPE = None
+_XDSL_WOULD_BE_TRIVIALLY_DEAD = None
+_DEAD_IF_UNUSED = object()  # the _trait_memo key of would_be_trivially_dead's verdict
+_VARIES = object()  # the verdict depends on the op, not only on its class
+_CONSTANT_EFFECTS: tuple = ()  # get_effects functions of the traits whose effects are constants
+
+
+def _would_be_trivially_dead(op) -> bool:
+    """xDSL's ``would_be_trivially_dead``: remembered per set of traits when the
+    answer follows from them alone (no memory-effect trait, or only ones with
+    fixed effects such as ``Pure``); asked of every op by the greedy rewriter's
+    and the region DCE's sweeps."""
+    memo = _trait_memo(type(op))
+    if memo is None:
+        return _XDSL_WOULD_BE_TRIVIALLY_DEAD(op)
+    verdict = memo.get(_DEAD_IF_UNUSED)
+    if verdict is None:
+        verdict = memo[_DEAD_IF_UNUSED] = _class_verdict(type(op))
+    return _XDSL_WOULD_BE_TRIVIALLY_DEAD(op) if verdict is _VARIES else verdict
+
+
+def _class_verdict(cls):
+    from xdsl.traits import IsTerminator, MemoryEffect, MemoryEffectKind, SymbolOpInterface
+
+    if cls.has_trait(IsTerminator) or cls.has_trait(SymbolOpInterface):
+        return False
+    effect_traits = cls.get_traits_of_type(MemoryEffect)
+    if not effect_traits:
+        return False  # unknown effects
+    effects = set()
+    for trait in effect_traits:
+        get = getattr(type(trait).get_effects, "__func__", None)
+        if get not in _CONSTANT_EFFECTS:
+            return _VARIES
+        effects.update(trait.get_effects(None))
+    # (a fixed ALLOC effect names no value of the op: not dead, as in xDSL)
+    return all(e.kind == MemoryEffectKind.READ for e in effects)
 
 
 def _remembered_traits() -> None:
@@ -190,6 +233,17 @@ def _remembered_traits() -> None:
     Operation.get_trait = classmethod(_cached_get_trait)  # type: ignore[method-assign]
     Operation.has_trait = classmethod(_cached_has_trait)  # type: ignore[method-assign]
     Operation.get_traits_of_type = classmethod(_cached_get_traits_of_type)  # type: ignore[method-assign]
+
+    global _XDSL_WOULD_BE_TRIVIALLY_DEAD, _CONSTANT_EFFECTS
+    from xdsl import traits
+    from xdsl.transforms import dead_code_elimination
+
+    _CONSTANT_EFFECTS = tuple(cls.get_effects.__func__ for cls in (
+        traits.NoMemoryEffect, traits.MemoryReadEffect, traits.MemoryWriteEffect,
+        traits.MemoryAllocEffect, traits.MemoryFreeEffect))
+    ORIGINALS["would_be_trivially_dead"] = _XDSL_WOULD_BE_TRIVIALLY_DEAD = \
+        dead_code_elimination.would_be_trivially_dead
+    dead_code_elimination.would_be_trivially_dead = _would_be_trivially_dead
 
 
 def _nested_ops(op, reverse: bool):
@@ -433,50 +487,126 @@ def _build_operations_arg(operand):
     return [SSAValue.get(op) for op in operand]
 
 
-#: id(op definition) -> (the definition, whether it is simple: one operand per
-#: operand definition, one result per result definition, no regions, no
-#: successors, no segment sizes)
-_SIMPLE_DEFINITIONS: dict[int, tuple[object, bool]] = {}
+#: id(op definition) -> (the definition, its construction plan or None): the
+#: kind of each operand and result definition (_SINGLE, _VARIADIC, _OPTIONAL)
+#: and the segment sizes its options add, as (of operands?, as a property?)
+#: pairs; None for a definition with regions or successors or another option
+#: (SameVariadicSize ...), which xDSL's builder makes
+_PLANS: dict[int, tuple[object, tuple | None]] = {}
+_SINGLE, _VARIADIC, _OPTIONAL = 0, 1, 2
+#: operand or result segment sizes -> their DenseArrayBase (an immutable
+#: attribute, shared as xDSL shares default values)
+_SEGMENT_SIZES: dict[tuple[int, ...], object] = {}
 
 
-def _is_simple(op_def) -> bool:
-    entry = _SIMPLE_DEFINITIONS.get(id(op_def))
+def _construction_plan(op_def) -> tuple | None:
+    entry = _PLANS.get(id(op_def))
     if entry is None or entry[0] is not op_def:
-        from xdsl.irdl.operations import AttrSizedSegments, VariadicDef
+        from xdsl.irdl.operations import (AttrSizedOperandSegments, AttrSizedResultSegments,
+                                          AttrSizedSegments, OptionalDef, SameVariadicSize,
+                                          VariadicDef)
 
-        # (of the options, only segment sizes add to what the builder makes)
-        simple = (not any(isinstance(o, AttrSizedSegments) for o in op_def.options)
-                  and not op_def.regions and not op_def.successors
-                  and not any(isinstance(d, VariadicDef) for _, d in op_def.operands)
-                  and not any(isinstance(d, VariadicDef) for _, d in op_def.results))
-        entry = _SIMPLE_DEFINITIONS[id(op_def)] = (op_def, simple)
+        def kind(d) -> int:
+            return _OPTIONAL if isinstance(d, OptionalDef) else _VARIADIC if isinstance(d, VariadicDef) else _SINGLE
+
+        segments = []
+        for option in op_def.options:  # (xDSL's builder ignores the other options)
+            if isinstance(option, (AttrSizedOperandSegments, AttrSizedResultSegments)):
+                segments.append((isinstance(option, AttrSizedOperandSegments), option.as_property,
+                                 option.attribute_name))
+            elif isinstance(option, (AttrSizedSegments, SameVariadicSize)):
+                break
+        else:
+            segments = tuple(segments)
+        plan = None
+        if type(segments) is tuple and not op_def.regions and not op_def.successors:
+            plan = (tuple(kind(d) for _, d in op_def.operands),
+                    tuple(kind(d) for _, d in op_def.results), segments)
+        entry = _PLANS[id(op_def)] = (op_def, plan)
     return entry[1]
+
+
+def _segment_sizes(sizes: list[int]):
+    key = tuple(sizes)
+    attr = _SEGMENT_SIZES.get(key)
+    if attr is None:
+        from xdsl.dialects.builtin import DenseArrayBase, i32
+
+        attr = _SEGMENT_SIZES[key] = DenseArrayBase.from_list(i32, key)
+    return attr
 
 
 def _irdl_op_init(self, op_def, *, operands, result_types, properties, attributes,
                   successors, regions):
-    """xDSL's ``irdl_op_init``; for a simple definition (``_is_simple``) given
-    one value per operand and one type per result, straight to
-    ``Operation.__init__`` (what xDSL's builder arrives at); anything else,
-    errors included, through xDSL's builder."""
-    if (not regions and not successors and len(operands) == len(op_def.operands)
-            and len(result_types) == len(op_def.results) and _is_simple(op_def)):
-        for operand in operands:
-            is_value = _VALUE_TYPES.get(type(operand))
-            if not is_value:  # unknown type, an Operation, a list, None
-                break
-        else:
-            for result_type in result_types:
-                if result_type is None or _is_sequence(result_type):
-                    break
-            else:
-                _init_simple_op(self, operands, result_types,
-                                {k: v for k, v in properties.items() if v is not None},
-                                {k: v for k, v in attributes.items() if v is not None})
-                return
+    """xDSL's ``irdl_op_init``; an op of a definition without regions and
+    successors (``_construction_plan``) given values (or lists of values for a
+    variadic operand, None for an absent one) and types is built here, as
+    xDSL's builder would (segment sizes included), straight to
+    ``_init_simple_op``; anything else, errors included, through xDSL's builder."""
+    plan = None if regions or successors else _construction_plan(op_def)
+    if plan is not None:
+        built = _build_fast(operands, result_types, plan)
+        if built is not None:
+            values, types, operand_sizes, result_sizes = built
+            props = {k: v for k, v in properties.items() if v is not None}
+            attrs = {k: v for k, v in attributes.items() if v is not None}
+            for of_operands, as_property, name in plan[2]:
+                (props if as_property else attrs)[name] = _segment_sizes(
+                    operand_sizes if of_operands else result_sizes)
+            _init_simple_op(self, values, types, props, attrs)
+            return
     _XDSL_IRDL_OP_INIT(self, op_def, operands=operands, result_types=result_types,
                        properties=properties, attributes=attributes,
                        successors=successors, regions=regions)
+
+
+def _build_fast(operands, result_types, plan):
+    """(operand values, result types, operand sizes, result sizes) as xDSL's
+    builder makes them, or None when anything is not plainly a value (a type)
+    or a list of them where the definition allows it: xDSL's builder then
+    decides (and raises its errors)."""
+    operand_kinds, result_kinds = plan[0], plan[1]
+    if len(operands) != len(operand_kinds) or len(result_types) != len(result_kinds):
+        return None
+    values: list = []
+    operand_sizes: list[int] = []
+    value_types = _VALUE_TYPES
+    for kind, arg in zip(operand_kinds, operands):
+        if value_types.get(type(arg)):
+            values.append(arg)
+            operand_sizes.append(1)
+        elif not kind:
+            return None
+        elif arg is None:
+            operand_sizes.append(0)
+        elif type(arg) in (list, tuple):
+            if kind == _OPTIONAL and len(arg) > 1:
+                return None
+            for value in arg:
+                if not value_types.get(type(value)):
+                    return None
+            values.extend(arg)
+            operand_sizes.append(len(arg))
+        else:
+            return None
+    types: list = []
+    result_sizes: list[int] = []
+    for kind, arg in zip(result_kinds, result_types):
+        if arg is None:
+            if kind != _OPTIONAL:
+                return None
+            result_sizes.append(0)
+        elif type(arg) in (list, tuple):
+            if not kind or (kind == _OPTIONAL and len(arg) > 1):
+                return None
+            types.extend(arg)
+            result_sizes.append(len(arg))
+        elif _is_sequence(arg):
+            return None
+        else:
+            types.append(arg)
+            result_sizes.append(1)
+    return values, types, operand_sizes, result_sizes
 
 
 def _init_simple_op(self, operands, result_types, properties: dict, attributes: dict,
@@ -615,6 +745,29 @@ def _cheaper_op_construction() -> None:
     core.Operation.__init__ = _operation_init  # type: ignore[method-assign]
 
 
+def _clone(self, value_mapper=None, block_mapper=None, *, clone_name_hints: bool = True,
+           clone_operands: bool = True):
+    """xDSL's ``Operation.clone``; an op without regions is cloned with its
+    operands at once (``clone_without_regions``), where xDSL builds it without
+    operands, walks it and sets them again: the same op, for half the work."""
+    if self.regions:
+        return _XDSL_CLONE(self, value_mapper, block_mapper, clone_name_hints=clone_name_hints,
+                           clone_operands=clone_operands)
+    return self.clone_without_regions(value_mapper, block_mapper, clone_name_hints=clone_name_hints,
+                                      clone_operands=clone_operands)
+
+
+_XDSL_CLONE = None
+
+
+def _cheaper_clone() -> None:
+    global _XDSL_CLONE
+    from xdsl.ir import Operation
+
+    ORIGINALS["Operation.clone"] = _XDSL_CLONE = Operation.clone
+    Operation.clone = _clone  # type: ignore[method-assign]
+
+
 def _direct_printing() -> None:
     """``BasePrinter.print_string`` writes each piece of text with
     ``print(text, end="", file=stream)``; text without a newline (nearly every
@@ -649,4 +802,5 @@ def apply() -> None:
     _spaced_dimension_lists()
     _scalar_cmpi_equal_operands()
     _cheaper_op_construction()
+    _cheaper_clone()
     _direct_printing()

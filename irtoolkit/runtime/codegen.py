@@ -181,9 +181,11 @@ def _export_only(llvm, mod, keep: set[str]) -> None:
 
 
 def _build(llvm, mod, tm, opt: int, unroll: bool, keep: set[str] | None,
-           parallel: bool, assembly: bool = False) -> bytes:
+           parallel: bool, assembly: bool = False,
+           in_llvm: threading.Event | None = None) -> bytes:
     """Optimize ``mod`` and emit its object code (or assembly text); with
-    ``keep``, every other definition is made internal first."""
+    ``keep``, every other definition is made internal first. ``in_llvm`` is set
+    once the rest is LLVM's work, without the GIL."""
     from llvmlite.binding import ffi
 
     def call(fn):
@@ -193,6 +195,8 @@ def _build(llvm, mod, tm, opt: int, unroll: bool, keep: set[str] | None,
         _export_only(llvm, mod, keep)
     mod.triple = llvm.get_process_triple()
     mod.data_layout = str(tm.target_data)
+    if in_llvm is not None:
+        in_llvm.set()
     if opt > 0:
         pto = llvm.create_pipeline_tuning_options(speed_level=min(opt, 3))
         # measured on bench W1-W5 (see jit.DEFAULT_OPT): loop unrolling is a third
@@ -232,26 +236,40 @@ def dispose(mod: Any, context: Any) -> None:
 
 def compile_groups(llvm, text: str, first: tuple[Any, Any],
                    groups: list[tuple[str, ...]], make_target_machine: Callable[[], Any],
-                   opt: int, unroll: bool, keep_ir: bool = False) -> list[CompiledGroup]:
+                   opt: int, unroll: bool, keep_ir: bool = False,
+                   meanwhile: Callable[[], None] | None = None) -> list[CompiledGroup]:
     """Optimize (LLVM's pipeline at speed level ``opt``) and emit ``text`` once
     per group, in parallel. ``first`` is ``text`` already parsed (and verified)
     in a context of its own, as (module, context): group 0 uses it; the other
     groups compile ``text`` with the functions other groups export declared
     only (group 0 has a private copy of any it calls). Each module
     is disposed of before its context when its group is done (the garbage
-    collector, left to it, may free them in the other order and crash)."""
-    parallel = len(groups) > 1
+    collector, left to it, may free them in the other order and crash).
+
+    ``meanwhile`` is Python work run on the calling thread while LLVM works (all
+    groups then run on threads of their own), once every group is in LLVM (which
+    runs without the GIL) and, with several groups, one is done: a core is free.
+    The later groups would otherwise wait for the GIL it holds."""
+    parallel = len(groups) > 1 or meanwhile is not None
     results: list[CompiledGroup | None] = [None] * len(groups)
     errors: list[BaseException] = []
+    in_llvm = [threading.Event() for _ in groups]
+    one_done = threading.Event()
 
     def build(k: int, mod: Any, context: Any) -> None:
         try:
-            obj = _build(llvm, mod, make_target_machine(), opt, unroll, set(groups[k]), parallel)
+            obj = _build(llvm, mod, make_target_machine(), opt, unroll, set(groups[k]), parallel,
+                         in_llvm=in_llvm[k])
             results[k] = CompiledGroup(groups[k], obj, str(mod) if keep_ir else None)
         except BaseException as err:  # re-raised in the caller's thread
             errors.append(err)
         finally:
             dispose(mod, context)
+            finished(k)
+
+    def finished(k: int) -> None:
+        in_llvm[k].set()
+        one_done.set()
 
     def build_parsed(k: int) -> None:
         context = llvm.create_context()
@@ -261,16 +279,28 @@ def compile_groups(llvm, text: str, first: tuple[Any, Any],
         except BaseException as err:
             context.close()
             errors.append(err)
+            finished(k)
             return
         build(k, mod, context)
 
     threads = [threading.Thread(target=build_parsed, args=(k,), name=f"irt-codegen-{k}")
                for k in range(1, len(groups))]
+    if meanwhile is not None:
+        threads.insert(0, threading.Thread(target=build, args=(0, *first), name="irt-codegen-0"))
     for t in threads:
         t.start()
-    build(0, *first)
-    for t in threads:
-        t.join()
+    try:
+        if meanwhile is None:
+            build(0, *first)
+        else:
+            for event in in_llvm:
+                event.wait()
+            if len(groups) > 1:
+                one_done.wait()
+            meanwhile()
+    finally:
+        for t in threads:
+            t.join()
     if errors:
         raise errors[0]
     return [r for r in results if r is not None]

@@ -7,6 +7,7 @@ stores them all.
 """
 
 import gc
+import weakref
 
 import numpy as np
 import pytest
@@ -175,3 +176,38 @@ def test_mutable_globals_keep_one_copy(monkeypatch):
     exe = irt.compile(irt.parse(COUNTER))
     assert len(exe._objects) == 1
     assert (exe["inc"](1.0), exe["inc"](2.0), exe["get"]()) == (1.0, 3.0, 3.0)
+
+
+def _lowered_funcs(module):
+    from irtoolkit.runtime.translate import lower_module
+
+    lowered = lower_module(module)
+    return lowered, [weakref.ref(op) for op in lowered.body.block.ops]
+
+
+def test_a_lowered_module_is_not_kept_alive_by_the_passes():
+    """The lowering's symbol caches refer to a module's ops weakly: a strong
+    reference kept every module ever lowered alive (ops refer to their module)."""
+    lowered, funcs = _lowered_funcs(irt.parse(PROGRAM))
+    del lowered
+    gc.collect()
+    assert funcs and all(ref() is None for ref in funcs)
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_the_compiled_ir_is_freed_while_llvm_works(monkeypatch, cores):
+    """Executable consumes the lowered module: with the collector paused, as
+    compilation runs it, the IR is freed by the collection made while LLVM
+    works, not by the first one after (on the way to the first call)."""
+    from irtoolkit.gcpause import paused_gc
+    from irtoolkit.runtime.executable import Executable
+    from irtoolkit.runtime.signature import capture_signatures
+
+    monkeypatch.setattr(codegen, "available_cores", lambda: cores)
+    module = irt.parse(PROGRAM)
+    with paused_gc():
+        lowered, funcs = _lowered_funcs(module)
+        exe = Executable(lowered, capture_signatures(module))
+        assert not list(lowered.walk())[1:]
+        assert funcs and all(ref() is None for ref in funcs)
+    check(exe)

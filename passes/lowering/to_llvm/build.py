@@ -49,17 +49,20 @@ def _symbol(op: Operation) -> str | None:
     return sym.data if isinstance(sym, StringAttr) else None
 
 
-# module -> {symbol: op}, rebuilt on a miss: the runtime-support passes look the
-# same few symbols up once per function, which a scan each made quadratic
-_SYMBOLS: weakref.WeakKeyDictionary[ModuleOp, dict[str, Operation]] = weakref.WeakKeyDictionary()
+# module -> {symbol: weak reference to its op}, rebuilt on a miss: the runtime-support
+# passes look the same few symbols up once per function, which a scan each made
+# quadratic. Weak: an op refers to its module (parents), so a strong value would keep
+# the key, and every module ever lowered, alive.
+_SYMBOLS: weakref.WeakKeyDictionary[ModuleOp, dict[str, weakref.ref[Operation]]] = weakref.WeakKeyDictionary()
 
 
 def lookup(module: ModuleOp, name: str) -> Operation | None:
-    found = _SYMBOLS.get(module, {}).get(name)
+    ref = _SYMBOLS.get(module, {}).get(name)
+    found = ref() if ref is not None else None
     if found is not None and found.parent_op() is module and _symbol(found) == name:
         return found
     index = {sym: op for op in module.ops if (sym := _symbol(op)) is not None}
-    _SYMBOLS[module] = index
+    _SYMBOLS[module] = {sym: weakref.ref(op) for sym, op in index.items()}
     return index.get(name)
 
 

@@ -212,7 +212,8 @@ def cast_op(v: SSAValue, t: Attribute) -> UnrealizedConversionCastOp:
 
 
 # module -> (its symbols by name, (prefix, text) -> global name): one scan of a
-# module's symbols instead of one per string (a module may hold thousands of checks)
+# module's symbols instead of one per string (a module may hold thousands of checks).
+# The symbols weakly: an op refers to its module, which a strong value would keep alive.
 _STRING_GLOBALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -225,12 +226,12 @@ def add_string_global(op: Operation, prefix: str, text: str) -> str:
         module = module.parent_op()  # type: ignore[assignment]
     entry = _STRING_GLOBALS.get(module)
     if entry is None:
-        symbols = {o.properties["sym_name"].data: o  # type: ignore[union-attr]
+        symbols = {o.properties["sym_name"].data: weakref.ref(o)  # type: ignore[union-attr]
                    for o in module.ops if "sym_name" in o.properties}
         entry = _STRING_GLOBALS[module] = (symbols, {}, {})
     symbols, by_text, next_free = entry
     name = by_text.get((prefix, text))
-    if name is not None and symbols[name].parent is module.body.block:
+    if name is not None and (found := symbols[name]()) is not None and found.parent is module.body.block:
         return name
     k = next_free.get(prefix, 0)
     while f"{prefix}{k}" in symbols:
@@ -246,7 +247,7 @@ def add_string_global(op: Operation, prefix: str, text: str) -> str:
         block.insert_op_before(glob, block.first_op)
     else:
         block.add_op(glob)
-    symbols[name] = glob
+    symbols[name] = weakref.ref(glob)
     by_text[(prefix, text)] = name
     return name
 

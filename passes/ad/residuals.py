@@ -12,7 +12,8 @@ reverse loop. Ops are taken from the last to the first, so that storing
 ``tanh(W h + U x + b)`` makes the matmuls feeding it dead instead of storing
 them too. Cheap ops (slices, elementwise arithmetic) are still recomputed from
 what is stored. (``tensor-fuse`` writes a stored elementwise value straight into
-its tape and fuses its readers with reads of the tape: storing costs no copy.) Loop-invariant ops are never stored (they are hoisted). The
+its tape and fuses its readers with reads of the tape: storing costs no copy.)
+Loop-invariant ops are never stored (they are hoisted). The
 segments of a checkpointed loop (strip-mined, see checkpoint.py) store theirs
 while they are recomputed, so that the reverse sweep does not evaluate them a
 third time; a loop reversed by Revolve stores none. Memory is bounded: a residual larger than

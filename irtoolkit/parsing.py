@@ -474,6 +474,8 @@ def parse_module(
     """
     from irtoolkit.context import context as make_context
 
+    if not isinstance(text, str):
+        raise TypeError(f"parse_module expects the program's text as str, got {type(text).__name__}")
     filename = printable_name(filename)
     register_source(filename, text if line_offset == 0 else "\n" * line_offset + text)
     ctx = ctx or make_context()

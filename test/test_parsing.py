@@ -277,3 +277,11 @@ def test_file_names_that_are_not_utf8():
     assert err.location.file == "bad\\xff.mlir"
     err.format().encode("utf-8")  # printable
     irt.compile(module)["f"](1.0)
+
+
+@pytest.mark.parametrize("text", [b"func.func @f() { func.return }", None, lambda: ""])
+def test_text_that_is_not_a_str_is_a_type_error(text):
+    # not a located error: there is no source to locate it in (it used to fail
+    # inside the diagnostic's formatting with an AttributeError)
+    with pytest.raises(TypeError, match="as str"):
+        irt.parse(text)

@@ -242,12 +242,23 @@ class PoolChoice:
     FIRST_INTERVAL = 64
     LOSING = 4.0
     OVERHEAD = 0.05
+    #: between trials, the median of each ``WINDOW`` calls run the chosen way; off by
+    #: ``DRIFT`` from the trial's median (the machine's load changed: W7's split way
+    #: took 4.4 ms quiet and 8-9 ms with another process on one core, alone 5-6), a
+    #: trial starts as soon as the last one's excess is at most ``OVERHEAD`` of the
+    #: time since, instead of after the interval (up to thousands of calls)
+    WINDOW = 8
+    DRIFT = 1.5
 
     def __init__(self, ways: tuple[int, ...] = (ALONE, SPLIT, THREADED)) -> None:
         self.ways = ways  # the runs of a trial, in order
         self.way: int | None = None  # None: alone, the first trial on
         self._interval = self.FIRST_INTERVAL
         self._left = 0  # calls before the next trial
+        self._best = 0.0  # the chosen way's median in the last trial
+        self._excess = 0.0  # what the last trial cost beyond the chosen way
+        self._since = 0.0  # seconds of calls since the last trial
+        self._recent: list[float] = []
         self._start_trial()
 
     def _start_trial(self) -> None:
@@ -268,6 +279,20 @@ class PoolChoice:
             if not self._trial:
                 self._start_trial()
         return True
+
+    def observe(self, seconds: float) -> None:
+        """A call run the chosen way, outside a trial, took ``seconds``."""
+        self._since += seconds
+        recent = self._recent
+        recent.append(seconds)
+        if len(recent) < self.WINDOW:
+            return
+        now = _median(recent)
+        recent.clear()
+        best = self._best
+        if ((now > self.DRIFT * best or now * self.DRIFT < best)
+                and self._excess <= self.OVERHEAD * self._since):
+            self._left = 0  # the next call starts a trial
 
     def trial_way(self) -> tuple[int, int]:
         """(call number, way) for the next call of the trial."""
@@ -304,6 +329,8 @@ class PoolChoice:
         excess = seconds - calls * best  # what the trial cost beyond the best way
         self._left = max(self._interval, int(excess / (self.OVERHEAD * best)) if best > 0 else 0)
         self._interval *= 4
+        self._best, self._excess, self._since = best, excess, 0.0
+        self._recent.clear()
         self._trial = False
 
 

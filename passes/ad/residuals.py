@@ -44,7 +44,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.transforms.dead_code_elimination import is_trivially_dead
 
 from irtoolkit.dialects.elementwise import Cost, cost_of
-from irtoolkit.passes.ad.emit import DYN, Emitter, const_int, slice_params
+from irtoolkit.passes.ad.emit import DYN, Emitter, const_int
 from irtoolkit.passes.transforms.dead_code import erase_dead
 
 # stacking pays when the matmul is big enough and the stored rows small against it
@@ -318,7 +318,7 @@ class OuterProducts:
         o = v.owner
         if not isinstance(o, t.ExtractSliceOp) or _in_block(o.source, self.block):
             return None
-        offsets, sizes, strides = slice_params(o)
+        offsets, sizes, strides = t.slice_params(o)
         st = o.source.type
         if not isinstance(st, TensorType) or DYN in st.get_shape():
             return None

@@ -13,7 +13,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IndexType, TensorType
 
 from irtoolkit.dialects import tensor
-from irtoolkit.passes.ad.emit import DYN, is_float, slice_params
+from irtoolkit.passes.ad.emit import DYN, is_float
 from irtoolkit.passes.ad.rules import (
     ElementContribution,
     SliceContribution,
@@ -346,7 +346,7 @@ def _extract_slice_vjp(E, op, ins, outs, adjoints, need):
 def _mapped_slice_params(op, ins, first: int):
     """Slice parameters of ``op`` with its dynamic operands mapped to ``ins``."""
     mapper = dict(zip(op.operands, ins))
-    offsets, sizes, strides = slice_params(op)
+    offsets, sizes, strides = tensor.slice_params(op)
     m = lambda xs: [x if isinstance(x, int) else mapper[x] for x in xs]  # noqa: E731
     return m(offsets), m(sizes), m(strides)
 

@@ -580,20 +580,16 @@ class Kernel:
         extracted slice is copied). A slice read through is not materialised: a
         stencil's shifted windows are reads of the one grid. Its bounds checks (for
         dynamic offsets, strides or big-tensor dims) go before the nest."""
-        from irtoolkit.passes.lowering.tensor_to_loop_rules import _kept_dims
+        from irtoolkit.passes.lowering.tensor_to_loop_rules import _big_index, _kept_dims
 
         E = self.E
         sizes = static_slice_sizes(s)
         if sizes is None:
             return None
         big, small = slice_tensors(s)
-
-        def mix(static, dyn) -> list[SSAValue]:
-            it = iter(dyn)
-            return [next(it) if x == DYN else E.index(int(x)) for x in static.get_values()]
-
-        offs = mix(s.static_offsets, s.offsets)  # type: ignore[attr-defined]
-        strides = mix(s.static_strides, s.strides)  # type: ignore[attr-defined]
+        offsets, _, steps = tensor.slice_params(s)
+        offs = [E.index(x) if isinstance(x, int) else x for x in offsets]
+        strides = [E.index(x) if isinstance(x, int) else x for x in steps]
         kept = _kept_dims(sizes, shape(small))
         checked = self.checked_slices
         if s not in checked:
@@ -610,10 +606,7 @@ class Kernel:
                     if size is None:
                         size = E.hoisted(tensor.DimOp(big, E.index(d)))
                     check_cmp(E, s, "ult", last, size, f"slice out of bounds in dim {d} (slice end vs dim size)")
-        out = list(offs)
-        for k, d in enumerate(kept):
-            out[d] = E.index_add(offs[d], E.index_mul(idx[k], strides[d]))
-        return out
+        return _big_index(offs, strides, kept, idx, E)
 
     def remap(self, b: Operation, idx: Sequence[SSAValue]) -> list[SSAValue]:
         """The operand indices of broadcast ``b`` read at result indices ``idx``."""

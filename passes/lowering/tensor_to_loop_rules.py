@@ -369,15 +369,10 @@ def _slice_params(L: TensorLowering, op: Operation) -> tuple[list[SSAValue], lis
     """(offsets, sizes, strides) of an extract/insert_slice, as index values
     (sizes stay ints where static)."""
 
-    def mix(static: list[int], dyn: Sequence[SSAValue]) -> list[SSAValue | int]:
-        it = iter(dyn)
-        return [L.val(next(it)) if s == DYNAMIC_INDEX else s for s in static]
-
-    offs = mix(int_list(prop(op, "static_offsets")), op.offsets)  # type: ignore[attr-defined]
-    sizes = mix(int_list(prop(op, "static_sizes")), op.sizes)  # type: ignore[attr-defined]
-    strides = mix(int_list(prop(op, "static_strides")), op.strides)  # type: ignore[attr-defined]
-    as_val = lambda x: x if isinstance(x, SSAValue) else L.index(x)  # noqa: E731
-    return [as_val(o) for o in offs], sizes, [as_val(s) for s in strides]
+    offs, sizes, strides = tensor.slice_params(op)
+    as_val = lambda x: L.index(x) if isinstance(x, int) else L.val(x)  # noqa: E731
+    return ([as_val(o) for o in offs], [n if isinstance(n, int) else L.val(n) for n in sizes],
+            [as_val(s) for s in strides])
 
 
 def _check_slice(L: TensorLowering, op: Operation, offs: list[SSAValue], sizes: list[SSAValue | int],

@@ -45,6 +45,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from irtoolkit.diagnostics import inherit_location
 from irtoolkit.dialects import tensor
+from irtoolkit.dominance import DominanceChecker
 from irtoolkit.passes.lowering.kernel import (
     CannotFuse,
     Group,
@@ -302,23 +303,6 @@ def _fuse_group(g: Group, into: Operation | None) -> bool:
     return True
 
 
-def _dominates(v: SSAValue, op: Operation) -> bool:
-    """Is ``v`` available at ``op`` (defined in an enclosing block, or before it in its block)?"""
-    owner = v.owner
-    block = op.parent_block()
-    if isinstance(owner, Block):
-        return owner.is_ancestor(op)
-    where = owner.parent_block()
-    if where is block:
-        return block.get_operation_index(owner) < block.get_operation_index(op)
-    return where is not None and where.is_ancestor(op)
-
-
-def _mixed(static, dynamic) -> list:
-    it = iter(dynamic)
-    return [next(it) if x == DYN else int(x) for x in static.get_values()]
-
-
 def store_before_reading(block: Block) -> None:
     """``%t = f(..)`` read by kernels and stored by ``insert_slice %t into %tape[..]``
     (a residual the forward loop tapes): the store moves right after ``%t`` and the
@@ -335,13 +319,12 @@ def store_before_reading(block: Block) -> None:
         readers = [u.operation for u in src.uses if u.operation is not ins]
         if not readers or not all(fusable(r) and not is_reduction(r) and r.parent_block() is block for r in readers):
             continue
-        if not all(_dominates(v, owner) for v in ins.operands[1:]):
+        dominance = DominanceChecker()  # a fresh one: the stores before moved
+        if not all(dominance.properly_dominates(v, owner) for v in ins.operands[1:]):
             continue
         ins.detach()
         block.insert_op_after(ins, owner)
-        window = tensor.ExtractSliceOp(ins.results[0], _mixed(ins.static_offsets, ins.offsets),
-                                       _mixed(ins.static_sizes, ins.sizes), _mixed(ins.static_strides, ins.strides),
-                                       src.type)
+        window = tensor.ExtractSliceOp(ins.results[0], *tensor.slice_params(ins), src.type)
         window.location = ins.location
         block.insert_op_after(window, ins)
         for r in readers:

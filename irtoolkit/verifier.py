@@ -424,9 +424,7 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
         # operands defined above it, a signature that verified -- passes
         # verify_op's checks by those facts alone; any other goes through them
         if (op.regions or op._successors or op is frame[4] or not visible.issuperset(op._operands)
-                or not _quick_class(type(op))):
-            verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
-        elif not _known_signature(op, _signature(op), passed, remember):
+                or not _quick_class(type(op)) or not _known_signature(op, _signature(op), passed, remember)):
             verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
         if op.regions:
             stack.append([op, _blocks_of(op), None, [], None])

@@ -310,19 +310,18 @@ class Function:
         if pool is None:
             status = self._native(exe, cfunc, tls.ptr)
         else:  # the measured way to run its gemms (runtime/blas.py)
-            if exe.tier and pool.measuring():  # which way is faster
-                k, way = pool.trial_way()
+            trial = exe.tier and pool.measuring()  # which way is faster
+            k, way = pool.trial_way() if trial else (0, pool.way)
+            if way is None:  # alone until the first trial has ended
+                status = self._pooled(exe, cfunc, tls.ptr, ALONE)
+            else:
                 t0 = perf_counter()
                 status = self._pooled(exe, cfunc, tls.ptr, way)
-                pool.record(k, way, perf_counter() - t0)
-            else:
-                way = pool.way
-                if way is None:
-                    status = self._pooled(exe, cfunc, tls.ptr, ALONE)
-                else:
-                    t0 = perf_counter()
-                    status = self._pooled(exe, cfunc, tls.ptr, way)
-                    pool.observe(perf_counter() - t0)
+                seconds = perf_counter() - t0
+                if trial:
+                    pool.record(k, way, seconds)
+                else:  # a change of load starts a trial early
+                    pool.observe(seconds)
         del keep
         if status:
             self._failed(status, frame)

@@ -510,18 +510,17 @@ def _construction_plan(op_def) -> tuple | None:
             return _OPTIONAL if isinstance(d, OptionalDef) else _VARIADIC if isinstance(d, VariadicDef) else _SINGLE
 
         segments = []
+        plain = not op_def.regions and not op_def.successors
         for option in op_def.options:  # (xDSL's builder ignores the other options)
             if isinstance(option, (AttrSizedOperandSegments, AttrSizedResultSegments)):
                 segments.append((isinstance(option, AttrSizedOperandSegments), option.as_property,
                                  option.attribute_name))
             elif isinstance(option, (AttrSizedSegments, SameVariadicSize)):
-                break
-        else:
-            segments = tuple(segments)
+                plain = False  # sizes shared between definitions: xDSL's builder works them out
         plan = None
-        if type(segments) is tuple and not op_def.regions and not op_def.successors:
+        if plain:
             plan = (tuple(kind(d) for _, d in op_def.operands),
-                    tuple(kind(d) for _, d in op_def.results), segments)
+                    tuple(kind(d) for _, d in op_def.results), tuple(segments))
         entry = _PLANS[id(op_def)] = (op_def, plan)
     return entry[1]
 

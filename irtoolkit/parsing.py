@@ -501,7 +501,8 @@ def parse_module(
     if verify:
         from irtoolkit.verifier import verify_module
 
-        verify_module(module)
+        with paused_gc():  # (its caches and walks allocate; the module is all cycles)
+            verify_module(module)
     return module
 
 

@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.utils.type import get_element_type_or_self
 
+from irtoolkit.passes.lowering.to_llvm.vector_math import KERNEL_PREFIX
 from irtoolkit.runtime.translate import _ORDERING
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def scalar_constant(type_text: str, value) -> str:
 class _Function:
     """The text of one function body being emitted, and its naming state."""
 
-    __slots__ = ("ref", "pointee", "functions", "n", "lines", "phis", "block_ref", "callees", "size",
+    __slots__ = ("ref", "pointee", "functions", "n", "block", "kernel_blocks", "lines", "phis", "block_ref", "callees", "size",
                  "current", "hints")
 
     def __init__(self):
@@ -132,6 +133,8 @@ class _Function:
         self.size = 0
         self.current = ""  # reference of the block being emitted
         self.hints: dict[str, int] = {}
+        self.block = None  # the block being emitted
+        self.kernel_blocks: set = set()  # blocks calling a vector-math kernel
 
     def name(self) -> str:
         self.n += 1
@@ -161,7 +164,10 @@ class TextEmitter:
         self.size: dict[str, int] = {}
         self.callees: dict[str, set[str]] = {}
         self._types: dict[int, str] = {}
-        self._keep: list = []  # the attributes whose id keys _types
+        self._positions: dict[int, str] = {}
+        self._indices: dict[int, list[int]] = {}
+        self.constants: dict[tuple[int, int], str] = {}  # (value, type) ids -> constant text
+        self._keep: list = []  # keeps alive the attributes whose ids key the caches above
 
     def ty(self, t) -> str:
         s = self._types.get(id(t))
@@ -170,8 +176,21 @@ class TextEmitter:
             self._keep.append(t)
         return s
 
-    def typed(self, f: _Function, v) -> str:
-        return f"{self.ty(v.type)} {f.ref[v]}"
+    def indices(self, attr) -> list[int]:
+        """The constant indices of a getelementptr."""
+        s = self._indices.get(id(attr))
+        if s is None:
+            s = self._indices[id(attr)] = list(attr.iter_values())
+            self._keep.append(attr)
+        return s
+
+    def position(self, attr) -> str:
+        """The indices of an extractvalue/insertvalue."""
+        s = self._positions.get(id(attr))
+        if s is None:
+            s = self._positions[id(attr)] = ", ".join(str(i) for i in attr.iter_values())
+            self._keep.append(attr)
+        return s
 
     # -- the module -----------------------------------------------------------------
     def body(self, op: llvm.FuncOp, llmod: ir.Module, scopes: dict) -> None:
@@ -183,7 +202,7 @@ class TextEmitter:
         blocks = list(op.body.blocks)
         entry = blocks[0]
         for arg in entry.args:
-            f.ref[arg] = f.name()
+            f.ref[id(arg)] = f.name()
         f.n += 1  # llvmlite's ReturnValue takes a name
         labels = []
         for block in blocks:
@@ -193,31 +212,34 @@ class TextEmitter:
         for block in blocks[1:]:
             for arg in block.args:
                 name = f.name()
-                f.ref[arg] = name
-                f.phis[arg] = [self.ty(arg.type), name, []]
+                f.ref[id(arg)] = name
+                f.phis[id(arg)] = [self.ty(arg.type), name, []]
         emitters = _EMITTERS
         starts = []  # (first line, terminator line) of each block
         try:
             for block in blocks:
                 f.current = f.block_ref[block]
+                f.block = block
                 first = len(f.lines)
-                for inner in block.ops:
+                inner = block._first_op  # (the fields, not Block.ops: a Python call less per op)
+                while inner is not None:
                     emit = emitters.get(type(inner))
                     if emit is None:
                         raise Unsupported(f"op {inner.name}")
                     emit(self, f, inner)
+                    inner = inner._next_op
                 starts.append((first, len(f.lines) - 1))
         except KeyError as err:  # an unknown symbol or value: llvmlite's translation says which
             raise Unsupported(f"{type(err).__name__}: {err}") from None
         f.size = len(f.lines) + sum(len(b.args) for b in blocks[1:])
-        for block, md in math_loop_ids(op, llmod).items():
+        for block, md in math_loop_ids(op, llmod, f.kernel_blocks).items():
             k = starts[blocks.index(block)][1]
             f.lines[k] += f", !llvm.loop {md.get_reference()}"
         out = []
         for i, block in enumerate(blocks):
             out.append(f"{labels[i]}:\n")
             for arg in block.args if i else ():
-                t, name, incoming = f.phis[arg]
+                t, name, incoming = f.phis[id(arg)]
                 incs = ", ".join(f"[{v}, {b}]" for v, b in incoming)
                 out.append(f"  {name} = phi  {t} {incs}".rstrip() + "\n")
             first, last = starts[i]
@@ -286,17 +308,17 @@ class TextEmitter:
         else:
             f.lines.append(f"{name} = {text}")
         if result is not None:
-            f.ref[result] = name
+            f.ref[id(result)] = name
 
     def operand(self, f: _Function, v) -> str:
         """``type ref`` of an operand; a function's address counts as a callee (as
         ``codegen.call_graph`` counts an ir.Function operand)."""
-        ref = f.ref[v]
-        pointee = f.pointee.get(v)
+        ref = f.ref[id(v)]
+        pointee = f.pointee.get(id(v))
         if pointee is None:
             return f"{self.ty(v.type)} {ref}"
-        if v in f.functions:
-            f.callees.add(f.functions[v])
+        if id(v) in f.functions:
+            f.callees.add(f.functions[id(v)])
         return f"{pointee}* {ref}"
 
 
@@ -305,30 +327,47 @@ class TextEmitter:
 # cases, irtoolkit's load/store), spelling the text of the llvmlite instruction it builds.
 
 
-def _binop_flags(op) -> list[str]:
-    if isinstance(op, llvm.ArithmeticBinOpOverflow):
-        if op.overflowFlags:
-            return [x.value for x in llvm.OverflowAttr.from_int(op.overflowFlags.value.data).data]
-    elif isinstance(op, llvm.AbstractFloatArithOp):
-        if op.fastmathFlags:
-            return [x.value for x in op.fastmathFlags.data]
-    elif isinstance(op, llvm.ArithmeticBinOpExact):
-        if op.is_exact:
-            return ["exact"]
-    elif isinstance(op, llvm.ArithmeticBinOpDisjoint):
-        if op.is_disjoint:
-            return ["disjoint"]
+def _overflow_flags(op) -> list[str]:
+    flags = op.properties.get("overflowFlags")
+    bits = flags.value.data if flags is not None else 0
+    return [x.value for x in llvm.OverflowAttr.from_int(bits).data] if bits else []
+
+
+def _fastmath_flags(op) -> list[str]:
+    flags = op.properties.get("fastmathFlags")
+    return [x.value for x in flags.data] if flags else []
+
+
+def _exact_flags(op) -> list[str]:
+    return ["exact"] if op.is_exact else []
+
+
+def _disjoint_flags(op) -> list[str]:
+    return ["disjoint"] if op.is_disjoint else []
+
+
+def _no_flags(op) -> list[str]:
     return []
 
 
-def _binop(opname: str):
+def _binop(kind: type, opname: str):
+    """(as xDSL's _convert_binop: its flags by the op's base class)"""
+    flags_of = (_overflow_flags if issubclass(kind, llvm.ArithmeticBinOpOverflow)
+                else _fastmath_flags if issubclass(kind, llvm.AbstractFloatArithOp)
+                else _exact_flags if issubclass(kind, llvm.ArithmeticBinOpExact)
+                else _disjoint_flags if issubclass(kind, llvm.ArithmeticBinOpDisjoint)
+                else _no_flags)
+
     def emit(e: TextEmitter, f: _Function, op) -> None:
-        a, b = op.operands
-        flags = _binop_flags(op)
+        a, b = op._operands
+        flags = flags_of(op)
         head = " ".join([opname, *flags]) if flags else opname
-        name = f.name()
-        f.ref[op.results[0]] = name
-        f.lines.append(f"{name} = {head} {e.ty(a.type)} {f.ref[a]}, {f.ref[b]}")
+        f.n += 1
+        name = f'%".{f.n}"'
+        (res,) = op.results
+        ref = f.ref
+        ref[id(res)] = name
+        f.lines.append(f"{name} = {head} {e.ty(a.type)} {ref[id(a)]}, {ref[id(b)]}")
     return emit
 
 
@@ -342,31 +381,37 @@ def _cast(opname: str):
             flags = []
         head = " ".join((opname, *flags))
         name = f.name()
-        res = op.results[0]
-        f.ref[res] = name
-        f.lines.append(f"{name} = {head} {e.operand(f, op.operands[0])} to {e.ty(res.type)}")
+        (res,) = op.results
+        f.ref[id(res)] = name
+        f.lines.append(f"{name} = {head} {e.operand(f, op._operands[0])} to {e.ty(res.type)}")
     return emit
 
 
+_ICMP = {i: llvm.ICmpPredicateFlag.from_int(i).value for i in range(10)}
+
+
 def _icmp(e: TextEmitter, f: _Function, op) -> None:
-    pred = llvm.ICmpPredicateFlag.from_int(op.predicate.value.data).value
+    pred = _ICMP[op.properties["predicate"].value.data]
+    lhs, rhs = op._operands
     name = f.name()
-    f.ref[op.results[0]] = name
-    f.lines.append(f"{name} = icmp {pred} {e.operand(f, op.lhs)}, {f.ref[op.rhs]}")
+    (res,) = op.results
+    f.ref[id(res)] = name
+    f.lines.append(f"{name} = icmp {pred} {e.operand(f, lhs)}, {f.ref[id(rhs)]}")
 
 
 def _fcmp(e: TextEmitter, f: _Function, op) -> None:
     pred = llvm.FCmpPredicateFlag.from_int(op.predicate.value.data).value
     name = f.name()
-    f.ref[op.results[0]] = name
-    f.lines.append(f"{name} = fcmp {pred} {e.operand(f, op.lhs)}, {f.ref[op.rhs]}")
+    (res,) = op.results
+    f.ref[id(res)] = name
+    f.lines.append(f"{name} = fcmp {pred} {e.operand(f, op.lhs)}, {f.ref[id(op.rhs)]}")
 
 
 def _fneg(e: TextEmitter, f: _Function, op) -> None:
     flags = [x.value for x in op.fastmathFlags.data]
     head = " ".join(["fneg", *flags])
     name = f.name()
-    f.ref[op.res] = name
+    f.ref[id(op.res)] = name
     f.lines.append(f"{name} = {head} {e.operand(f, op.arg)}")
 
 
@@ -381,16 +426,23 @@ def _intrinsic_op(base: str):
 
 
 def _call(e: TextEmitter, f: _Function, op: llvm.CallOp) -> None:
-    if op.op_bundle_operands or op.op_bundle_sizes or op.callee is None:
+    props = op.properties
+    callee = props.get("callee")
+    n_args, n_bundle = e.indices(props["operandSegmentSizes"])
+    if n_bundle or e.indices(props["op_bundle_sizes"]) or callee is None:
         raise Unsupported("indirect call or operand bundles")
-    fn = e.function(op.callee.string_value())
+    name = callee.root_reference.data
+    if name.startswith(KERNEL_PREFIX):
+        f.kernel_blocks.add(f.block)
+    fn = e.function(name)
+    returned = op.results[0] if op.results else None
     fastmath = ""
-    if op.returned is not None and isinstance(get_element_type_or_self(op.returned.type), AnyFloat):
+    if returned is not None and isinstance(get_element_type_or_self(returned.type), AnyFloat):
         flags = sorted({x.value for x in op.fastmathFlags.data})
         if flags:
             fastmath = " " + " ".join(flags)
     tail = "tail " if op.TailCallKind.data != "none" else ""
-    e.call(f, fn, [e.operand(f, a) for a in op.args], op.returned, f"{tail}call{fastmath}",
+    e.call(f, fn, [e.operand(f, a) for a in op._operands], returned, f"{tail}call{fastmath}",
            op.CConv.cconv_name)
 
 
@@ -404,10 +456,10 @@ def _call_intrinsic(e: TextEmitter, f: _Function, op: llvm.CallIntrinsicOp) -> N
 
 def _alloca(e: TextEmitter, f: _Function, op: llvm.AllocaOp) -> None:
     name = f.name()
-    res = op.results[0]
-    f.ref[res] = name
+    (res,) = op.results
+    f.ref[id(res)] = name
     elem = e.ty(op.elem_type)
-    f.pointee[res] = elem
+    f.pointee[id(res)] = elem
     align = f", align {op.alignment.value.data}" if op.alignment else ""
     f.lines.append(f"{name} = alloca {elem}, {e.operand(f, op.size)}{align}")
 
@@ -425,27 +477,35 @@ def _metadata(e: TextEmitter, op) -> str:
     return out
 
 
+def _order_align(op) -> tuple[str | None, int | None]:
+    props = op.properties
+    ordering = props.get("ordering")
+    alignment = props.get("alignment")
+    return (_ORDERING.get(ordering.value.data) if ordering is not None else None,
+            alignment.value.data if alignment is not None else None)
+
+
 def _load(e: TextEmitter, f: _Function, op: llvm.LoadOp) -> None:
-    order = _ORDERING.get(op.ordering.value.data) if op.ordering is not None else None
-    res = op.dereferenced_value
+    order, align = _order_align(op)
+    (res,) = op.results
     t = e.ty(res.type)
     name = f.name()
-    f.ref[res] = name
+    f.ref[id(res)] = name
+    ptr = e.operand(f, op._operands[0])
     if order:
-        align = op.alignment.value.data if op.alignment is not None else 8
-        text = f"{name} = load atomic {t}, {e.operand(f, op.ptr)} {order}, align {align}"
+        text = f"{name} = load atomic {t}, {ptr} {order}, align {8 if align is None else align}"
     else:
-        align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
-        text = f"{name} = load {t}, {e.operand(f, op.ptr)}{align}"
+        text = f"{name} = load {t}, {ptr}" + ("" if align is None else f", align {align}")
     f.lines.append(text + _metadata(e, op) if op.attributes else text)
 
 
 def _store(e: TextEmitter, f: _Function, op: llvm.StoreOp) -> None:
-    order = _ORDERING.get(op.ordering.value.data) if op.ordering is not None else None
-    value = e.operand(f, op.value)
-    ptr = e.operand(f, op.ptr)
-    typed = f.pointee.get(op.ptr)
-    vt = e.ty(op.value.type)
+    order, align = _order_align(op)
+    v, p = op._operands
+    value = e.operand(f, v)
+    ptr = e.operand(f, p)
+    typed = f.pointee.get(id(p))
+    vt = e.ty(v.type)
     if typed is not None and typed != vt:
         # llvmlite's typed pointer (a GEP, an alloca, a global) wants its pointee: a
         # pointer is stored as its bits, through a cast pointer (see translate._convert_body)
@@ -459,65 +519,75 @@ def _store(e: TextEmitter, f: _Function, op: llvm.StoreOp) -> None:
             ptr = f"{vt}* {name}"
     f.n += 1
     if order:
-        align = op.alignment.value.data if op.alignment is not None else 8
-        text = f"store atomic {value}, {ptr} {order}, align {align}"
+        text = f"store atomic {value}, {ptr} {order}, align {8 if align is None else align}"
     else:
-        align = f", align {op.alignment.value.data}" if op.alignment is not None else ""
-        text = f"store {value}, {ptr}{align}"
+        text = f"store {value}, {ptr}" + ("" if align is None else f", align {align}")
     f.lines.append(text + _metadata(e, op) if op.attributes else text)
 
 
 def _extract_value(e: TextEmitter, f: _Function, op: llvm.ExtractValueOp) -> None:
     name = f.name()
-    f.ref[op.results[0]] = name
-    idx = ", ".join(str(i) for i in op.position.iter_values())
-    f.lines.append(f"{name} = extractvalue {e.operand(f, op.container)}, {idx}")
+    (res,) = op.results
+    f.ref[id(res)] = name
+    f.lines.append(f"{name} = extractvalue {e.operand(f, op._operands[0])}, "
+                   f"{e.position(op.properties['position'])}")
 
 
 def _insert_value(e: TextEmitter, f: _Function, op: llvm.InsertValueOp) -> None:
     name = f.name()
-    f.ref[op.results[0]] = name
-    idx = ", ".join(str(i) for i in op.position.iter_values())
-    f.lines.append(f"{name} = insertvalue {e.operand(f, op.container)}, {e.operand(f, op.value)}, {idx}")
+    (res,) = op.results
+    f.ref[id(res)] = name
+    container, value = op._operands
+    f.lines.append(f"{name} = insertvalue {e.operand(f, container)}, {e.operand(f, value)}, "
+                   f"{e.position(op.properties['position'])}")
+
+
+_SSA_INDEX = llvm.GEP_USE_SSA_VAL
 
 
 def _gep(e: TextEmitter, f: _Function, op: llvm.GEPOp) -> None:
-    elem = e.ty(op.elem_type)
-    ptr = e.operand(f, op.ptr)
-    typed = f.pointee.get(op.ptr)
+    props = op.properties
+    elem = e.ty(props["elem_type"])
+    base = op._operands[0]
+    ptr = e.operand(f, base)
+    typed = f.pointee.get(id(base))
     if typed is not None and typed != elem:  # llvmlite's bitcast between typed pointers
         name = f.name()
         f.lines.append(f"{name} = bitcast {ptr} to {elem}*")
         ptr = f"{elem}* {name}"
-    ssa = iter(op.ssa_indices)
-    indices = ", ".join(e.operand(f, next(ssa)) if i == llvm.GEP_USE_SSA_VAL else f"i32 {i}"
-                        for i in op.rawConstantIndices.iter_values())
+    ssa = iter(op._operands[1:])
+    indices = ", ".join(e.operand(f, next(ssa)) if i == _SSA_INDEX else f"i32 {i}"
+                        for i in e.indices(props["rawConstantIndices"]))
     name = f.name()
-    res = op.results[0]
-    f.ref[res] = name
+    (res,) = op.results
+    f.ref[id(res)] = name
     if typed is not None:  # (from an opaque pointer, llvmlite's GEP gives an opaque one)
-        f.pointee[res] = elem
-    kind = "getelementptr inbounds" if op.inbounds is not None else "getelementptr"
+        f.pointee[id(res)] = elem
+    kind = "getelementptr inbounds" if "inbounds" in props else "getelementptr"
     f.lines.append(f"{name} = {kind} {elem}, {ptr}, {indices}")
 
 
 def _incoming(f: _Function, dest, values) -> None:
     for arg, v in zip(dest.args, values):
-        f.phis[arg][2].append((f.ref[v], f.current))
+        f.phis[id(arg)][2].append((f.ref[id(v)], f.current))
 
 
 def _br(e: TextEmitter, f: _Function, op: llvm.BrOp) -> None:
-    _incoming(f, op.successor, op.arguments)
+    dest = op.successors[0]
+    _incoming(f, dest, op._operands)
     f.n += 1
-    f.lines.append(f"br label {f.block_ref[op.successor]}")
+    f.lines.append(f"br label {f.block_ref[dest]}")
 
 
 def _cond_br(e: TextEmitter, f: _Function, op: llvm.CondBrOp) -> None:
-    _incoming(f, op.then_block, op.then_arguments)
-    _incoming(f, op.else_block, op.else_arguments)
+    then_block, else_block = op.successors
+    _, n_then, _ = e.indices(op.properties["operandSegmentSizes"])
+    cond, *args = op._operands
+    _incoming(f, then_block, args[:n_then])
+    _incoming(f, else_block, args[n_then:])
     f.n += 1
-    f.lines.append(f"br {e.operand(f, op.cond)}, label {f.block_ref[op.then_block]}, "
-                   f"label {f.block_ref[op.else_block]}")
+    f.lines.append(f"br {e.operand(f, cond)}, label {f.block_ref[then_block]}, "
+                   f"label {f.block_ref[else_block]}")
 
 
 def _unreachable(e: TextEmitter, f: _Function, op) -> None:
@@ -527,12 +597,12 @@ def _unreachable(e: TextEmitter, f: _Function, op) -> None:
 
 def _select(e: TextEmitter, f: _Function, op: llvm.SelectOp) -> None:
     name = f.name()
-    f.ref[op.res] = name
-    typed = f.pointee.get(op.lhs)
+    f.ref[id(op.res)] = name
+    typed = f.pointee.get(id(op.lhs))
     if typed is not None:
-        f.pointee[op.res] = typed
-        if op.lhs in f.functions:
-            f.functions[op.res] = f.functions[op.lhs]
+        f.pointee[id(op.res)] = typed
+        if id(op.lhs) in f.functions:
+            f.functions[id(op.res)] = f.functions[id(op.lhs)]
     f.lines.append(f"{name} = select  {e.operand(f, op.cond)}, {e.operand(f, op.lhs)}, "
                    f"{e.operand(f, op.rhs)}")
 
@@ -544,33 +614,42 @@ def _return(e: TextEmitter, f: _Function, op) -> None:
 
 def _zero(e: TextEmitter, f: _Function, op) -> None:
     t = e.ty(op.res.type)
-    f.ref[op.res] = _NULL.get(t, "0" if t[0] == "i" else "zeroinitializer")
+    f.ref[id(op.res)] = _NULL.get(t, "0" if t[0] == "i" else "zeroinitializer")
 
 
 def _undef(e: TextEmitter, f: _Function, op) -> None:
     e.ty(op.res.type)
-    f.ref[op.res] = "undef"
+    f.ref[id(op.res)] = "undef"
 
 
 def _address_of(e: TextEmitter, f: _Function, op: llvm.AddressOfOp) -> None:
     name = op.global_name.root_reference.data
     g = e.llmod.globals[name]
-    f.ref[op.result] = global_ref(name)
+    f.ref[id(op.result)] = global_ref(name)
     if hasattr(g, "ftype"):
-        f.pointee[op.result] = str(g.ftype)
-        f.functions[op.result] = name
+        f.pointee[id(op.result)] = str(g.ftype)
+        f.functions[id(op.result)] = name
     else:
-        f.pointee[op.result] = str(g.value_type)
+        f.pointee[id(op.result)] = str(g.value_type)
 
 
 def _constant(e: TextEmitter, f: _Function, op: llvm.ConstantOp) -> None:
-    t = e.ty(op.result.type)
-    value = op.value
+    (res,) = op.results
+    value = op.properties["value"]
+    key = (id(value), id(res.type))
+    text = e.constants.get(key)
+    if text is None:
+        text = e.constants[key] = _constant_text(e, res.type, value)
+        e._keep.append((value, res.type))
+    f.ref[id(res)] = text
+
+
+def _constant_text(e: TextEmitter, rtype, value) -> str:
+    t = e.ty(rtype)
     kind = type(value)
     if kind is IntegerAttr or kind is FloatAttr:
-        f.ref[op.result] = scalar_constant(t, value.value.data)
+        return scalar_constant(t, value.value.data)
     elif kind is DenseIntOrFPElementsAttr:
-        rtype = op.result.type
         if isinstance(rtype, VectorType):
             elem = e.ty(rtype.element_type)
         elif isinstance(rtype, llvm.LLVMArrayType):
@@ -579,19 +658,19 @@ def _constant(e: TextEmitter, f: _Function, op: llvm.ConstantOp) -> None:
             raise Unsupported(f"dense constant of type {t}")
         values = value.get_values()
         opening, closing = ("<", ">") if t[0] == "<" else ("[", "]")
-        f.ref[op.result] = opening + ", ".join(f"{elem} {scalar_constant(elem, v)}"
-                                               for v in values) + closing
-    else:
-        raise Unsupported(f"constant {value}")
+        return opening + ", ".join(f"{elem} {scalar_constant(elem, v)}" for v in values) + closing
+    raise Unsupported(f"constant {value}")
 
 
 _EMITTERS: dict[type, object] = {
-    llvm.AddOp: _binop("add"), llvm.FAddOp: _binop("fadd"), llvm.SubOp: _binop("sub"),
-    llvm.FSubOp: _binop("fsub"), llvm.MulOp: _binop("mul"), llvm.FMulOp: _binop("fmul"),
-    llvm.UDivOp: _binop("udiv"), llvm.SDivOp: _binop("sdiv"), llvm.FDivOp: _binop("fdiv"),
-    llvm.URemOp: _binop("urem"), llvm.SRemOp: _binop("srem"), llvm.FRemOp: _binop("frem"),
-    llvm.ShlOp: _binop("shl"), llvm.LShrOp: _binop("lshr"), llvm.AShrOp: _binop("ashr"),
-    llvm.AndOp: _binop("and"), llvm.OrOp: _binop("or"), llvm.XOrOp: _binop("xor"),
+    **{kind: _binop(kind, name) for kind, name in (
+        (llvm.AddOp, "add"), (llvm.FAddOp, "fadd"), (llvm.SubOp, "sub"), (llvm.FSubOp, "fsub"),
+        (llvm.MulOp, "mul"), (llvm.FMulOp, "fmul"), (llvm.UDivOp, "udiv"),
+        (llvm.SDivOp, "sdiv"), (llvm.FDivOp, "fdiv"), (llvm.URemOp, "urem"),
+        (llvm.SRemOp, "srem"), (llvm.FRemOp, "frem"), (llvm.ShlOp, "shl"),
+        (llvm.LShrOp, "lshr"), (llvm.AShrOp, "ashr"), (llvm.AndOp, "and"), (llvm.OrOp, "or"),
+        (llvm.XOrOp, "xor"),
+    )},
     llvm.ICmpOp: _icmp,
     llvm.FCmpOp: _fcmp,
     llvm.TruncOp: _cast("trunc"), llvm.ZExtOp: _cast("zext"), llvm.SExtOp: _cast("sext"),

@@ -254,12 +254,14 @@ def to_llvm_text(module: ModuleOp, data_layout: str = "") -> LLVMText:
 
     with paused_gc():
         if os.environ.get("IRT_LLVM_TEXT", "direct") != "llvmlite":
+            from xdsl.utils.exceptions import LLVMTranslationException
+
             from irtoolkit.runtime.llvm_text import TextEmitter, Unsupported
 
             emitter = TextEmitter()
             try:
                 llmod = _to_llvmlite(module, body=emitter.body)
-            except Unsupported as why:
+            except (Unsupported, DiagnosticError, LLVMTranslationException) as why:
                 FALLBACKS.append(str(why))
             else:
                 llmod.data_layout = data_layout
@@ -275,11 +277,14 @@ _ORDERING = {1: "unordered", 2: "monotonic", 4: "acquire", 5: "release", 6: "acq
 
 def _to_llvmlite(module: ModuleOp, body: Callable | None = None) -> ir.Module:
     """The llvmlite module of ``module``; each function body translated by ``body``
-    (op, llvmlite module, alias scopes) -- by default into llvmlite instructions."""
+    (op, llvmlite module, alias scopes) -- by default into llvmlite instructions,
+    after checking that every op and value can be translated (the text emitter
+    finds out for itself, and leaves the diagnostic to this path)."""
     import llvmlite.ir as ir
     from xdsl.backend.llvm.convert import _convert_global, _declare_func
 
-    _check_translatable(module)
+    if body is None:
+        _check_translatable(module)
     _sort_blocks(module)
     llmod = ir.Module()
     triple = module.attributes.get("llvm.target_triple")
@@ -475,9 +480,10 @@ def _convert_body(op: llvm.FuncOp, llmod: ir.Module, scopes: dict) -> None:
         block_map[block].terminator.set_metadata("llvm.loop", loop_id)
 
 
-def math_loop_ids(op: llvm.FuncOp, llmod: ir.Module) -> dict:
+def math_loop_ids(op: llvm.FuncOp, llmod: ir.Module, kernel_blocks: set | None = None) -> dict:
     """The back-edge blocks of the loops of ``op`` that get ``llvm.loop`` metadata,
-    and their loop ids (made in ``llmod``, after the body's other metadata).
+    and their loop ids (made in ``llmod``, after the body's other metadata);
+    ``kernel_blocks``: the blocks that call a kernel, if known.
 
     Loops calling a vector-math kernel get ``llvm.loop.interleave.count``: a kernel
     is one long dependency chain, which LLVM's cost model leaves at one vector per
@@ -490,7 +496,7 @@ def math_loop_ids(op: llvm.FuncOp, llmod: ir.Module) -> dict:
 
     blocks = list(op.body.blocks)
     index = {b: i for i, b in enumerate(blocks)}
-    math = [calls_kernel(b) for b in blocks]
+    math = [b in kernel_blocks if kernel_blocks is not None else calls_kernel(b) for b in blocks]
     option = None
     ids = {}
     for i, block in enumerate(blocks):

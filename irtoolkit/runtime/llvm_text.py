@@ -477,30 +477,30 @@ def _metadata(e: TextEmitter, op) -> str:
     return out
 
 
-def _order_align(op) -> tuple[str | None, int | None]:
+def _memory_access(e: TextEmitter, op, opname: str, operands: str) -> str:
+    """A load's or store's text (translate._convert_body's): atomic with an
+    ordering (aligned to 8 unless told), with its alias scopes."""
     props = op.properties
     ordering = props.get("ordering")
+    order = _ORDERING.get(ordering.value.data) if ordering is not None else None
     alignment = props.get("alignment")
-    return (_ORDERING.get(ordering.value.data) if ordering is not None else None,
-            alignment.value.data if alignment is not None else None)
+    align = alignment.value.data if alignment is not None else None
+    if order:
+        text = f"{opname} atomic {operands} {order}, align {8 if align is None else align}"
+    else:
+        text = f"{opname} {operands}" + ("" if align is None else f", align {align}")
+    return text + _metadata(e, op) if op.attributes else text
 
 
 def _load(e: TextEmitter, f: _Function, op: llvm.LoadOp) -> None:
-    order, align = _order_align(op)
     (res,) = op.results
-    t = e.ty(res.type)
     name = f.name()
     f.ref[id(res)] = name
-    ptr = e.operand(f, op._operands[0])
-    if order:
-        text = f"{name} = load atomic {t}, {ptr} {order}, align {8 if align is None else align}"
-    else:
-        text = f"{name} = load {t}, {ptr}" + ("" if align is None else f", align {align}")
-    f.lines.append(text + _metadata(e, op) if op.attributes else text)
+    f.lines.append(f"{name} = " + _memory_access(e, op, "load", f"{e.ty(res.type)}, "
+                                                               f"{e.operand(f, op._operands[0])}"))
 
 
 def _store(e: TextEmitter, f: _Function, op: llvm.StoreOp) -> None:
-    order, align = _order_align(op)
     v, p = op._operands
     value = e.operand(f, v)
     ptr = e.operand(f, p)
@@ -518,11 +518,7 @@ def _store(e: TextEmitter, f: _Function, op: llvm.StoreOp) -> None:
             f.lines.append(f"{name} = bitcast {ptr} to {vt}*")
             ptr = f"{vt}* {name}"
     f.n += 1
-    if order:
-        text = f"store atomic {value}, {ptr} {order}, align {8 if align is None else align}"
-    else:
-        text = f"store {value}, {ptr}" + ("" if align is None else f", align {align}")
-    f.lines.append(text + _metadata(e, op) if op.attributes else text)
+    f.lines.append(_memory_access(e, op, "store", f"{value}, {ptr}"))
 
 
 def _extract_value(e: TextEmitter, f: _Function, op: llvm.ExtractValueOp) -> None:

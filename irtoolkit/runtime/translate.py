@@ -6,6 +6,11 @@ of ``lower-to-llvm`` if the pipeline left them out, and for the JIT the pass
 see ``passes/lowering/to_llvm/jit_interface.py``). Passes are found through
 the registry (``irtoolkit.context``); the runtime imports none.
 
+``to_llvm_text`` gives the LLVM IR text of an llvm-dialect module, printed by
+``llvm_text``'s emitter (function bodies) around an llvmlite module of its
+globals and declarations, or when the emitter does not know something,
+printed from ``to_llvmlite``'s module: the same text either way.
+
 ``to_llvmlite`` translates an llvm-dialect module with xDSL's op translation,
 plus what xDSL's module translation leaves out and our passes use: linkage,
 function attributes (``passthrough``, as upstream MLIR spells them), atomic

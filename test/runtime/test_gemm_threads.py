@@ -8,6 +8,8 @@ rounds differently), OpenBLAS's count restored, calls from several threads."""
 from __future__ import annotations
 
 import ctypes
+import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -221,27 +223,32 @@ def test_the_trial_decides_and_calls_from_several_threads_agree(mix):
     assert mix._pool.way is not None
 
 
-@needs_blas
-@pytest.mark.parametrize("slow", [blas.ALONE, blas.THREADED])
-def test_code_without_threads_of_its_own_keeps_the_faster_way(monkeypatch, slow):
+def _slow_way(monkeypatch, fn, slow_now) -> None:
+    """A fresh trial for ``fn`` at its final tier, on a made-up clock: a call takes
+    1 s while ``slow_now()`` (the way made slower, as a busy core makes one; real
+    times would measure the machine's load), 1 ms otherwise."""
     from irtoolkit.runtime import calling
 
-    monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
-    mm = irtoolkit.compile(irtoolkit.parse(GEMM_ONLY, "mm.mlir"))["mm"]
-    assert mm._pool.ways == (blas.ALONE, blas.THREADED)
-    mm._exe.optimize()  # (the trial runs at the final tier)
-    mm._pool = blas.PoolChoice(mm._pool.ways)  # (the compiled module may be shared)
-    # the calls' clock: one way made slower, as a busy core makes one (real times
-    # would measure the machine's load)
+    fn._exe.optimize()  # (the trial runs at the final tier)
+    fn._pool = blas.PoolChoice(fn._pool.ways)  # (the compiled module may be shared)
     clock = [0.0]
     native = calling.Function._native
 
     def timed(exe, cfunc, frame_ptr):
-        clock[0] += 1.0 if (blas._alone_depth > 0) == (slow == blas.ALONE) else 0.001
+        clock[0] += 1.0 if slow_now() else 0.001
         return native(exe, cfunc, frame_ptr)
 
     monkeypatch.setattr(calling.Function, "_native", staticmethod(timed))
     monkeypatch.setattr(calling, "perf_counter", lambda: clock[0])
+
+
+@needs_blas
+@pytest.mark.parametrize("slow", [blas.ALONE, blas.THREADED])
+def test_code_without_threads_of_its_own_keeps_the_faster_way(monkeypatch, slow):
+    monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
+    mm = irtoolkit.compile(irtoolkit.parse(GEMM_ONLY, "mm.mlir"))["mm"]
+    assert mm._pool.ways == (blas.ALONE, blas.THREADED)
+    _slow_way(monkeypatch, mm, lambda: (blas._alone_depth > 0) == (slow == blas.ALONE))
     rng = np.random.default_rng(2)
     a, b = rng.standard_normal((150, 96)), rng.standard_normal((96, 130))
     before = _threads()
@@ -264,23 +271,11 @@ func.func @total(%x: tensor<?xf64>) -> f64 {
 
 @pytest.mark.parametrize("slow", [blas.THREADED, blas.SERIAL])
 def test_code_with_loops_of_its_own_keeps_the_faster_way_and_the_same_sum(monkeypatch, slow):
-    from irtoolkit.runtime import calling
-
     monkeypatch.delenv("IRT_NUM_THREADS", raising=False)
     total = irtoolkit.compile(irtoolkit.parse(LOOPS_ONLY, "total.mlir"))["total"]
     assert total._pool.ways == (blas.THREADED, blas.SERIAL)
-    total._exe.optimize()  # (the trial runs at the final tier)
-    total._pool = blas.PoolChoice(total._pool.ways)
     serial = ctypes.c_int64.from_address(blas.serial_flag_address())
-    clock = [0.0]
-    native = calling.Function._native
-
-    def timed(exe, cfunc, frame_ptr):
-        clock[0] += 1.0 if (serial.value > 0) == (slow == blas.SERIAL) else 0.001
-        return native(exe, cfunc, frame_ptr)
-
-    monkeypatch.setattr(calling.Function, "_native", staticmethod(timed))
-    monkeypatch.setattr(calling, "perf_counter", lambda: clock[0])
+    _slow_way(monkeypatch, total, lambda: (serial.value > 0) == (slow == blas.SERIAL))
     x = np.random.default_rng(3).standard_normal(1_500_000)
     sums = set()
     for _ in range(len(total._pool.ways) * blas.PoolChoice.TRIAL):
@@ -290,13 +285,11 @@ def test_code_with_loops_of_its_own_keeps_the_faster_way_and_the_same_sum(monkey
     assert serial.value == 0
 
 
-@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self/task") or (__import__("os").cpu_count() or 1) < 2,
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2,
                     reason="threads counted in /proc/self/task, on 2 cores or more")
 def test_the_serial_way_starts_no_thread(monkeypatch):
     """The dispatcher reads the flag: while it is set, no thread appears during calls
     that start one without it (the calls release the GIL; a Python thread watches)."""
-    import os
-    import threading
 
     monkeypatch.delenv("IRT_NUM_THREADS", raising=False)
     total = irtoolkit.compile(irtoolkit.parse(LOOPS_ONLY, "total.mlir"))["total"]

@@ -425,6 +425,56 @@ def _intrinsic_op(base: str):
     return emit
 
 
+def _suffix(t) -> str:
+    """xDSL's ``intrinsic_suffix``: f32, v4f64, ..."""
+    if isinstance(t, VectorType):
+        return f"v{t.get_shape()[0]}{_suffix(t.element_type)}"
+    text = _type_text(t)
+    return {"float": "f32", "double": "f64", "half": "f16"}.get(text, text)
+
+
+def _vector_reduce(base: str):
+    def emit(e: TextEmitter, f: _Function, op) -> None:
+        start, vector = op._operands
+        elem = vector.type.element_type
+        fn = e.intrinsic(f"{base}.{_suffix(vector.type)}", elem, [elem, vector.type])
+        e.call(f, fn, [e.operand(f, start), e.operand(f, vector)], op.results[0])
+    return emit
+
+
+def _fma(e: TextEmitter, f: _Function, op: llvm.FMAOp) -> None:
+    if any(op.fastmathFlags.data):
+        raise Unsupported("llvm.intr.fma with fast-math flags")
+    (res,) = op.results
+    fn = e.intrinsic(f"llvm.fma.{_suffix(res.type)}", res.type, [res.type] * 3)
+    e.call(f, fn, [e.operand(f, v) for v in op._operands], res)
+
+
+def _masked_store(e: TextEmitter, f: _Function, op: llvm.MaskedStoreOp) -> None:
+    value, ptr, mask = op.value, op.data, op.mask
+    if id(ptr) in f.pointee:
+        raise Unsupported("masked store through a typed pointer")
+    i32 = IntegerType(32)
+    fn = e.intrinsic("llvm.masked.store", llvm.LLVMVoidType(), [value.type, ptr.type, i32, mask.type])
+    e.call(f, fn, [e.operand(f, value), e.operand(f, ptr), f"i32 {op.alignment.value.data}",
+                   e.operand(f, mask)])
+
+
+def _insert_element(e: TextEmitter, f: _Function, op: llvm.InsertElementOp) -> None:
+    name = f.name()
+    f.ref[id(op.res)] = name
+    f.lines.append(f"{name} = insertelement {e.operand(f, op.vector)}, {e.operand(f, op.value)}, "
+                   f"{e.operand(f, op.index)}")
+
+
+def _shuffle_vector(e: TextEmitter, f: _Function, op: llvm.ShuffleVectorOp) -> None:
+    mask = op.mask.get_values()
+    name = f.name()
+    f.ref[id(op.res)] = name
+    f.lines.append(f"{name} = shufflevector {e.operand(f, op.v1)}, {e.operand(f, op.v2)}, "
+                   f"<{len(mask)} x i32> <{', '.join(f'i32 {i}' for i in mask)}>")
+
+
 def _call(e: TextEmitter, f: _Function, op: llvm.CallOp) -> None:
     props = op.properties
     callee = props.get("callee")
@@ -681,6 +731,12 @@ _EMITTERS: dict[type, object] = {
     llvm.FPowOp: _intrinsic_op("llvm.pow"), llvm.VectorFMaxOp: _intrinsic_op("llvm.maxnum"),
     llvm.VectorFMinOp: _intrinsic_op("llvm.minnum"),
     llvm.FCopySignOp: _intrinsic_op("llvm.copysign"),
+    llvm.VectorReduceFAddOp: _vector_reduce("llvm.vector.reduce.fadd"),
+    llvm.VectorReduceFMulOp: _vector_reduce("llvm.vector.reduce.fmul"),
+    llvm.FMAOp: _fma,
+    llvm.MaskedStoreOp: _masked_store,
+    llvm.InsertElementOp: _insert_element,
+    llvm.ShuffleVectorOp: _shuffle_vector,
     llvm.FNegOp: _fneg,
     llvm.CallOp: _call,
     llvm.AllocaOp: _alloca,

@@ -113,6 +113,25 @@ llvm.func @f(%a: f64, %n: i64, %q: !llvm.ptr) -> f64 {
 }
 """
 
+# the vector and intrinsic ops (xDSL's unmangled names for the math intrinsics, its
+# mangled ones for fma and the reductions)
+VECTOR = """\
+llvm.func @v(%a: f64, %x: vector<4xf32>, %m: vector<4xi1>, %p: !llvm.ptr, %i: i32) -> f32 {
+  %f = llvm.intr.fma(%a, %a, %a) : (f64, f64, f64) -> f64
+  %fv = llvm.intr.fma(%x, %x, %x) : (vector<4xf32>, vector<4xf32>, vector<4xf32>) -> vector<4xf32>
+  %ab = llvm.intr.fabs(%f) : (f64) -> f64
+  %mx = llvm.intr.maxnum(%ab, %a) : (f64, f64) -> f64
+  %mv = llvm.fadd %fv, %x : vector<4xf32>
+  %e = llvm.mlir.constant(1.0 : f32) : f32
+  %ins = llvm.insertelement %e, %mv[%i : i32] : vector<4xf32>
+  %sh = llvm.shufflevector %ins, %x [0, 5, 2, 7] : vector<4xf32>
+  llvm.intr.masked.store %sh, %p, %m {alignment = 4 : i32} : vector<4xf32>, vector<4xi1> into !llvm.ptr
+  %z = llvm.mlir.constant(0.0 : f32) : f32
+  %r = "llvm.intr.vector.reduce.fadd"(%z, %sh) <{fastmathFlags = #llvm.fastmath<none>}> : (f32, vector<4xf32>) -> f32
+  llvm.return %r : f32
+}
+"""
+
 
 def _both_ways(module):
     """(the text emitter's translation, llvmlite's module) of copies of ``module``."""
@@ -122,12 +141,12 @@ def _both_ways(module):
     return direct, translate.to_llvmlite(module.clone())
 
 
-@pytest.mark.parametrize("source", ["program", "handwritten", "bench/workloads/w5.mlir"])
+@pytest.mark.parametrize("source", ["program", "handwritten", "vector", "bench/workloads/w5.mlir"])
 def test_text_emitter_prints_what_llvmlite_prints(source, lowered_program):
     if source == "program":
         module = lowered_program
-    elif source == "handwritten":
-        module = irt.parse(HANDWRITTEN)
+    elif source in ("handwritten", "vector"):
+        module = irt.parse(HANDWRITTEN if source == "handwritten" else VECTOR)
     else:
         module = translate.lower_module(irt.parse((ROOT / source).read_text(), source))
     direct, llmod = _both_ways(module)
@@ -138,13 +157,14 @@ def test_text_emitter_prints_what_llvmlite_prints(source, lowered_program):
 
 def test_ops_the_emitter_does_not_spell_go_through_llvmlite():
     module = irt.parse(HANDWRITTEN.replace(
-        "%neg = llvm.fneg %s2 {fastmathFlags = #llvm.fastmath<nnan, ninf>} : f64",
-        "%neg = llvm.intr.fma(%s2, %s2, %s2) : (f64, f64, f64) -> f64"))
+        "%ti = llvm.trunc %n : i64 to i32",
+        '%ti = "llvm.inline_asm"(%n) <{asm_string = "mov $1, $0", constraints = "=r,r", '
+        'asm_dialect = 0 : i64}> : (i64) -> i32'))
     fallbacks = len(translate.FALLBACKS)
     out = translate.to_llvm_text(module.clone())
-    assert not out.direct and translate.FALLBACKS[fallbacks:] == ["op llvm.intr.fma"]
+    assert not out.direct and translate.FALLBACKS[fallbacks:] == ["op llvm.inline_asm"]
     assert out.text == str(translate.to_llvmlite(module.clone()))
-    assert "call double @\"llvm.fma.f64\"" in out.text
+    assert 'call i32 asm  "mov $1, $0", "=r,r"(i64 %' in out.text
 
 
 def test_irt_llvm_text_llvmlite_forces_the_llvmlite_path(monkeypatch):

@@ -23,6 +23,7 @@ reverse post-order so that definitions precede uses.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -245,8 +246,9 @@ class LLVMText:
     direct: bool  # emitted by llvm_text (else: printed by llvmlite)
 
 
-#: modules the text emitter left to llvmlite (what it does not spell), in this process
-FALLBACKS: list[str] = []
+#: why the text emitter left modules to llvmlite (what it does not spell), and how
+#: many times, in this process
+FALLBACKS: Counter[str] = Counter()
 
 
 def to_llvm_text(module: ModuleOp, data_layout: str = "") -> LLVMText:
@@ -267,7 +269,7 @@ def to_llvm_text(module: ModuleOp, data_layout: str = "") -> LLVMText:
             try:
                 llmod = _to_llvmlite(module, body=emitter.body)
             except (Unsupported, DiagnosticError, LLVMTranslationException) as why:
-                FALLBACKS.append(str(why))
+                FALLBACKS[str(why)] += 1
             else:
                 llmod.data_layout = data_layout
                 return LLVMText(emitter.module_text(llmod), llmod, emitter.graph(llmod), True)

@@ -164,8 +164,8 @@ class TextEmitter:
         self.size: dict[str, int] = {}
         self.callees: dict[str, set[str]] = {}
         self._types: dict[int, str] = {}
-        self._positions: dict[int, str] = {}
-        self._indices: dict[int, list[int]] = {}
+        self._positions: dict[bytes, str] = {}
+        self._indices: dict[bytes, list[int]] = {}
         self.constants: dict[tuple[int, int], str] = {}  # (value, type) ids -> constant text
         self._keep: list = []  # keeps alive the attributes whose ids key the caches above
 
@@ -177,19 +177,20 @@ class TextEmitter:
         return s
 
     def indices(self, attr) -> list[int]:
-        """The constant indices of a getelementptr."""
-        s = self._indices.get(id(attr))
+        """The values of an i32 array (GEP indices, operand segment sizes), by its bytes:
+        equal arrays of different ops are different attributes."""
+        key = attr.data.data
+        s = self._indices.get(key)
         if s is None:
-            s = self._indices[id(attr)] = list(attr.iter_values())
-            self._keep.append(attr)
+            s = self._indices[key] = list(attr.iter_values())
         return s
 
     def position(self, attr) -> str:
-        """The indices of an extractvalue/insertvalue."""
-        s = self._positions.get(id(attr))
+        """The indices of an extractvalue/insertvalue (an i64 array)."""
+        key = attr.data.data
+        s = self._positions.get(key)
         if s is None:
-            s = self._positions[id(attr)] = ", ".join(str(i) for i in attr.iter_values())
-            self._keep.append(attr)
+            s = self._positions[key] = ", ".join(str(i) for i in attr.iter_values())
         return s
 
     # -- the module -----------------------------------------------------------------

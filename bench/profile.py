@@ -4,7 +4,7 @@ Per workload (each in a fresh process):
 
 * first call, stage by stage: imports, parse (cold and warm), each pass of
   ``ad,lower-to-llvm`` (and each part of ``convert-to-llvm``), verify-each,
-  xDSL llvm-dialect -> llvmlite translation, LLVM IR text + parse + verify,
+  llvm dialect -> LLVM IR text (IRT_LLVM_TEXT=llvmlite: through llvmlite), LLVM parse + verify,
   LLVM O3 and codegen (groups of entry points in parallel, as the JIT), first call;
 * per call: the whole Python call vs the bare native call (``ctypes`` on a
   prepared frame, results freed), i.e. native time vs Python overhead;

@@ -59,10 +59,15 @@ _NUMBERED = re.compile(r".*\.[0-9]+$")
 _NULL = {"float": "0.0", "double": "0.0", "half": "0.0", "ptr": "null"}
 
 
-def global_ref(name: str) -> str:
+def _escape(name: str) -> str:
+    """A name as llvmlite quotes it (backslash and quote as hex escapes)."""
     if "\\" in name or '"' in name:
         name = name.replace("\\", "\\5c").replace('"', "\\22")
-    return f'@"{name}"'
+    return name
+
+
+def global_ref(name: str) -> str:
+    return f'@"{_escape(name)}"'
 
 
 def _type_text(t) -> str:
@@ -151,7 +156,7 @@ class _Function:
             k = self.hints.get(hint)
             self.hints[hint] = 0 if k is None else k + 1
             name = hint if k is None else f"{hint}.{k + 1}"
-        escaped = name.replace("\\", "\\5c").replace('"', "\\22")
+        escaped = _escape(name)
         label = name if _SIMPLE_LABEL.match(name) else f'"{escaped}"'
         return f'%"{escaped}"', label
 

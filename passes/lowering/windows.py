@@ -371,9 +371,10 @@ def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
     sizes = shape(op.input)
     zero = L.const(0.0, et)
     wt = L.alloc(TensorType(et, [f, *ks[:-1], row]), [])
-    L.for_each([L.index(f), *(L.index(k) for k in ks), L.index(c)],
-               lambda ivs: L.store(L.load(w, [*ivs[1:], ivs[0]]), wt,
-                                   [*ivs[:d], L.index_add(L.index_mul(ivs[d], L.index(c)), ivs[-1])]))
+    # read in order, stores strided: 4% faster than the other way round (LeNet's first filter adjoint)
+    L.for_each([*(L.index(k) for k in ks), L.index(c), L.index(f)],
+               lambda ivs: L.store(L.load(w, ivs), wt,
+                                   [ivs[-1], *ivs[:d - 1], L.index_add(L.index_mul(ivs[d - 1], L.index(c)), ivs[d])]))
     xr = L.alloc(TensorType(et, [sizes[0], *sizes[1:d], outs[-1], row]), [n])
 
     def copy(ivs: list[SSAValue]) -> None:

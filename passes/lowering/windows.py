@@ -180,9 +180,9 @@ def lower_conv(L: TensorLowering, op: Operation) -> None:
     unroll = L.options.conv_unroll if L.options.conv_unroll >= 0 else DIRECT_TERMS
     if groups == 1 and _prod(sizes[:d]) < _prod(outs[:d]) and gemm_worthwhile(L, elem(res), flops(sizes[:d])):
         _conv_col2im(L, op, out, taps, n, sizes[:d], outs[:d], ks[:d], c, f)
-    elif groups == 1 and d > 0 and f <= DOT_MAX_FEATURES and ks[d - 1] * c >= DOT_MIN_ROW \
-            and _prod(ks[:d]) > _prod(outs[:d]):
-        _conv_dots(L, op, out, taps, n, outs[:d], ks[:d], c, f)
+    elif groups == 1 and d > 0 and _prod(ks[:d]) > _prod(outs[:d]) and 0 not in sizes and 0 not in outs \
+            and ks[d - 1] * c >= DOT_MIN_ROW and f <= DOT_MAX_FEATURES:
+        _conv_dots(L, op, out, taps, n, sizes[:d], outs[:d], ks[:d], c, f)
     elif groups == 1 and f <= DIRECT_FEATURES and window * c * f <= unroll:
         _conv_unrolled(L, op, out, taps, n, outs[:d], ks[:d], c, f)
     elif groups == 1 and gemm_worthwhile(L, elem(res), flops(outs[:d])):
@@ -341,7 +341,9 @@ def _conv_col2im(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list
 #: adjoint (1x28x28x64 * 24x24x64x6) 0.34 vs 0.56 ms, 16x12x12x64 * 8x8x64x6
 #: 0.42 vs 0.88, 3x32x32x32 * 30x30x32x4 0.17 vs 0.37, 16x32x32x32 * 30x30x32x8
 #: 2.6 vs 4.5, 6x12x12x64 * 8x8x64x8 0.23 vs 0.24; with 12 features 0.73 vs 0.62,
-#: 16 (LeNet's second filter adjoint) 0.46 vs 0.35.
+#: 16 (LeNet's second filter adjoint) 0.46 vs 0.35. With more features, one gemm
+#: per window row on the same rows and the filter itself (LeNet's second: 48
+#: gemms 25 x 512 x 16) measured 1.05-1.8x slower than im2col + gemm.
 DOT_MAX_FEATURES = 8
 DOT_MIN_ROW = 16
 #: output positions (along the last output dim) x features whose dots
@@ -352,50 +354,69 @@ DOT_POSITIONS = 2
 DOT_FEATURES = 4
 
 
+def _window_rows(L: TensorLowering, op: tensor.ConvOp, taps: list[_Tap], n: SSAValue, sizes: list[int],
+                 outs: list[int], ks: list[int], c: int) -> SSAValue:
+    """The input copied so that the terms of one row of the window (last window
+    dim × C) for one output position are contiguous: rows[n, p..., o, k·C + c] =
+    x at padded position p... (the outer dims padded and dilated, 0 where that is
+    padding) and tap k of output position o along the last dim (0 in padding).
+    A fraction of a full im2col: only the last dim's taps are spelled out."""
+    x = L.buf(op.input)
+    et = elem(op.result)
+    d = len(outs)
+    padded = [(s - 1) * t.ld + 1 + t.lo + t.hi for s, t in zip(sizes[:-1], taps[:-1])]
+    zero = L.const(0.0, et)
+    rows = L.alloc(TensorType(et, [shape(op.input)[0], *padded, outs[-1], ks[-1] * c]), [n])
+    grid = [_Tap(s, 1, t.lo, t.hi, t.ld) for s, t in zip(sizes[:-1], taps[:-1])]
+
+    def copy(ivs: list[SSAValue]) -> None:
+        idx, valid = _taps(L, grid, ivs[1:d], [L.index(0)] * (d - 1))
+        i, v = taps[-1].at(L, ivs[d], ivs[d + 1])
+        if v is not None:
+            valid = _and(L, valid, v)
+        L.store(_read(L, x, [ivs[0], *idx, i, ivs[-1]], valid, zero), rows,
+                [*ivs[:d + 1], L.index_add(L.index_mul(ivs[d + 1], L.index(c)), ivs[-1])])
+
+    L.for_each([n, *(L.index(p) for p in padded), L.index(outs[-1]), L.index(ks[-1]), L.index(c)], copy)
+    return rows
+
+
 def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,
-               outs: list[int], ks: list[int], c: int, f: int) -> None:
+               sizes: list[int], outs: list[int], ks: list[int], c: int, f: int) -> None:
     """A conv whose window has more positions than its output (conv's filter
     adjoint: the window is the forward's output, the input features its batch)
-    as dot products along window rows. Two copies make each row one contiguous
-    vector of last-window-dim × C terms: the filter features-first
-    (F × K... × C) and the input's taps along the last dim (N × S... × O × K·C:
-    padding and dilation of that dim resolved, a fraction of a full im2col).
-    Then out = 0, and per batch element and window position but the last, each
-    output position and block of `DOT_FEATURES` features adds its row dots,
-    whose additions are reassociable (vectorized). The row's operand and filter
-    rows stay in cache across the output positions."""
-    x, w = L.buf(op.input), L.buf(op.filter)
+    as dot products over window rows: the input's `_window_rows` and the filter
+    copied features-first (F × K... × K·C) make each row one contiguous vector in
+    both. out = 0, then per batch element b and window position but the last
+    k..., out[b, o..., f] += dot(rows[b, p(o, k)..., o_last, :], filter row (k..., f)),
+    `DOT_POSITIONS` output positions × `DOT_FEATURES` features together; the
+    additions are reassociable and may fuse with the products (vectorized FMAs,
+    rounded as BLAS rounds). One window row's rows stay in cache across the
+    output positions."""
+    rows = _window_rows(L, op, taps, n, sizes, outs, ks, c)
+    w = L.buf(op.filter)
     et = elem(op.result)
     d = len(outs)
     row = ks[-1] * c
-    sizes = shape(op.input)
     zero = L.const(0.0, et)
     wt = L.alloc(TensorType(et, [f, *ks[:-1], row]), [])
     # read in order, stores strided: 4% faster than the other way round (LeNet's first filter adjoint)
     L.for_each([*(L.index(k) for k in ks), L.index(c), L.index(f)],
                lambda ivs: L.store(L.load(w, ivs), wt,
                                    [ivs[-1], *ivs[:d - 1], L.index_add(L.index_mul(ivs[d - 1], L.index(c)), ivs[d])]))
-    xr = L.alloc(TensorType(et, [sizes[0], *sizes[1:d], outs[-1], row]), [n])
-
-    def copy(ivs: list[SSAValue]) -> None:
-        i, v = taps[-1].at(L, ivs[d], ivs[d + 1])
-        L.store(_read(L, x, [*ivs[:d], i, ivs[-1]], v, zero), xr,
-                [*ivs[:d + 1], L.index_add(L.index_mul(ivs[d + 1], L.index(c)), ivs[-1])])
-
-    L.for_each([n, *(L.index(s) for s in sizes[1:d]), L.index(outs[-1]), L.index(ks[-1]), L.index(c)], copy)
     L.for_each(L.dims_of_buf(out), lambda ivs: L.store(zero, out, ivs))
-    # the products may fuse into the sums (one FMA, rounded once: as BLAS computes)
     fm, cm = reassoc_flags(CONTRACT), FastMathFlagsAttr([FastMathFlag(CONTRACT)])
 
     def at_row(ivs: list[SSAValue]) -> None:
         nn, krow = ivs[0], ivs[1:]
 
         def at(pos: list[SSAValue]) -> None:
-            idx, valid = _taps(L, taps[:-1], pos, krow)
+            idx = [L.index_add(L.index_mul(o, L.index(t.stride)), L.index_mul(k, L.index(t.rd)))
+                   for t, o, k in zip(taps, pos, krow)]
 
             def tile(lasts: list[SSAValue], fs: list[SSAValue]) -> None:
                 def step(j: SSAValue, accs: list[SSAValue]) -> list[SSAValue]:
-                    xs = [_read(L, xr, [nn, *idx, o, j], valid, zero) for o in lasts]
+                    xs = [L.load(rows, [nn, *idx, o, j]) for o in lasts]
                     ws = [L.load(wt, [fi, *krow, j]) for fi in fs]
                     return [L.emit1(arith.AddfOp(accs[i * len(fs) + k], L.emit1(arith.MulfOp(xv, wv, cm)), fm))
                             for i, xv in enumerate(xs) for k, wv in enumerate(ws)]
@@ -414,8 +435,8 @@ def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
         L.for_each([L.index(o) for o in outs[:-1]], at)
 
     L.for_each([n, *(L.index(k) for k in ks[:-1])], at_row)
-    L.dealloc(xr)
     L.dealloc(wt)
+    L.dealloc(rows)
 
 
 def _conv_direct(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,

@@ -6,7 +6,7 @@
 // buffer. The filter is copied features-first with its last window dim and
 // features merged (F × K·C), the input's taps along the last dim likewise
 // (N × O × K·C, the padding stored as 0); the result is zeroed, then two output
-// positions times up to four features take their dots over a window row
+// positions times up to four features (the remainder one block) take their dots over a window row
 // together, with reassociable, fusable sums.
 
 // CHECK-LABEL: func.func @filter_adjoint(
@@ -22,12 +22,15 @@
 // CHECK:             memref.store %[[WV]], %[[WT]][%[[F]], %{{.+}}] : memref<3x24xf32>
 // CHECK:             memref.store %{{.+}}, %[[R]]
 // CHECK-NOT:     func.call
-// CHECK:             %{{.+}}, %{{.+}} = loop.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args
-// CHECK-NEXT:          memref.load %[[XR]]
-// CHECK-NEXT:          memref.load %[[XR]]
-// CHECK-NEXT:          memref.load %[[WT]][%{{.+}}, %[[J]]] : memref<3x24xf32>
+// Two positions times all three features: six sums.
+// CHECK:             {{.+}} = loop.for %[[J:[a-z0-9_]+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> (f32, f32, f32, f32, f32, f32) {
+// CHECK-NEXT:          memref.load %[[XR]]{{.+}}, %[[J]]] : memref<2x5x24xf32>
+// CHECK-NEXT:          memref.load %[[XR]]{{.+}}, %[[J]]] : memref<2x5x24xf32>
+// CHECK-COUNT-3:       memref.load %[[WT]][%{{.+}}, %[[J]]] : memref<3x24xf32>
 // CHECK-NEXT:          arith.mulf %{{.+}}, %{{.+}} fastmath<contract> : f32
 // CHECK-NEXT:          arith.addf %{{.+}}, %{{.+}} fastmath<reassoc,contract> : f32
+// The last position alone: three sums.
+// CHECK:             {{.+}} = loop.for %{{.+}} iter_args({{.+}}) -> (f32, f32, f32) {
 // CHECK:         memref.dealloc %[[WT]] : memref<3x24xf32>
 // CHECK-NEXT:    memref.dealloc %[[XR]] : memref<2x5x24xf32>
 // CHECK-NEXT:    func.return %[[R]] : memref<2x5x3xf32>

@@ -266,7 +266,7 @@ class Executable:
         """An MCJIT engine holding ``objects``, and the address of each entry point."""
         undefined = external_symbols(contents)
         symbols.resolve(llvm, undefined)
-        self.gemm_ways = blas.gemm_ways(undefined)
+        self.thread_ways = blas.thread_ways(undefined)
         tune_malloc()
         tm = target_machine(llvm, self.opt)  # one per engine: MCJIT takes ownership
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)

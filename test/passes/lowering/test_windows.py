@@ -128,16 +128,21 @@ TRANSPOSED_CASES = {
 }
 
 
+def _compiled_cases(et: str, cases: dict, pipeline: str = LOWER):
+    """(et, one module of a function per case, named as the case, compiled)."""
+    text = "".join(conv_function(n, x, w, c, o, et) for n, (x, w, c, o) in cases.items())
+    return et, irt.compile(irt.parse(text), pipeline)
+
+
 @pytest.fixture(scope="module", params=["f32", "f64"])
-def transposed(request):
-    et = request.param
-    text = "".join(conv_function(f"t_{n}", x, w, c, o, et) for n, (x, w, c, o) in TRANSPOSED_CASES.items())
-    return et, irt.compile(irt.parse(text), LOWER)
+def by_path(request):
+    """The transposed convs (col2im) and the dots cases below, one module."""
+    return _compiled_cases(request.param, _BY_PATH)
 
 
-@pytest.mark.parametrize("name", list(TRANSPOSED_CASES))
-def test_transposed_conv_col2im_matches_reference(transposed, name):
-    _check_naive(*transposed, f"t_{name}", TRANSPOSED_CASES[name])
+@pytest.mark.parametrize("name", [f"t_{n}" for n in TRANSPOSED_CASES])
+def test_transposed_conv_col2im_matches_reference(by_path, name):
+    _check_naive(*by_path, name, _BY_PATH[name])
 
 
 def _check_naive(et, exe, fn, case):
@@ -161,9 +166,7 @@ def test_transposed_conv_path():
 @pytest.fixture(scope="module", params=["f32", "f64"])
 def unrolled(request):
     """Ungrouped cases, plain and transposed, as nests with the window unrolled."""
-    et = request.param
-    text = "".join(conv_function(f"u_{n}", *_UNROLL_ALL[n], et) for n in UNROLLED)
-    return et, irt.compile(irt.parse(text), LOWER_UNROLL)
+    return _compiled_cases(request.param, {f"u_{n}": _UNROLL_ALL[n] for n in UNROLLED}, LOWER_UNROLL)
 
 
 UNROLLED_CASES = {  # odd widths (vector remainders), 1-D and 3-D, dilations, padding on every side
@@ -213,17 +216,13 @@ DOT_CASES = {
                         (1, 2, 4, 3, 3)),
 }
 
-
-@pytest.fixture(scope="module", params=["f32", "f64"])
-def dots(request):
-    et = request.param
-    text = "".join(conv_function(f"d_{n}", x, w, c, o, et) for n, (x, w, c, o) in DOT_CASES.items())
-    return et, irt.compile(irt.parse(text), LOWER)
+_BY_PATH = {**{f"t_{n}": case for n, case in TRANSPOSED_CASES.items()},
+            **{f"d_{n}": case for n, case in DOT_CASES.items()}}
 
 
-@pytest.mark.parametrize("name", list(DOT_CASES))
-def test_conv_dots_matches_reference(dots, name):
-    _check_naive(*dots, f"d_{name}", DOT_CASES[name])
+@pytest.mark.parametrize("name", [f"d_{n}" for n in DOT_CASES])
+def test_conv_dots_matches_reference(by_path, name):
+    _check_naive(*by_path, name, _BY_PATH[name])
 
 
 def test_conv_dots_path():

@@ -387,12 +387,12 @@ def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
     adjoint: the window is the forward's output, the input features its batch)
     as dot products over window rows: the input's `_window_rows` and the filter
     copied features-first (F × K... × K·C) make each row one contiguous vector in
-    both. out = 0, then per batch element b and window position but the last
-    k..., out[b, o..., f] += dot(rows[b, p(o, k)..., o_last, :], filter row (k..., f)),
-    `DOT_POSITIONS` output positions × `DOT_FEATURES` features together; the
-    additions are reassociable and may fuse with the products (vectorized FMAs,
-    rounded as BLAS rounds). One window row's rows stay in cache across the
-    output positions."""
+    both. Per batch element b and window position but the last k...,
+    dot(rows[b, p(o, k)..., o_last, :], filter row (k..., f)) for each output
+    position o and feature f, `DOT_POSITIONS` positions × `DOT_FEATURES` features
+    together; the additions are reassociable and may fuse with the products
+    (vectorized FMAs, rounded as BLAS rounds). One window row's rows stay in
+    cache across the output positions."""
     rows = _window_rows(L, op, taps, n, sizes, outs, ks, c)
     w = L.buf(op.filter)
     et = elem(op.result)
@@ -404,7 +404,12 @@ def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
     L.for_each([*(L.index(k) for k in ks), L.index(c), L.index(f)],
                lambda ivs: L.store(L.load(w, ivs), wt,
                                    [ivs[-1], *ivs[:d - 1], L.index_add(L.index_mul(ivs[d - 1], L.index(c)), ivs[d])]))
-    L.for_each(L.dims_of_buf(out), lambda ivs: L.store(zero, out, ivs))
+    # each window row's sums go to a buffer of their own, stored once (no zero fill,
+    # no read-add-write): the loops over batch elements and window rows may run in
+    # threads; then the rows' sums are added in order
+    krows = [L.index(k) for k in ks[:-1]]
+    sums_type = TensorType(et, [*ks[:-1], shape(op.result)[0], *outs, f])
+    partial = out if d == 1 else L.alloc(sums_type, [*krows, n, *(L.index(o) for o in outs), L.index(f)])
     fm, cm = reassoc_flags(CONTRACT), FastMathFlagsAttr([FastMathFlag(CONTRACT)])
 
     def at_row(ivs: list[SSAValue]) -> None:
@@ -424,8 +429,7 @@ def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
                 sums = iter(L.loop(L.index(0), L.index(row), [zero] * (len(lasts) * len(fs)), step))
                 for o in lasts:
                     for fi in fs:
-                        at_out = [nn, *pos, o, fi]
-                        L.store(L.emit1(arith.AddfOp(L.load(out, at_out), next(sums))), out, at_out)
+                        L.store(next(sums), partial, [*krow, nn, *pos, o, fi])
 
             def features(lasts: list[SSAValue]) -> None:
                 # the remainder one block too (6 features: 4 + 2, 3.5% faster than 4 + 1 + 1)
@@ -436,9 +440,16 @@ def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
 
         L.for_each([L.index(o) for o in outs[:-1]], at)
 
-    L.for_each([n, *(L.index(k) for k in ks[:-1])], at_row)
+    L.for_each([n, *krows], at_row)
     L.dealloc(wt)
     L.dealloc(rows)
+    if d > 1:
+        def total(ivs: list[SSAValue]) -> None:
+            (s,) = L.nest(krows, [zero], lambda k, acc: [L.emit1(arith.AddfOp(acc[0], L.load(partial, [*k, *ivs])))])
+            L.store(s, out, ivs)
+
+        L.for_each(L.dims_of_buf(out), total)
+        L.dealloc(partial)
 
 
 def _conv_direct(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,

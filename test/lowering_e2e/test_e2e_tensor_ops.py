@@ -176,10 +176,18 @@ func.func @F(%x: {src_t}) -> {dst_t} {{
         red(f"r{kind}_rowsblk", "tensor<1100x8x{T}>", "tensor<8x{T}>", [0], [(1100, 8)], f, kind)
         red(f"r{kind}_rowsdyn", "tensor<?x?x{T}>", "tensor<?x{T}>", [0],
             [(700, 12), (0, 9), (5, 0), (513, 1)], f, kind)
+        # several leading dims past 512 rows: blocks of the inner dims' rows, or of
+        # 512 rows of the last one; short rows of short dims (unrolled) too
+        red(f"r{kind}_rowsnd", "tensor<20x30x9x{T}>", "tensor<9x{T}>", [0, 1], [(20, 30, 9)], f, kind)
+        red(f"r{kind}_rowslast", "tensor<2x?x8x{T}>", "tensor<8x{T}>", [0, 1],
+            [(2, 1100, 8), (2, 1024, 8), (2, 0, 8)], f, kind)
+        red(f"r{kind}_short", "tensor<40x30x2x3x{T}>", "tensor<2x3x{T}>", [0, 1], [(40, 30, 2, 3)], f, kind)
+        red(f"r{kind}_short1", "tensor<3x7x5x6x{T}>", "tensor<6x{T}>", [0, 1, 2], [(3, 7, 5, 6)], f, kind)
     # a fused elementwise chain summed over leading dims, row by row (blocks past 512 rows)
     for name, src_t, dst_t, dims, shapes in (
             ("fused_rows", "tensor<?x?x{T}>", "tensor<?x{T}>", [0], [(700, 12), (3, 9), (0, 8), (600, 0)]),
-            ("fused_rows2", "tensor<4x3x9x{T}>", "tensor<9x{T}>", [0, 1], [(4, 3, 9)])):
+            ("fused_rows2", "tensor<4x3x9x{T}>", "tensor<9x{T}>", [0, 1], [(4, 3, 9)]),
+            ("fused_short", "tensor<6x30x3x6x{T}>", "tensor<6x{T}>", [0, 1, 2], [(6, 30, 3, 6)])):
         ax = tuple(dims)
         add(name, f"""
 func.func @F(%x: {src_t}) -> {dst_t} {{

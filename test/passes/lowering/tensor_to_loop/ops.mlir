@@ -48,7 +48,7 @@ func.func @reduce(%a: tensor<2x3xf32>) -> (tensor<3xf32>, tensor<2xf32>) {
 // A sum over leading dims goes row by row, the kept dim innermost (contiguous
 // loads, vectorizable across results): f32 into a zeroed f64 row (carried
 // through the loops, written in place), then rounded; more than SUM_BLOCK (512)
-// rows: blocks of 512 rows summed apart, added in order.
+// rows: blocks of 512 rows summed apart in one scratch row, added in order.
 // CHECK-LABEL: func.func @reduce_rows(
 // CHECK-SAME:      %[[A:[^:]+]]: memref<4x16xf32>, %[[B:[^:]+]]: memref<1000x16xf64>)
 // CHECK:         %[[ACC0:.+]] = memref.alloc() : memref<16xf64>
@@ -63,16 +63,26 @@ func.func @reduce(%a: tensor<2x3xf32>) -> (tensor<3xf32>, tensor<2xf32>) {
 // CHECK-NEXT:        memref.store %[[NEW]], %[[CELL]][%[[C]]] : memref<16xf64>
 // CHECK:           arith.truncf %{{.+}} : f64 to f32
 // CHECK:         memref.dealloc %[[ROWS]] : memref<16xf64>
-// CHECK:         loop.for %[[K:.+]] = %{{.+}} to %{{.+}} step
-// CHECK:           %[[HI:.+]] = arith.minui
-// CHECK:           %[[PART0:.+]] = memref.alloc() : memref<16xf64>
-// CHECK:           memref.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<16xf64>
-// CHECK:           %[[PART:.+]] = loop.for %[[R2:.+]] = %{{.+}} to %[[HI]] step
+// CHECK:         %[[ACCB:.+]] = memref.alloc() : memref<16xf64>
+// CHECK-NEXT:    %[[ZACC:.+]] = loop.for %{{.+}} iter_args(%{{.+}} = %[[ACCB]])
+// CHECK:         %[[PART0:.+]] = memref.alloc() : memref<16xf64>
+// CHECK-NEXT:    %{{.+}}, %[[LAST:.+]] = loop.for %[[K:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[ZACC]], %{{.+}} = %[[PART0]])
+// CHECK-NEXT:      %[[LO:.+]] = arith.muli %[[K]]
+// CHECK-NEXT:      %[[HI:.+]] = arith.addi %[[LO]]
+// CHECK-NEXT:      %[[ZP:.+]] = loop.for
+// CHECK-NEXT:        memref.store %{{.+}}, %{{.+}}[%{{.+}}] : memref<16xf64>
+// CHECK:           %[[PART:.+]] = loop.for %[[R2:.+]] = %[[LO]] to %[[HI]] step %{{.+}} iter_args(%{{.+}} = %[[ZP]])
 // CHECK-NEXT:        loop.for %[[C2:.+]] = %{{.+}} to %{{.+}} step
 // CHECK-NEXT:          memref.load %[[B]][%[[R2]], %[[C2]]] : memref<1000x16xf64>
 // CHECK:               memref.store
 // CHECK:           memref.load %[[PART]][%{{.+}}] : memref<16xf64>
-// CHECK:           memref.dealloc %[[PART]] : memref<16xf64>
+// CHECK:           loop.yield %{{.+}}, %[[PART]] : memref<16xf64>, memref<16xf64>
+// the last 488 rows, in the same scratch row
+// CHECK:         %[[ZL:.+]] = loop.for %{{.+}} iter_args(%{{.+}} = %[[LAST]])
+// CHECK-NEXT:      memref.store
+// CHECK:         %[[REST:.+]] = loop.for %{{.+}} iter_args(%{{.+}} = %[[ZL]])
+// CHECK:           memref.load %[[B]]
+// CHECK:         memref.dealloc %[[REST]] : memref<16xf64>
 func.func @reduce_rows(%a: tensor<4x16xf32>, %b: tensor<1000x16xf64>) -> (tensor<16xf32>, tensor<16xf64>) {
   %s = tensor.reduce_sum %a [0] : tensor<4x16xf32> -> tensor<16xf32>
   %t = tensor.reduce_sum %b [0] : tensor<1000x16xf64> -> tensor<16xf64>

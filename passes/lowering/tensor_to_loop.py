@@ -216,6 +216,8 @@ class TensorLowering(KernelEmitter):
         #: adds whose dot operand's gemm adds into the other operand -> the dot's operand
         #: number (``blas.plan_accumulations``)
         self.gemm_accumulate: dict[Operation, int] = {}
+        #: transposes a conv reads through (``windows.defer_transpose``) -> permutation
+        self.transposed_views: dict[SSAValue, list[int]] = {}
 
     # -- values ------------------------------------------------------------
 

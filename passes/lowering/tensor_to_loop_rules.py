@@ -163,6 +163,8 @@ def lower_accumulated_add(L: TensorLowering, op: Operation) -> None:
 
 @lowering_rule(tensor.TransposeOp)
 def lower_transpose(L: TensorLowering, op: Operation) -> None:
+    if windows.defer_transpose(L, op):  # type: ignore[arg-type]
+        return
     src, res = op.operands[0], op.results[0]
     perm = int_list(prop(op, "permutation"))
     sd = L.dims(src)

@@ -146,13 +146,42 @@ def _taps(L: TensorLowering, taps: Sequence[_Tap], os: Sequence[SSAValue], ks: S
     return idx, valid
 
 
-def _read(L: TensorLowering, buf: SSAValue, idx: list[SSAValue], valid: SSAValue | None, fill: SSAValue) -> SSAValue:
-    v = L.load(buf, idx)
+def _read(L: TensorLowering, buf: SSAValue | _Operand, idx: list[SSAValue], valid: SSAValue | None,
+          fill: SSAValue) -> SSAValue:
+    v = buf.load(L, idx) if isinstance(buf, _Operand) else L.load(buf, idx)
     return v if valid is None else L.emit1(arith.SelectOp(valid, v, fill))
 
 
 # ---------------------------------------------------------------------------
 # conv
+
+
+def _conv_path(L: TensorLowering, op: tensor.ConvOp) -> str:
+    """Which lowering a conv gets: "col2im", "dots", "unrolled", "gemm" or "direct"."""
+    x, w, res = op.input, op.filter, op.result
+    d = op.spatial_rank
+    groups = op.params()[4]
+    sizes = _static_dims(op, x, range(1, d + 2))
+    ks = _static_dims(op, w, range(d + 2))
+    outs = _static_dims(op, res, range(1, d + 2))
+    c, f = sizes[-1], ks[-1]
+    window = _prod(ks[:d])
+    static_n = None if shape(x)[0] == DYNAMIC_INDEX else shape(x)[0]
+
+    def flops(positions: Sequence[int]) -> int | None:
+        return None if static_n is None else static_n * _prod(positions) * window * c * f
+
+    unroll = L.options.conv_unroll if L.options.conv_unroll >= 0 else DIRECT_TERMS
+    if groups == 1 and _prod(sizes[:d]) < _prod(outs[:d]) and gemm_worthwhile(L, elem(res), flops(sizes[:d])):
+        return "col2im"
+    if groups == 1 and d > 0 and window > _prod(outs[:d]) and 0 not in sizes and 0 not in outs \
+            and ks[d - 1] * c >= DOT_MIN_ROW and f <= DOT_MAX_FEATURES:
+        return "dots"
+    if groups == 1 and f <= DIRECT_FEATURES and window * c * f <= unroll:
+        return "unrolled"
+    if groups == 1 and gemm_worthwhile(L, elem(res), flops(outs[:d])):
+        return "gemm"
+    return "direct"
 
 
 @lowering_rule(tensor.ConvOp)
@@ -164,31 +193,79 @@ def lower_conv(L: TensorLowering, op: Operation) -> None:
     sizes = _static_dims(op, x, range(1, d + 2))
     ks = _static_dims(op, w, range(d + 2))
     outs = _static_dims(op, res, range(1, d + 2))
-    n = L.dims(x)[0]
+    xs, ws = _Operand(L, x), _Operand(L, w)
+    n = xs.dims(L)[0]
     dims = result_sizes(L, res, [n, *(L.index(o) for o in outs)])
     out = L.fresh(res, dims)
     taps = [_Tap(sizes[i], stride[i], *pads[i], ldil[i], rdil[i]) for i in range(d)]
     c, f = sizes[-1], ks[-1]
-    window = 1
-    for k in ks[:d]:
-        window *= k
-    static_n = None if shape(x)[0] == DYNAMIC_INDEX else shape(x)[0]
-
-    def flops(positions: Sequence[int]) -> int | None:
-        return None if static_n is None else static_n * _prod(positions) * window * c * f
-
-    unroll = L.options.conv_unroll if L.options.conv_unroll >= 0 else DIRECT_TERMS
-    if groups == 1 and _prod(sizes[:d]) < _prod(outs[:d]) and gemm_worthwhile(L, elem(res), flops(sizes[:d])):
-        _conv_col2im(L, op, out, taps, n, sizes[:d], outs[:d], ks[:d], c, f)
-    elif groups == 1 and d > 0 and _prod(ks[:d]) > _prod(outs[:d]) and 0 not in sizes and 0 not in outs \
-            and ks[d - 1] * c >= DOT_MIN_ROW and f <= DOT_MAX_FEATURES:
-        _conv_dots(L, op, out, taps, n, sizes[:d], outs[:d], ks[:d], c, f)
-    elif groups == 1 and f <= DIRECT_FEATURES and window * c * f <= unroll:
-        _conv_unrolled(L, op, out, taps, n, outs[:d], ks[:d], c, f)
-    elif groups == 1 and gemm_worthwhile(L, elem(res), flops(outs[:d])):
-        _conv_gemm(L, op, out, taps, n, outs[:d], ks[:d], c, f)
+    path = _conv_path(L, op)
+    if path == "col2im":
+        _conv_col2im(L, op, out, taps, n, sizes[:d], outs[:d], ks[:d], c, f, ws)
+    elif path == "dots":
+        _conv_dots(L, op, out, taps, n, sizes[:d], outs[:d], ks[:d], c, f, xs, ws)
+    elif path == "unrolled":
+        _conv_unrolled(L, op, out, taps, n, outs[:d], ks[:d], c, f, xs, ws)
+    elif path == "gemm":
+        _conv_gemm(L, op, out, taps, n, outs[:d], ks[:d], c, f, xs)
     else:
-        _conv_direct(L, op, out, taps, n, outs[:d], ks, groups)
+        _conv_direct(L, op, out, taps, n, outs[:d], ks, groups, xs, ws)
+
+
+#: the operands a conv lowering copies once element by element (the filter of
+#: the dots and col2im paths), which it may read through a transpose instead of
+#: a transposed copy. Not the operands read many times (the dots' window rows,
+#: im2col, the nests): through a transpose those reads are strided gathers
+#: (LeNet's first filter adjoint with its input read through: 0.2 ms slower,
+#: the second's im2col 0.43 -> 0.59 ms).
+_READ_THROUGH = {"dots": (1,), "col2im": (1,)}
+
+
+class _Operand:
+    """A conv operand as its lowering reads it: its buffer, or the buffer of the
+    transpose it is (``defer_transpose``) with the indices permuted."""
+
+    def __init__(self, L: TensorLowering, v: SSAValue):
+        self.buf = L.buf(v)
+        self.perm = L.transposed_views.get(v)
+
+    def dims(self, L: TensorLowering) -> list[SSAValue]:
+        dims = L.dims_of_buf(self.buf)
+        return dims if self.perm is None else [dims[p] for p in self.perm]
+
+    def load(self, L: TensorLowering, idx: Sequence[SSAValue]) -> SSAValue:
+        if self.perm is None:
+            return L.load(self.buf, idx)
+        at: list[SSAValue] = [None] * len(idx)  # type: ignore[list-item]
+        for i, p in enumerate(self.perm):
+            at[p] = idx[i]
+        return L.load(self.buf, at)
+
+
+def defer_transpose(L: TensorLowering, op: tensor.TransposeOp) -> bool:
+    """A transpose whose only use is a conv in its block that reads that operand
+    element by element is not copied: the conv reads its source through it
+    (`_Operand`; the transposed cotangent conv's filter adjoint takes as its
+    filter: LeNet's first 1.25 -> 1.01 ms, one thread, busy machine). Its result
+    is the source's buffer: taken over when the transpose is the source's last
+    use, else borrowed when the source lives until the conv. False: lower it as
+    usual."""
+    res, src = op.results[0], op.operands[0]
+    if not res.has_one_use() or src not in L.vmap:
+        return False
+    use = res.first_use
+    assert use is not None
+    conv = use.operation
+    if not isinstance(conv, tensor.ConvOp) or conv.parent_block() is not op.parent_block() \
+            or use.index not in _READ_THROUGH.get(_conv_path(L, conv), ()):
+        return False
+    s = L.scope
+    owned = L.try_consume(src)
+    if not owned and src in s.owned and s.last_use.get(src, -1) < s.last_use[res]:
+        return False  # freed before the conv runs
+    L.set_result(res, L.buf(src), owned=owned)
+    L.transposed_views[res] = list(op.permutation.get_values())
+    return True
 
 
 #: An ungrouped conv of at most DIRECT_FEATURES output features and DIRECT_TERMS
@@ -208,7 +285,7 @@ DIRECT_TERMS = 640
 
 
 def _conv_unrolled(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,
-                   outs: list[int], ks: list[int], c: int, f: int) -> None:
+                   outs: list[int], ks: list[int], c: int, f: int, x: _Operand, w: _Operand) -> None:
     """A conv of few terms (window × C × F) as one loop per output position
     whose body is the whole window unrolled, the F sums in registers: LLVM
     vectorizes the innermost loop, along the last output dim, so each vector
@@ -216,7 +293,6 @@ def _conv_unrolled(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: li
     are loop-invariant). The F sums are stored straight into the result
     (strided; through a buffer F × width with contiguous stores, LeNet's
     first conv took 0.30 instead of 0.18 ms)."""
-    x, w = L.buf(op.input), L.buf(op.filter)
     et = elem(op.result)
     zero = L.const(0.0, et)
 
@@ -228,7 +304,7 @@ def _conv_unrolled(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: li
             for ci in range(c):
                 xv = _read(L, x, [nn, *idx, L.index(ci)], valid, zero)
                 for fi in range(f):
-                    wv = L.load(w, [*(L.index(k) for k in kk), L.index(ci), L.index(fi)])
+                    wv = w.load(L, [*(L.index(k) for k in kk), L.index(ci), L.index(fi)])
                     term = L.emit1(arith.MulfOp(xv, wv))
                     sums[fi] = term if sums[fi] is None else L.emit1(arith.AddfOp(sums[fi], term))
         for fi in range(f):
@@ -250,13 +326,13 @@ def _prod(xs: Sequence[int]) -> int:
 
 
 def _conv_gemm(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,
-               outs: list[int], ks: list[int], c: int, f: int) -> None:
-    x, w = L.buf(op.input), L.buf(op.filter)
+               outs: list[int], ks: list[int], c: int, f: int, x: _Operand) -> None:
+    w = L.buf(op.filter)
     et = elem(op.result)
     rows = L.index_mul(n, L.index(_prod(outs)))
     depth = L.index(_prod(ks) * c)
-    if _plain_1x1(taps, ks):
-        call_gemm(L, et, rows, L.index(f), depth, x, w, out)
+    if _plain_1x1(taps, ks) and x.perm is None:
+        call_gemm(L, et, rows, L.index(f), depth, x.buf, w, out)
         return
     col_type = TensorType(et, [shape(op.input)[0], *outs, *ks, c])
     col = L.alloc(col_type, [n])
@@ -298,18 +374,18 @@ def _for_each_row(L: TensorLowering, dims: Sequence[SSAValue], row: Sequence[int
 
 
 def _conv_col2im(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,
-                 sizes: list[int], outs: list[int], ks: list[int], c: int, f: int) -> None:
+                 sizes: list[int], outs: list[int], ks: list[int], c: int, f: int, w: _Operand) -> None:
     """A conv with fewer operand than output positions (a transposed conv: padded,
     input-dilated) as one gemm per operand element rather than per output
     position: cols (N·S... × K...·F) = x (N·S... × C) @ w' (C × K...·F), w' the
     filter with its channels first, then out = 0 and out[n, o(s, k), :] +=
     cols[n, s, k, :] for each operand element s and tap k that reaches an output."""
-    x, w = L.buf(op.input), L.buf(op.filter)
+    x = L.buf(op.input)
     et = elem(op.result)
     d = len(outs)
     wt = L.alloc(TensorType(et, [c, *ks, f]), [])
     L.for_each([L.index(c), *(L.index(k) for k in ks), L.index(f)],
-               lambda ivs: L.store(L.load(w, [*ivs[1:1 + d], ivs[0], ivs[-1]]), wt, ivs))
+               lambda ivs: L.store(w.load(L, [*ivs[1:1 + d], ivs[0], ivs[-1]]), wt, ivs))
     cols = L.alloc(TensorType(et, [shape(op.input)[0], *sizes, *ks, f]), [n])
     call_gemm(L, et, L.index_mul(n, L.index(_prod(sizes))), L.index(_prod(ks) * f), L.index(c), x, wt, cols)
     L.dealloc(wt)
@@ -355,13 +431,12 @@ DOT_FEATURES = 4
 
 
 def _window_rows(L: TensorLowering, op: tensor.ConvOp, taps: list[_Tap], n: SSAValue, sizes: list[int],
-                 outs: list[int], ks: list[int], c: int) -> SSAValue:
+                 outs: list[int], ks: list[int], c: int, x: _Operand) -> SSAValue:
     """The input copied so that the terms of one row of the window (last window
     dim × C) for one output position are contiguous: rows[n, p..., o, k·C + c] =
     x at padded position p... (the outer dims padded and dilated, 0 where that is
     padding) and tap k of output position o along the last dim (0 in padding).
     A fraction of a full im2col: only the last dim's taps are spelled out."""
-    x = L.buf(op.input)
     et = elem(op.result)
     d = len(outs)
     padded = [(s - 1) * t.ld + 1 + t.lo + t.hi for s, t in zip(sizes[:-1], taps[:-1])]
@@ -382,7 +457,7 @@ def _window_rows(L: TensorLowering, op: tensor.ConvOp, taps: list[_Tap], n: SSAV
 
 
 def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,
-               sizes: list[int], outs: list[int], ks: list[int], c: int, f: int) -> None:
+               sizes: list[int], outs: list[int], ks: list[int], c: int, f: int, x: _Operand, w: _Operand) -> None:
     """A conv whose window has more positions than its output (conv's filter
     adjoint: the window is the forward's output, the input features its batch)
     as dot products over window rows: the input's `_window_rows` and the filter
@@ -393,8 +468,7 @@ def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
     together; the additions are reassociable and may fuse with the products
     (vectorized FMAs, rounded as BLAS rounds). One window row's rows stay in
     cache across the output positions."""
-    rows = _window_rows(L, op, taps, n, sizes, outs, ks, c)
-    w = L.buf(op.filter)
+    rows = _window_rows(L, op, taps, n, sizes, outs, ks, c, x)
     et = elem(op.result)
     d = len(outs)
     row = ks[-1] * c
@@ -402,7 +476,7 @@ def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
     wt = L.alloc(TensorType(et, [f, *ks[:-1], row]), [])
     # read in order, stores strided: 4% faster than the other way round (LeNet's first filter adjoint)
     L.for_each([*(L.index(k) for k in ks), L.index(c), L.index(f)],
-               lambda ivs: L.store(L.load(w, ivs), wt,
+               lambda ivs: L.store(w.load(L, ivs), wt,
                                    [ivs[-1], *ivs[:d - 1], L.index_add(L.index_mul(ivs[d - 1], L.index(c)), ivs[d])]))
     # each window row's sums go to a buffer of their own, stored once (no zero fill,
     # no read-add-write): the loops over batch elements and window rows may run in
@@ -453,10 +527,9 @@ def _conv_dots(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_
 
 
 def _conv_direct(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list[_Tap], n: SSAValue,
-                 outs: list[int], ks: list[int], groups: int) -> None:
+                 outs: list[int], ks: list[int], groups: int, x: _Operand, w: _Operand) -> None:
     """out = 0; for n, o..., k..., c' (of a group): out[n, o, f] += x[n, tap, c(f)] * w[k, c', f],
     the innermost loop along f."""
-    x, w = L.buf(op.input), L.buf(op.filter)
     et = elem(op.result)
     zero = L.const(0.0, et)
     d = len(outs)
@@ -476,7 +549,7 @@ def _conv_direct(L: TensorLowering, op: tensor.ConvOp, out: SSAValue, taps: list
                 chan = L.index_add(L.index_mul(group, L.index(cg)), ci)
                 v = _read(L, x, [nn, *idx, chan], valid, zero)
             acc = L.load(out, [nn, *os, fi[0]])
-            prod = L.emit1(arith.MulfOp(v, L.load(w, [*kk, ci, fi[0]])))
+            prod = L.emit1(arith.MulfOp(v, w.load(L, [*kk, ci, fi[0]])))
             L.store(L.emit1(arith.AddfOp(acc, prod)), out, [nn, *os, fi[0]])
 
         L.for_each([L.index(f)], inner)

@@ -34,8 +34,9 @@ REASSOC = "reassoc"
 #: the flag that lets a product fuse into the addition that takes it (an FMA: one
 #: rounding instead of two), for kernels that, as BLAS does, accept it
 CONTRACT = "contract"
-#: ``leading_sum`` emits the additions of a row of fewer static elements than this
-#: unrolled (a loop that short does not fill a vector)
+#: rows (kept elements) of a sum over leading dims: a row of at least this many
+#: elements is a vector of sums (``leading_sum``); a shorter static one is a
+#: scalar sum per element, unrolled (a loop that short does not fill a vector)
 ROW_SUM_MIN = 8
 
 
@@ -150,10 +151,11 @@ def row_by_row(src: SSAValue, rdims: Sequence[int], reduction: type[Operation], 
         return True
     if DYNAMIC_INDEX in kept or not 1 < _prod(kept) < ROW_SUM_MIN:
         return False
-    # short rows add without vectors but in registers: faster than strided passes
-    # when a block is short rows of short static dims (LeNet's bias gradient,
-    # 64x24x24x6: 0.20 vs 0.30-0.60 ms), slower over one long dim (100000x6: 0.67
-    # vs 0.37 ms, a column is one vectorized strided sum there)
+    # short rows: scalar sums in registers, faster than strided passes when a
+    # block is the rows of short static dims (LeNet's bias gradient, 64x24x24x6:
+    # 0.06 vs 0.11 ms, 4096x64x3 0.16 vs 0.27, one thread, busy machine); over one
+    # long dim a column is one vectorized strided sum (100000x6: row sums in
+    # blocks of 512 rows measured 0.67 vs 0.37 ms)
     last = shape[len(rdims) - 1]
     return last != DYNAMIC_INDEX and last <= SUM_BLOCK and len(rdims) > 1
 
@@ -185,8 +187,8 @@ def leading_sum(E: KernelEmitter, term: Callable[[list[SSAValue]], SSAValue], sd
     order, as ``blocked_sum`` does (a block: the rows of the shortest suffix of reduced
     dims that fits, else ``SUM_BLOCK`` rows of the last one); f16/f32 accumulate in f64.
     The row accumulators are tensors carried through the loops (bufferized in place;
-    the blocks' scratch sum is allocated once). Rows shorter than ``ROW_SUM_MIN`` are
-    unrolled."""
+    the blocks' scratch sum is allocated once); rows shorter than ``ROW_SUM_MIN`` are
+    scalar sums instead, one per kept element."""
     at = accumulator_type(et)
     fm = reassoc_flags()
     kdims = list(sd[r:])
@@ -219,26 +221,43 @@ def leading_sum(E: KernelEmitter, term: Callable[[list[SSAValue]], SSAValue], sd
     ksizes = [constant_index(E, d) for d in kdims]
     width = None if None in ksizes else _prod(ksizes)  # type: ignore[arg-type]
 
-    def add_row(acc: SSAValue, row: list[SSAValue]) -> SSAValue:
-        def widened(ivs: list[SSAValue]) -> SSAValue:
-            x = term([*row, *ivs])
-            return x if x.type == at else E.emit1(arith.ExtFOp(x, at))
+    def widened_at(idx: list[SSAValue]) -> SSAValue:
+        x = term(idx)
+        return x if x.type == at else E.emit1(arith.ExtFOp(x, at))
 
-        if width is None or width >= ROW_SUM_MIN:
-            return each(acc, lambda ivs, a: add(a, ivs, widened(ivs)))
-        # a short row unrolled, its loads, additions and stores each together (LLVM
-        # packs them into vectors)
-        cells = [[E.index(i) for i in c] for c in product(*(range(k) for k in ksizes))]
-        xs = [widened(ivs) for ivs in cells]
-        sums = [E.emit1(arith.AddfOp(get(acc, ivs), x, fm)) for ivs, x in zip(cells, xs)]
-        for ivs, v in zip(cells, sums):
-            acc = put(v, acc, ivs)
-        return acc
+    def add_row(acc: SSAValue, row: list[SSAValue]) -> SSAValue:
+        return each(acc, lambda ivs, a: add(a, ivs, widened_at([*row, *ivs])))
 
     def rows(k: int, row: list[SSAValue], acc: SSAValue) -> SSAValue:
         if k == r:
             return add_row(acc, row)
         return loop(E.index(0), sd[k], acc, lambda i, a: rows(k + 1, [*row, i], a))
+
+    sizes = [constant_index(E, d) for d in sd[:r]]
+    # blocks: the rows of the smallest suffix of reduced dims with at most
+    # SUM_BLOCK rows, the dims before it looped over in order
+    first = r
+    while first > 0 and _one_block(sizes[first - 1:]):
+        first -= 1
+    if width is not None and width < ROW_SUM_MIN and first < r:
+        # short rows: one scalar sum per kept element, carried through the loops (in
+        # registers; a loop carrying float sums may run in threads)
+        cells = [[E.index(i) for i in c] for c in product(*(range(k) for k in ksizes))]
+        zero = E.const(0.0, at)
+
+        def block(outer: list[SSAValue], sums: list[SSAValue]) -> list[SSAValue]:
+            def step(ivs: list[SSAValue], part: list[SSAValue]) -> list[SSAValue]:
+                xs = [widened_at([*outer, *ivs, *c]) for c in cells]
+                return [E.emit1(arith.AddfOp(p, x, fm)) for p, x in zip(part, xs)]
+
+            part = E.nest(list(sd[first:r]), [zero] * len(cells), step)
+            return [E.emit1(arith.AddfOp(a, p, fm)) for a, p in zip(sums, part)]
+
+        sums = E.nest(list(sd[:first]), [zero] * len(cells), block)
+        out = new(et)
+        for c, v in zip(cells, sums):
+            out = put(v if at == et else E.emit1(arith.TruncFOp(v, et)), out, c)
+        return out
 
     def block_sum(outer: list[SSAValue], lo: SSAValue, hi: SSAValue, k: int, st: list[SSAValue]) -> list[SSAValue]:
         """[acc, part] -> [acc + the rows of the reduced dims k.. under index prefix
@@ -255,12 +274,6 @@ def leading_sum(E: KernelEmitter, term: Callable[[list[SSAValue]], SSAValue], sd
         return E.loop(E.index(0), sd[k], st, lambda i, a: outer_loops(k + 1, [*outer, i], a, last, body))
 
     st = [zeros(new(at)), new(at)]
-    sizes = [constant_index(E, d) for d in sd[:r]]
-    # blocks: the rows of the smallest suffix of reduced dims with at most
-    # SUM_BLOCK rows, the dims before it looped over in order
-    first = r
-    while first > 0 and _one_block(sizes[first - 1:]):
-        first -= 1
     if first == 0:  # one block
         st[0] = rows(0, [], st[0])
     elif first < r:

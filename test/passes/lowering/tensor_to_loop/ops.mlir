@@ -89,6 +89,25 @@ func.func @reduce_rows(%a: tensor<4x16xf32>, %b: tensor<1000x16xf64>) -> (tensor
   return %s, %t : tensor<16xf32>, tensor<16xf64>
 }
 
+// Short rows (fewer than 8 kept elements): one f64 scalar sum per kept element,
+// carried through the loops; a block is the rows of the inner reduced dims that
+// fit in SUM_BLOCK (here the last, 24 rows), added in order.
+// CHECK-LABEL: func.func @reduce_short_rows(
+// CHECK-SAME:      %[[A:[^:]+]]: memref<40x24x3xf32>)
+// CHECK:         %[[S:[^,]+]], %{{[^,]+}}, %{{[^,]+}} = loop.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> (f64, f64, f64)
+// CHECK-NEXT:      %[[P:[^,]+]], %{{[^,]+}}, %{{[^,]+}} = loop.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args({{.+}}) -> (f64, f64, f64)
+// CHECK-NEXT:        memref.load %[[A]][%[[I]], %[[J]], %{{.+}}] : memref<40x24x3xf32>
+// CHECK:             arith.addf %{{.+}}, %{{.+}} fastmath<reassoc> : f64
+// CHECK:           arith.addf %{{.+}}, %[[P]] fastmath<reassoc> : f64
+// CHECK:         %[[R:.+]] = memref.alloc() : memref<3xf32>
+// CHECK:         arith.truncf %[[S]] : f64 to f32
+// CHECK-NOT:     memref.alloc
+// CHECK:         func.return %[[R]]
+func.func @reduce_short_rows(%a: tensor<40x24x3xf32>) -> tensor<3xf32> {
+  %s = tensor.reduce_sum %a [0, 1] : tensor<40x24x3xf32> -> tensor<3xf32>
+  return %s : tensor<3xf32>
+}
+
 // CHECK-LABEL: func.func @bt(
 // CHECK-SAME:      %[[V:[^:]+]]: memref<3xf32>, %[[A:[^:]+]]: memref<2x3xf32>)
 // CHECK:         loop.for %[[I:.+]] = %{{.+}} to

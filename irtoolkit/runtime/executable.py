@@ -117,6 +117,16 @@ def wait_for_tier_ups() -> None:
         thread.join()
 
 
+# LLVM pass pipeline level of tier 0 (the first machine code; the tier-up runs the
+# full level): IRT_FIRST_TIER_OPT=0..3, never above the full level.
+FIRST_TIER_OPT = 3
+
+
+def first_tier_opt(opt: int) -> int:
+    v = os.environ.get("IRT_FIRST_TIER_OPT", "").strip()
+    return min(opt, int(v) if v in ("0", "1", "2", "3") else FIRST_TIER_OPT)
+
+
 def tiered() -> bool:
     return os.environ.get("IRT_TIERED", "").strip() not in ("0", "false", "no")
 
@@ -232,6 +242,8 @@ class Executable:
         del llmod
         _consume(lowered)
         del lowered
+        if level == 0:
+            opt = first_tier_opt(opt)
         built = codegen.compile_groups(llvm, self._llvm_ir, (mod, context), groups,
                                        lambda: target_machine(llvm, level), opt, self.unroll,
                                        keep_ir=keep_ir, meanwhile=_collect_garbage)

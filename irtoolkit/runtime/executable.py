@@ -118,7 +118,13 @@ def wait_for_tier_ups() -> None:
 
 
 # LLVM pass pipeline level of tier 0 (the first machine code; the tier-up runs the
-# full level): IRT_FIRST_TIER_OPT=0..3, never above the full level.
+# full level): IRT_FIRST_TIER_OPT=0..3, never above the full level. Measured on bench
+# W1-W9 (CPU time of the compile, 2-core AMD EPYC shared with other work): O1 and O2
+# save nothing measurable over O3-nounroll (LLVM's IR pipeline is 10-20 % of LLVM's
+# time there, W7 2.2 -> 2.0 s, W1 0.20 -> 0.16 s, within the compile's spread) and
+# their code is slower on some (W3, W4); O0 (no IR pipeline) cuts the compile by
+# 55-70 % but its code is 5-40x slower (W6: 0.6 -> 4.7 s a call), so the first
+# call of W6 and the tenth of W3, W4, W6, W9 get slower. Hence the full pipeline.
 FIRST_TIER_OPT = 3
 
 
@@ -138,7 +144,9 @@ def verify_each_requested() -> bool:
 
 def llvm_config(opt: int) -> str:
     """The LLVM settings a cached executable was compiled with (part of its key)."""
-    return f"{opt}{'+unroll' if loop_unrolling() else '-nounroll'}"
+    first = first_tier_opt(opt)  # tier 0's code is cached too: its level is part of the key
+    return (f"{opt}{'+unroll' if loop_unrolling() else '-nounroll'}"
+            + (f"-tier0-{first}" if first != opt else ""))
 
 
 def _consume(lowered: ModuleOp) -> None:

@@ -40,7 +40,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.utils.type import get_element_type_or_self
 
-from irtoolkit.passes.lowering.to_llvm.vector_math import KERNEL_PREFIX
+from irtoolkit.abi import KERNEL_PREFIX
 from irtoolkit.runtime.translate import _ORDERING
 
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ArrayAttr, IndexType, ModuleOp, StringAttr, SymbolRefAttr
 
-from irtoolkit.abi import ENTRY_PREFIX, FRAME_TAIL_WORDS
+from irtoolkit.abi import ENTRY_PREFIX, FRAME_TAIL_WORDS, KERNEL_PREFIX
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, op_error
 from irtoolkit.runtime.signature import spec_words
 
@@ -495,15 +495,15 @@ def math_loop_ids(op: llvm.FuncOp, llmod: ir.Module, kernel_blocks: set | None =
     Loops calling a vector-math kernel get ``llvm.loop.interleave.count``: a kernel
     is one long dependency chain, which LLVM's cost model leaves at one vector per
     iteration (latency-bound); independent vectors side by side keep the FMA units
-    busy (see ``vector_math.LOOP_INTERLEAVE``). Blocks are in reverse post-order
+    busy (see ``abi.LOOP_INTERLEAVE``). Blocks are in reverse post-order
     here, so a branch to an earlier block is a loop's back edge."""
     import llvmlite.ir as ir
 
-    from irtoolkit.passes.lowering.to_llvm.vector_math import LOOP_INTERLEAVE, calls_kernel
+    from irtoolkit.abi import LOOP_INTERLEAVE
 
     blocks = list(op.body.blocks)
     index = {b: i for i, b in enumerate(blocks)}
-    math = [b in kernel_blocks if kernel_blocks is not None else calls_kernel(b) for b in blocks]
+    math = [b in kernel_blocks if kernel_blocks is not None else _calls_kernel(b) for b in blocks]
     option = None
     ids = {}
     for i, block in enumerate(blocks):
@@ -559,3 +559,10 @@ def llvm_ir(module: ModuleOp, pipeline: str | None = None) -> str:
     except RuntimeError as err:
         raise _error(f"invalid LLVM IR produced: {err}") from None
     return text
+
+
+def _calls_kernel(block) -> bool:
+    """Does ``block`` call a vector-math kernel (``abi.KERNEL_PREFIX``)?"""
+    return any(isinstance(op, llvm.CallOp) and op.callee is not None
+               and op.callee.string_value().startswith(KERNEL_PREFIX)
+               for op in block.ops)

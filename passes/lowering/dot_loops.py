@@ -110,7 +110,7 @@ def _start(L: TensorLowering, op: Operation, zero_fill: bool) -> _Dot:
                 len(d.lhs_batch), len(d.lhs_free))
 
 
-def _blocked(L: TensorLowering, n: SSAValue, width: int, block: Callable[[list[SSAValue]], None],
+def blocked(L: TensorLowering, n: SSAValue, width: int, block: Callable[[list[SSAValue]], None],
              one: Callable[[SSAValue], None]) -> None:
     """``block([i, .., i + width - 1])`` for the full blocks of [0, n), then ``one(i)`` for
     the rest."""
@@ -177,7 +177,7 @@ def _dot_rows(L: TensorLowering, op: Operation) -> None:
     def at(ivs: list[SSAValue], i: SSAValue) -> list[SSAValue]:
         return [*ivs[:p], i, *ivs[p:]]
 
-    L.for_each([dims[q] for q in others], lambda ivs: _blocked(
+    L.for_each([dims[q] for q in others], lambda ivs: blocked(
         L, dims[p], ROWS, lambda rows: tile([at(ivs, i) for i in rows]), lambda i: tile([at(ivs, i)])))
 
 
@@ -202,7 +202,7 @@ def _dot_axpy(L: TensorLowering, op: Operation) -> None:
 
     def body(ivs: list[SSAValue]) -> None:
         batch, i, kouter = ivs[:nb], ivs[nb:nb + nf], ivs[nb + nf:]
-        _blocked(L, contract[-1], DEPTH, lambda ks: rows(batch, i, [[*kouter, k] for k in ks]),
+        blocked(L, contract[-1], DEPTH, lambda ks: rows(batch, i, [[*kouter, k] for k in ks]),
                  lambda k: rows(batch, i, [[*kouter, k]]))
 
     L.for_each([*dims[:nb + nf], *contract[:-1]], body)

@@ -30,16 +30,20 @@ SUM_BLOCK = 512
 #: reassociate them (vectorize with partial sums; lower-loop-to-cf may split the loop
 #: over threads). Nothing else is allowed (no nnan/ninf: NaN and Inf propagate).
 REASSOC = "reassoc"
+#: the flag that lets a product fuse into the addition that takes it (an FMA: one
+#: rounding instead of two), for kernels that, as BLAS does, accept it
+CONTRACT = "contract"
 #: a sum over leading dims goes row by row (``leading_sum``) when the innermost kept
 #: dim is dynamic or at least this long (shorter rows do not fill a vector)
 ROW_SUM_MIN = 8
 
 
-def reassoc_flags():
+def reassoc_flags(*more: str):
+    """``fastmath<reassoc>``, plus the flags ``more``."""
     from xdsl.dialects.arith import FastMathFlagsAttr
     from xdsl.dialects.llvm import FastMathFlag
 
-    return FastMathFlagsAttr([FastMathFlag(REASSOC)])
+    return FastMathFlagsAttr([FastMathFlag(REASSOC), *(FastMathFlag(f) for f in more)])
 
 
 def accumulator_type(et: Attribute) -> Attribute:

@@ -32,7 +32,7 @@ subnormals to 0, NaN propagates, ±inf, -0.0 kept by tanh and sin.
   2^(k>>1) * 2^(k - (k>>1)) so that subnormal results and overflow round once.
 - The loops calling the kernels are bound by the kernels' dependency chains (the
   out-of-order window holds about two of them), not by their op counts: they get an
-  interleave count (``LOOP_INTERLEAVE``), and the kernels keep their chains short
+  interleave count (``abi.LOOP_INTERLEAVE``), and the kernels keep their chains short
   (W1 on AVX2, CPU time: the degree-10 polynomial and the rounding by one FMA took
   the forward from 4.1 to 3.6 ms and the gradient from 4.4 to 3.8 ms; Horner's scheme
   instead of Estrin's is 13 % slower).
@@ -85,6 +85,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
+from irtoolkit.abi import KERNEL_PREFIX
 from irtoolkit.passes.lowering.to_llvm.common import Lowering
 
 # False: expand_math_intrinsics keeps the libm intrinsic calls (debugging, comparisons).
@@ -905,24 +906,6 @@ def expand_call(op: Operation) -> bool:
         res = b._e(llvm.FPTruncOp(res, t))
     rw.replace([res])
     return True
-
-
-#: prefix of the functions holding one expanded kernel each (always inlined)
-KERNEL_PREFIX = "__irt_vm_"
-
-#: interleave count of the loops that call a kernel (the translation to LLVM IR
-#: attaches it). A kernel is one long dependency chain; LLVM's cost model keeps such
-#: loops at one vector per iteration, latency-bound. Measured on bench W1 (AVX2,
-#: 4 f64 lanes, CPU time single-threaded): forward 7.3 -> 5.5 ms, gradient 7.6 ->
-#: 5.4 ms with 4; 2 gained less.
-LOOP_INTERLEAVE = 4
-
-
-def calls_kernel(block) -> bool:
-    """Does ``block`` (of the llvm dialect) call a kernel function?"""
-    return any(isinstance(op, llvm.CallOp) and op.callee is not None
-               and op.callee.string_value().startswith(KERNEL_PREFIX)
-               for op in block.ops)
 
 
 def _kernel_function(module: ModuleOp, op: Operation) -> llvm.FuncOp:

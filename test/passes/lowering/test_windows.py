@@ -128,16 +128,21 @@ TRANSPOSED_CASES = {
 }
 
 
+def _compiled_cases(et: str, cases: dict, pipeline: str = LOWER):
+    """(et, one module of a function per case, named as the case, compiled)."""
+    text = "".join(conv_function(n, x, w, c, o, et) for n, (x, w, c, o) in cases.items())
+    return et, irt.compile(irt.parse(text), pipeline)
+
+
 @pytest.fixture(scope="module", params=["f32", "f64"])
-def transposed(request):
-    et = request.param
-    text = "".join(conv_function(f"t_{n}", x, w, c, o, et) for n, (x, w, c, o) in TRANSPOSED_CASES.items())
-    return et, irt.compile(irt.parse(text), LOWER)
+def by_path(request):
+    """The transposed convs (col2im) and the dots cases below, one module."""
+    return _compiled_cases(request.param, _BY_PATH)
 
 
-@pytest.mark.parametrize("name", list(TRANSPOSED_CASES))
-def test_transposed_conv_col2im_matches_reference(transposed, name):
-    _check_naive(*transposed, f"t_{name}", TRANSPOSED_CASES[name])
+@pytest.mark.parametrize("name", [f"t_{n}" for n in TRANSPOSED_CASES])
+def test_transposed_conv_col2im_matches_reference(by_path, name):
+    _check_naive(*by_path, name, _BY_PATH[name])
 
 
 def _check_naive(et, exe, fn, case):
@@ -161,9 +166,7 @@ def test_transposed_conv_path():
 @pytest.fixture(scope="module", params=["f32", "f64"])
 def unrolled(request):
     """Ungrouped cases, plain and transposed, as nests with the window unrolled."""
-    et = request.param
-    text = "".join(conv_function(f"u_{n}", *_UNROLL_ALL[n], et) for n in UNROLLED)
-    return et, irt.compile(irt.parse(text), LOWER_UNROLL)
+    return _compiled_cases(request.param, {f"u_{n}": _UNROLL_ALL[n] for n in UNROLLED}, LOWER_UNROLL)
 
 
 UNROLLED_CASES = {  # odd widths (vector remainders), 1-D and 3-D, dilations, padding on every side
@@ -195,3 +198,53 @@ def test_conv_dynamic_batch(pipeline):
         a, b = rng.standard_normal((n, 6, 6, 2)), rng.standard_normal((3, 3, 2, 4))
         np.testing.assert_allclose(exe["f"](a, b), naive_conv(a, b, "stride [2, 2] pad [[1, 1], [1, 1]]"),
                                    rtol=1e-12, atol=1e-12)
+
+
+# convs whose window has more positions than their output, with few features (as
+# conv's filter adjoint: the window is the forward's output, the batch its
+# features): dot products over window rows (`_conv_dots`). Odd last output dims
+# and feature counts leave remainders of the position x feature blocks.
+DOT_CASES = {
+    "1d": ((2, 20, 8), (17, 8, 3), "", (2, 4, 3)),
+    "2d_lenet_like": ((1, 12, 12, 16), (8, 8, 16, 6), "", (1, 5, 5, 6)),
+    "2d_stride_dilation": ((3, 13, 11, 8), (5, 4, 8, 5), "stride [2, 1] dilation [2, 2]", (3, 3, 5, 5)),
+    "2d_pad": ((2, 9, 9, 12), (8, 8, 12, 4), "pad [[2, 1], [1, 2]]", (2, 5, 5, 4)),
+    "2d_negative_pad": ((1, 10, 12, 8), (6, 7, 8, 7), "pad [[-1, 0], [0, -2]]", (1, 4, 4, 7)),
+    "2d_input_dilation": ((1, 6, 5, 8), (9, 8, 8, 2), "pad [[1, 1], [1, 0]] input_dilation [2, 2]", (1, 5, 3, 2)),
+    "3d": ((1, 5, 6, 7, 4), (4, 4, 5, 4, 3), "stride [1, 2, 1] pad [[0, 1], [1, 0], [0, 0]]", (1, 3, 2, 3, 3)),
+    "3d_stride_outer": ((1, 5, 6, 7, 4), (3, 4, 5, 4, 3), "stride [2, 1, 1] pad [[0, 1], [1, 0], [0, 0]]",
+                        (1, 2, 4, 3, 3)),
+}
+
+_BY_PATH = {**{f"t_{n}": case for n, case in TRANSPOSED_CASES.items()},
+            **{f"d_{n}": case for n, case in DOT_CASES.items()}}
+
+
+@pytest.mark.parametrize("name", [f"d_{n}" for n in DOT_CASES])
+def test_conv_dots_matches_reference(by_path, name):
+    _check_naive(*by_path, name, _BY_PATH[name])
+
+
+def test_conv_dots_path():
+    """A conv whose window has more positions than its output and at most 8
+    features: no gemm, no im2col buffer, but the input's window rows
+    (N × S0 × O1 × K1·C) and the filter copied features-first with its rows
+    merged (F × K0 × K1·C); reassociable fused sums. With 16 features: im2col + gemm."""
+    x, w, c, o = DOT_CASES["2d_lenet_like"]
+    dots = _lowered(conv_function("f", x, w, c, o, "f32"), "lower-tensor-to-loop{blas_threshold=0}")
+    assert "gemm" not in dots
+    assert "memref<6x8x128xf32>" in dots and "memref<1x12x5x128xf32>" in dots
+    assert "fastmath<reassoc,contract>" in dots
+    wide = _lowered(conv_function("f", x, (8, 8, 16, 16), c, (1, 5, 5, 16), "f32"),
+                    "lower-tensor-to-loop{blas_threshold=0}")
+    assert "gemm" in wide and "memref<1x5x5x8x8x16xf32>" in wide
+
+
+def test_conv_dots_dynamic_batch():
+    clauses = "stride [1, 2] pad [[1, 0], [0, 1]]"
+    src = conv_function("f", ("?", 9, 10, 8), (8, 5, 8, 3), clauses, ("?", 3, 4, 3))
+    exe = irt.compile(irt.parse(src))
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 3):
+        a, b = rng.standard_normal((n, 9, 10, 8)), rng.standard_normal((8, 5, 8, 3))
+        np.testing.assert_allclose(exe["f"](a, b), naive_conv(a, b, clauses), rtol=1e-12, atol=1e-12)

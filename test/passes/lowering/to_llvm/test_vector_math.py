@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import irtoolkit
+from irtoolkit.abi import LOOP_INTERLEAVE
 from irtoolkit.passes.lowering.to_llvm import vector_math
 
 N = 1_000_000
@@ -196,7 +197,7 @@ def test_kernel_loops_interleaved():
            "  %r = tensor.neg %x : tensor<4096xf64>\n  func.return %r : tensor<4096xf64>\n}\n")
     text = llvm_ir(irtoolkit.parse(src))
     option = re.search(r'^(!\d+) = !\{ !"llvm.loop.interleave.count", i32 (\d+) \}$', text, re.M)
-    assert option and int(option[2]) == vector_math.LOOP_INTERLEAVE
+    assert option and int(option[2]) == LOOP_INTERLEAVE
     ids = re.findall(rf"^(!\d+) = !\{{ \1, {option[1]} \}}$", text, re.M)
     bodies = {p.split("(", 1)[0].split("@")[-1].strip('"'): p for p in re.split(r"\ndefine ", text)[1:]}
     tagged = {name for name, body in bodies.items() if re.search(r"!llvm.loop !\d+", body)}
@@ -204,7 +205,7 @@ def test_kernel_loops_interleaved():
     ir = irtoolkit.compile(irtoolkit.parse(src)).optimized_llvm_ir
     lanes = int(re.search(r"<(\d+) x double>", _loop_function(ir))[1])
     steps = {int(n) for n in re.findall(r"%index.next = add nuw i64 %index, (\d+)", ir)}
-    assert lanes * vector_math.LOOP_INTERLEAVE in steps, (lanes, steps)
+    assert lanes * LOOP_INTERLEAVE in steps, (lanes, steps)
 
 
 def _loop_function(ir: str) -> str:

@@ -85,7 +85,11 @@ def profile_one(key: str, dump: str | None = None) -> dict:
 
     from irtoolkit.context import pass_class
 
-    # the default passes (convert-to-llvm converts every dialect in one walk: one stage)
+    # the default passes (convert-to-llvm converts every dialect in one walk: one stage);
+    # its parts imported first, as irt.preload() does
+    from irtoolkit.passes.lowering.to_llvm import conversion_handlers
+
+    conversion_handlers()
     expanded = list(default_lowering_passes(work))
     expanded.append(pass_class("add-jit-interface")())  # what the JIT runs after the pipeline
     snapshots: dict[str, str] = {}

@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnrealizedConversionCastOp,
     VectorType,
+    i1,
     i8,
     i32,
     i64,
@@ -387,6 +388,26 @@ class Lowering:
     def insert(self, container: SSAValue, value: SSAValue, position: Sequence[int]) -> SSAValue:
         return self.emit(insert_value_op(container, value, position)).results[0]
 
+    # the most frequent ops, built without xDSL's generic constructors (the same
+    # properties, shared: attributes are immutable)
+    def int_op(self, cls: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
+        """``cls`` (``llvm.add``, ``llvm.sub``, ``llvm.mul``: an op with overflow flags, none set)."""
+        return self.emit(cls.create(operands=[a, b], result_types=[a.type],
+                                    properties={"overflowFlags": _NO_OVERFLOW})).results[0]
+
+    def icmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        t = a.type
+        result = VectorType(i1, t.get_shape()) if isinstance(t, VectorType) else i1
+        return self.emit(llvm.ICmpOp.create(operands=[a, b], result_types=[result],
+                                            properties={"predicate": _predicate(pred)})).results[0]
+
+    def load(self, ptr: SSAValue, t: Attribute) -> SSAValue:
+        return self.emit(llvm.LoadOp.create(operands=[ptr], result_types=[t],
+                                            properties={"ordering": _I64_ZERO})).results[0]
+
+    def store(self, value: SSAValue, ptr: SSAValue) -> None:
+        self.emit(llvm.StoreOp.create(operands=[value, ptr], properties={"ordering": _I64_ZERO}))
+
     def undef(self, t: Attribute) -> SSAValue:
         return self.emit(llvm.UndefOp(t)).results[0]
 
@@ -428,6 +449,15 @@ class Lowering:
 @lru_cache(maxsize=4096)
 def _int_attr(value: int, t: Attribute) -> IntegerAttr:
     return IntegerAttr(value, t)
+
+
+_NO_OVERFLOW = IntegerAttr(0, 32)
+_I64_ZERO = IntegerAttr(0, i64)
+
+
+@lru_cache(maxsize=None)
+def _predicate(pred: str) -> IntegerAttr:
+    return IntegerAttr(llvm.ICmpPredicateFlag(pred).to_int(), 64)
 
 
 def to_llvm(v: SSAValue, before: Operation) -> SSAValue:

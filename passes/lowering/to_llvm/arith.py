@@ -162,7 +162,7 @@ def lower_int_binary(rw: Lowering, op: Operation) -> None:
 
 def lower_float_binary(rw: Lowering, op: Operation) -> None:
     a, b = rw.operands()
-    res = rw.emit(_FLOAT_BINARY[type(op)](a, b, _fastmath(op))).results[0]
+    res = rw.float_op(_FLOAT_BINARY[type(op)], a, b, _fastmath(op))
     rw.replace([res])
 
 

@@ -311,14 +311,11 @@ class Conversion:
         self.replaced: list[Operation] = []
 
     def finish(self) -> None:
-        replaced = set(self.replaced)
-
-        def unconverted(use) -> bool:
-            return use.operation not in replaced
-
-        for op in self.replaced:
+        # users before the values they use: a result still used then is used by an
+        # op that was not converted, or that the walk reached first (it goes too)
+        for op in reversed(self.replaced):
             for old in op.results:
-                if not any(unconverted(use) for use in old.uses):
+                if old.first_use is None:
                     continue
                 new = self.values[old]
                 if new.type != old.type:
@@ -326,10 +323,9 @@ class Conversion:
                     cast.location = op.location
                     op.parent_block().insert_op_before(cast, op)  # type: ignore[union-attr]
                     new = cast.results[0]
-                old.replace_uses_with_if(new, unconverted)
-        for op in reversed(self.replaced):  # users before the values they use
+                old.replace_all_uses_with(new)
             op.detach()
-            op.erase(safe_erase=False)
+            op.erase()
         self.values.clear()
         self.replaced.clear()
 
@@ -395,6 +391,13 @@ class Lowering:
         return self.emit(cls.create(operands=[a, b], result_types=[a.type],
                                     properties={"overflowFlags": _NO_OVERFLOW})).results[0]
 
+    def float_op(self, cls: type[Operation], a: SSAValue, b: SSAValue,
+                 fastmath: llvm.FastMathAttr | None = None) -> SSAValue:
+        """``cls`` (``llvm.fadd``, ``llvm.fmul``...: a binary float op with fast-math flags)."""
+        flags = _NO_FASTMATH if fastmath is None else fastmath
+        return self.emit(cls.create(operands=[a, b], result_types=[a.type],
+                                    properties={"fastmathFlags": flags})).results[0]
+
     def icmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
         t = a.type
         result = VectorType(i1, t.get_shape()) if isinstance(t, VectorType) else i1
@@ -452,6 +455,7 @@ def _int_attr(value: int, t: Attribute) -> IntegerAttr:
 
 
 _NO_OVERFLOW = IntegerAttr(0, 32)
+_NO_FASTMATH = llvm.FastMathAttr(None)
 _I64_ZERO = IntegerAttr(0, i64)
 
 

@@ -4,7 +4,7 @@ Per workload (each in a fresh process):
 
 * first call, stage by stage: imports, parse (cold and warm), each pass of
   ``ad,lower-to-llvm``, verify-each,
-  xDSL llvm-dialect -> llvmlite translation, LLVM IR text + parse + verify,
+  llvm dialect -> LLVM IR text (IRT_LLVM_TEXT=llvmlite: through llvmlite), LLVM parse + verify,
   LLVM O3 and codegen (groups of entry points in parallel, as the JIT), first call;
 * per call: the whole Python call vs the bare native call (``ctypes`` on a
   prepared frame, results freed), i.e. native time vs Python overhead;
@@ -127,17 +127,14 @@ def profile_one(key: str, dump: str | None = None) -> dict:
 
     import llvmlite.binding as llvm
 
-    from irtoolkit.runtime.translate import to_llvmlite
+    from irtoolkit.runtime.translate import to_llvm_text
 
     t = time.perf_counter()
-    llmod = to_llvmlite(work)
-    stages.append(("llvm dialect -> llvmlite (translate.to_llvmlite)", time.perf_counter() - t))
-    from irtoolkit.gcpause import paused_gc
-
-    t = time.perf_counter()
-    with paused_gc():  # as in the JIT (caches._compile_fresh)
-        ir_text = str(llmod)
-    stages.append(("llvmlite IR -> text", time.perf_counter() - t))
+    translation = to_llvm_text(work)
+    ir_text = translation.text
+    how = "llvm_text" if translation.direct else "through llvmlite IR objects"
+    stages.append((f"llvm dialect -> LLVM IR text (translate.to_llvm_text: {how})",
+                   time.perf_counter() - t))
     from irtoolkit.runtime import codegen
 
     t = time.perf_counter()
@@ -146,7 +143,8 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     mod.verify()
     stages.append(("LLVM parse + verify", time.perf_counter() - t))
     t = time.perf_counter()
-    groups = codegen.plan_groups(llmod, [f.name for f in mod.functions if f.name.startswith("_irt_call_")])
+    groups = codegen.plan_groups(translation.llmod, [f.name for f in mod.functions
+                                                     if f.name.startswith("_irt_call_")], translation.graph)
     level = 0 if executable.tiered() else opt  # tier 0's code generation level (see executable.py)
     built = codegen.compile_groups(llvm, ir_text, (mod, context), groups,
                                    lambda: executable.target_machine(llvm, level), opt,

@@ -22,6 +22,10 @@ GEMM_SYMBOLS = {"f32": "scipy_cblas_sgemm64_", "f64": "scipy_cblas_dgemm64_"}
 #: at one thread and splits its gemms runs (runtime/blas.py); the dispatchers of
 #: split gemms (to_llvm/parallel.py) go parallel only then
 BLAS_SPLIT_SYMBOL = "__irt_blas_split"
+#: an i64 the JIT defines in each process: nonzero while a call that runs its loops on
+#: the calling thread runs (runtime/blas.py, the SERIAL way); the dispatchers of
+#: parallel loops (to_llvm/parallel.py) then start no thread. Referenced weakly
+LOOPS_SERIAL_SYMBOL = "__irt_loops_serial"
 
 # CBLAS enums
 ROW_MAJOR = 101

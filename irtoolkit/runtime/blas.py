@@ -27,7 +27,7 @@ numpy so that importing irtoolkit changes nothing in numpy's behaviour and a
 busy machine slows us no more than it slows numpy.
 
 With ``IRT_BLAS_THREADS`` unset, each compiled function that calls a gemm
-measures on its calls which way is fastest (``gemm_ways``, ``PoolChoice``):
+measures on its calls which way is fastest (``thread_ways``, ``PoolChoice``):
 OpenBLAS on its own count, held at one thread during its calls ("alone"), and
 for code that splits its large gemms over its own threads (``split_gemms``) alone
 with those split. After a threaded gemm OpenBLAS's workers busy-wait on the
@@ -45,7 +45,7 @@ import itertools
 import os
 import threading
 
-from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR, TRANS
+from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, LOOPS_SERIAL_SYMBOL, NO_TRANS, ROW_MAJOR, TRANS
 
 _lock = threading.Lock()
 _found: list = []  # [path or None] once searched
@@ -163,14 +163,17 @@ def _set_threads_once() -> None:
 
 # -- how a function's gemms share the cores ---------------------------------------
 
-#: the ways a call can run its gemms (``PoolChoice``): OpenBLAS on its own thread
-#: count; OpenBLAS held at one thread ("alone"); alone, and the large gemms split over
-#: the rows of C on the dispatcher's threads (``split_gemms`` in to_llvm/parallel.py)
-THREADED, ALONE, SPLIT = 0, 1, 2
+#: the ways a call can use the cores (``PoolChoice``): OpenBLAS on its own thread
+#: count, our parallel loops on their threads; OpenBLAS held at one thread ("alone");
+#: alone, and the large gemms split over the rows of C on the dispatcher's threads
+#: (``split_gemms`` in to_llvm/parallel.py); alone, and every loop on the calling
+#: thread ("serial": the same chunks in the same order, the same results)
+THREADED, ALONE, SPLIT, SERIAL = 0, 1, 2, 3
 
 _alone_depth = 0  # calls running with OpenBLAS held at one thread
 _alone_saved = 0  # OpenBLAS's thread count before the first of them
 _split_calls = ctypes.c_int64(0)  # abi.BLAS_SPLIT_SYMBOL: SPLIT calls running
+_serial_calls = ctypes.c_int64(0)  # abi.LOOPS_SERIAL_SYMBOL: SERIAL calls running
 _threads_api: list = []  # [(get, set) or None] once looked up
 
 
@@ -197,17 +200,26 @@ def _thread_functions():
     return _threads_api[0]
 
 
-def gemm_ways(undefined) -> tuple[int, ...]:
+def thread_ways(undefined) -> tuple[int, ...]:
     """The ways (in trial order) between which code referencing the external symbols
-    ``undefined`` chooses how to run its gemms (``PoolChoice``); () when there is
-    nothing to choose: it calls no gemm, ``IRT_BLAS_THREADS`` fixes the count, or
-    the library cannot be told. SPLIT is one of them when the code has split gemms
-    (it references ``abi.BLAS_SPLIT_SYMBOL``)."""
+    ``undefined`` chooses how to use the cores (``PoolChoice``); () when there is
+    nothing to choose.
+
+    Code that calls a gemm (unless ``IRT_BLAS_THREADS`` fixes OpenBLAS's count, or
+    the library cannot be told) has ALONE and THREADED, SPLIT when it splits gemms
+    (it references ``abi.BLAS_SPLIT_SYMBOL``); code with parallel loops of its own
+    (it references ``abi.LOOPS_SERIAL_SYMBOL``) has SERIAL, and THREADED if it has
+    no gemm to tell. The first way is the one run until the first trial ends."""
     names = set(undefined)
-    if (names.isdisjoint(GEMM_SYMBOLS.values()) or blas_threads() is not None
-            or _thread_functions() is None):
-        return ()
-    return (ALONE, SPLIT, THREADED) if BLAS_SPLIT_SYMBOL in names else (ALONE, THREADED)
+    gemms = not (names.isdisjoint(GEMM_SYMBOLS.values()) or blas_threads() is not None
+                 or _thread_functions() is None)
+    loops = LOOPS_SERIAL_SYMBOL in names
+    ways: tuple[int, ...] = ()
+    if gemms:
+        ways = (ALONE, SPLIT, THREADED) if BLAS_SPLIT_SYMBOL in names else (ALONE, THREADED)
+    if loops:
+        ways = (ways or (THREADED,)) + (SERIAL,)
+    return ways
 
 
 def split_flag_address() -> int:
@@ -215,9 +227,14 @@ def split_flag_address() -> int:
     return ctypes.addressof(_split_calls)
 
 
+def serial_flag_address() -> int:
+    """The address of ``abi.LOOPS_SERIAL_SYMBOL`` in this process."""
+    return ctypes.addressof(_serial_calls)
+
+
 class PoolChoice:
-    """The way one compiled function that calls gemms runs them, among ``ways``
-    (``gemm_ways``): measured on its calls at its final tier, first at once, then
+    """The way one compiled function that calls gemms or has parallel loops uses the
+    cores, among ``ways`` (``thread_ways``): measured on its calls at its final tier, first at once, then
     again after ``FIRST_INTERVAL`` calls, 4x as many, ... (the machine's load
     changes), and never so often that the trials, with their slower ways, take more
     than about ``OVERHEAD`` of the function's time.
@@ -231,12 +248,13 @@ class PoolChoice:
     calls wins (not the fastest call: on a busy machine W2's threaded gemms took
     0.6 ms in one call and 100 ms in the next). A run whose counted call takes
     ``LOSING`` times the best median so far ends there. Until the first trial ends,
-    calls run alone. The time of a call includes holding and releasing OpenBLAS's
+    calls run the first way. The time of a call includes holding and releasing OpenBLAS's
     count (3-4 us: for a function so short that they matter, threaded wins).
     Calls from several Python threads at once only blur the measurement. The way
     can change the last bits of a gemm's result (OpenBLAS's threaded sgemm rounds
     differently, as numpy's results depend on its thread count): with
-    ``IRT_BLAS_THREADS`` set nothing is chosen."""
+    ``IRT_BLAS_THREADS`` set, only between our loops' threads and the calling
+    thread alone (which compute the same results)."""
 
     TRIAL = 4
     FIRST_INTERVAL = 64
@@ -263,7 +281,7 @@ class PoolChoice:
 
     def _start_trial(self) -> None:
         self._calls = itertools.count()
-        self._times: list[list[float]] = [[], [], []]  # per way: its counted calls
+        self._times: list[list[float]] = [[] for _ in range(SERIAL + 1)]  # per way: its counted calls
         self._done: set[int] = set()  # ways measured, or given up on (LOSING)
         self._spent = [0.0, 0]  # seconds and calls of the trial
         self._trial = True
@@ -338,39 +356,45 @@ def _median(xs: list[float]) -> float:
     return sorted(xs)[len(xs) // 2] if xs else float("inf")
 
 
-def gemms_alone_enter(split: bool) -> None:
-    """Hold OpenBLAS at one thread until the matching ``gemms_alone_exit``; with
-    ``split``, let the dispatchers of split gemms use their threads meanwhile.
+def enter_way(way: int, gemms: bool) -> None:
+    """Run calls ``way`` until the matching ``exit_way``; ``gemms``: the code calls
+    gemms (OpenBLAS's count is held at one thread unless ``way`` is THREADED).
 
-    The count is OpenBLAS's, shared by the process: while any such call runs (from
-    any Python thread), every gemm of the process -- numpy's too -- runs on one
-    thread (and any split gemm may be split). The first call in saves the count, the
-    last one out restores it (a count set meanwhile by someone else is overwritten
-    then). Results are right whatever runs concurrently: OpenBLAS may be called
-    from several threads at once."""
+    The count and the flags are the process's: while any such call runs (from any
+    Python thread), every gemm of the process -- numpy's too -- runs on one thread,
+    any split gemm may be split and any parallel loop may run serial. The first
+    call in saves the count, the last one out restores it (a count set meanwhile by
+    someone else is overwritten then). Results are right whatever runs
+    concurrently: OpenBLAS may be called from several threads at once, and a
+    serial loop computes what the parallel one does."""
     global _alone_depth, _alone_saved
-    get, put = _threads_api[0]
     with _lock:
-        if _alone_depth == 0:
-            _alone_saved = get()
-            put(1)
-        _alone_depth += 1
-        if split:
+        if gemms and way != THREADED:
+            if _alone_depth == 0:
+                get, put = _threads_api[0]
+                _alone_saved = get()
+                put(1)
+            _alone_depth += 1
+        if way == SPLIT:
             _split_calls.value += 1
+        elif way == SERIAL:
+            _serial_calls.value += 1
 
 
-def gemms_alone_exit(split: bool) -> None:
+def exit_way(way: int, gemms: bool) -> None:
     global _alone_depth
-    put = _threads_api[0][1]
     with _lock:
-        if split:
+        if way == SPLIT:
             _split_calls.value -= 1
-        _alone_depth -= 1
-        if _alone_depth == 0:
-            put(_alone_saved)
+        elif way == SERIAL:
+            _serial_calls.value -= 1
+        if gemms and way != THREADED:
+            _alone_depth -= 1
+            if _alone_depth == 0:
+                _threads_api[0][1](_alone_saved)
 
 
 __all__ = ["GEMM_SYMBOLS", "find_openblas", "blas_available", "load_blas", "gemm_address", "blas_threads",
-           "gemm_ways", "gemms_alone_enter", "gemms_alone_exit", "PoolChoice",
-           "THREADED", "ALONE", "SPLIT", "split_flag_address",
+           "thread_ways", "enter_way", "exit_way", "PoolChoice",
+           "THREADED", "ALONE", "SPLIT", "SERIAL", "split_flag_address", "serial_flag_address",
            "ROW_MAJOR", "NO_TRANS", "TRANS"]

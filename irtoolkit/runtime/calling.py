@@ -22,7 +22,7 @@ from irtoolkit.abi import (
 )
 from irtoolkit.runtime import interrupts
 from irtoolkit.runtime.blas import (
-    ALONE, SPLIT, THREADED, PoolChoice, gemms_alone_enter, gemms_alone_exit,
+    ALONE, THREADED, PoolChoice, enter_way, exit_way,
 )
 from irtoolkit.runtime.errors import (
     AllocationError, ArgumentError, StackExhaustedError, check_failure,
@@ -177,7 +177,8 @@ class Function:
         self._nwords = word + FRAME_TAIL_WORDS
         self._tls = threading.local()
         # how its gemms share the cores (None: not a question; runtime/blas.py)
-        self._pool = PoolChoice(executable.gemm_ways) if executable.gemm_ways else None
+        self._pool = PoolChoice(executable.thread_ways) if executable.thread_ways else None
+        self._gemms = ALONE in executable.thread_ways  # (OpenBLAS's count to hold)
 
     def _retarget(self, address: int) -> None:
         """Call the code at ``address`` from now on (a tier-up; calls running finish
@@ -309,11 +310,11 @@ class Function:
         pool = self._pool
         if pool is None:
             status = self._native(exe, cfunc, tls.ptr)
-        else:  # the measured way to run its gemms (runtime/blas.py)
+        else:  # the measured way to use the cores (runtime/blas.py)
             trial = exe.tier and pool.measuring()  # which way is faster
             k, way = pool.trial_way() if trial else (0, pool.way)
-            if way is None:  # alone until the first trial has ended
-                status = self._pooled(exe, cfunc, tls.ptr, ALONE)
+            if way is None:  # the first way until the first trial has ended
+                status = self._pooled(exe, cfunc, tls.ptr, pool.ways[0])
             else:
                 t0 = perf_counter()
                 status = self._pooled(exe, cfunc, tls.ptr, way)
@@ -366,12 +367,12 @@ class Function:
     def _pooled(self, exe, cfunc, frame_ptr: int, way: int) -> int:
         if way == THREADED:
             return self._native(exe, cfunc, frame_ptr)
-        split = way == SPLIT
-        gemms_alone_enter(split)
+        gemms = self._gemms
+        enter_way(way, gemms)
         try:
             return self._native(exe, cfunc, frame_ptr)
         finally:
-            gemms_alone_exit(split)
+            exit_way(way, gemms)
 
     def _failed(self, status: int, frame: np.ndarray) -> None:
         """Raise what a call that returned ``status`` means (its temporaries

@@ -50,16 +50,19 @@ def available_cores() -> int:
 SPLIT_MIN_SIZE = 500
 
 
-def plan_groups(llmod, entries: Sequence[str]) -> list[tuple[str, ...]]:
-    """The codegen groups of an llvmlite.ir module: one per core, of about equal
-    code size, each a tuple of the functions it exports (entry points and
-    functions of at least SPLIT_MIN_SIZE instructions), group 0 one that calls
-    no other group's functions if there is one (it compiles the module text as
-    it is: see compile_groups); one group for a module with mutable state."""
+def plan_groups(llmod, entries: Sequence[str],
+                graph: tuple[dict[str, int], dict[str, set[str]]] | None = None) -> list[tuple[str, ...]]:
+    """The codegen groups of an llvmlite.ir module (its globals at least, with its
+    ``call_graph`` given when the functions have no instructions there): one per
+    core, of about equal code size, each a tuple of the functions it exports
+    (entry points and functions of at least SPLIT_MIN_SIZE instructions), group 0
+    one that calls no other group's functions if there is one (it compiles the
+    module text as it is: see compile_groups); one group for a module with
+    mutable state."""
     cores = 1 if mutable_state(llmod) else available_cores()
     if cores == 1 or len(entries) <= 1:
         return [tuple(entries)]
-    size, callees = call_graph(llmod)
+    size, callees = graph or call_graph(llmod)
     big = sorted(n for n, k in size.items() if k >= SPLIT_MIN_SIZE and n not in entries)
     roots = [*entries, *big]
     groups = group_entries(reachable_sizes(llmod, roots, stop=set(roots), graph=(size, callees)), cores)

@@ -192,12 +192,12 @@ class Executable:
         """Translate a module ``add-jit-interface`` processed, optimize it and emit
         its objects (code generation at ``level``, by default the current tier's);
         returns (objects, entry point of each signature or None)."""
-        from irtoolkit.runtime.translate import entry_points, to_llvmlite
+        from irtoolkit.runtime.translate import entry_points, to_llvm_text
 
         llvm = init_llvm()
         entries = entry_points(lowered, signatures)
-        llmod = to_llvmlite(lowered)
-        self._llvm_ir = str(llmod)
+        translation = to_llvm_text(lowered)
+        self._llvm_ir = translation.text
         context = llvm.create_context()  # its own: codegen may compile it in parallel
         try:
             mod = llvm.parse_assembly(self._llvm_ir, context=context)
@@ -223,13 +223,14 @@ class Executable:
                 "unresolved external function(s): " + ", ".join(f"@{n}" for n in missing)))
         # Machine code first, so that every external symbol it needs can be checked:
         # MCJIT aborts the process on an unresolved one.
-        groups = codegen.plan_groups(llmod, [w for w in entries.values() if w is not None])
+        groups = codegen.plan_groups(translation.llmod, [w for w in entries.values() if w is not None],
+                                     translation.graph)
         self._groups = groups
         if level is None:
             level = opt if self.tier else 0
         # The lowered IR and its llvmlite translation are garbage from here on, in
         # reference cycles: freed by the collector while LLVM works (see _collect_garbage)
-        del llmod
+        del translation
         _consume(lowered)
         del lowered
         built = codegen.compile_groups(llvm, self._llvm_ir, (mod, context), groups,
@@ -266,7 +267,7 @@ class Executable:
         """An MCJIT engine holding ``objects``, and the address of each entry point."""
         undefined = external_symbols(contents)
         symbols.resolve(llvm, undefined)
-        self.gemm_ways = blas.gemm_ways(undefined)
+        self.thread_ways = blas.thread_ways(undefined)
         tune_malloc()
         tm = target_machine(llvm, self.opt)  # one per engine: MCJIT takes ownership
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)

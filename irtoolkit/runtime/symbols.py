@@ -21,7 +21,9 @@ import ctypes
 import threading
 from collections.abc import Iterable
 
-from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, INTERRUPTS_SYMBOL, PRINT_SYMBOL, TLS_KEY_SYMBOL
+from irtoolkit.abi import (
+    BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, INTERRUPTS_SYMBOL, LOOPS_SERIAL_SYMBOL, PRINT_SYMBOL, TLS_KEY_SYMBOL,
+)
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 
 LIBM_DOUBLE = (
@@ -49,7 +51,7 @@ CONTROL = ("_setjmp", "setjmp", "longjmp", "abort", "puts", "putchar", "printf")
 # numpy's OpenBLAS (see blas.py)
 BLAS = tuple(GEMM_SYMBOLS.values())
 # symbols the runtime defines in each process: data, and Python callbacks
-RUNTIME = (TLS_KEY_SYMBOL, INTERRUPTS_SYMBOL, PRINT_SYMBOL, BLAS_SPLIT_SYMBOL)
+RUNTIME = (TLS_KEY_SYMBOL, INTERRUPTS_SYMBOL, PRINT_SYMBOL, BLAS_SPLIT_SYMBOL, LOOPS_SERIAL_SYMBOL)
 
 ALLOWED = frozenset((*LIBM, *MEMORY, *COMPILER_RUNTIME, *THREADS, *CONTROL, *BLAS, *RUNTIME))
 
@@ -146,6 +148,10 @@ def register(llvm, names: Iterable[str]) -> list[str]:
             from irtoolkit.runtime.blas import split_flag_address
 
             addr = split_flag_address()
+        elif name == LOOPS_SERIAL_SYMBOL:
+            from irtoolkit.runtime.blas import serial_flag_address
+
+            addr = serial_flag_address()
         elif name == PRINT_SYMBOL:  # printf.print_format: a Python callback
             from irtoolkit.runtime.printf import callback_address
 

@@ -6,6 +6,11 @@ of ``lower-to-llvm`` if the pipeline left them out, and for the JIT the pass
 see ``passes/lowering/to_llvm/jit_interface.py``). Passes are found through
 the registry (``irtoolkit.context``); the runtime imports none.
 
+``to_llvm_text`` gives the LLVM IR text of an llvm-dialect module, printed by
+``llvm_text``'s emitter (function bodies) around an llvmlite module of its
+globals and declarations, or when the emitter does not know something,
+printed from ``to_llvmlite``'s module: the same text either way.
+
 ``to_llvmlite`` translates an llvm-dialect module with xDSL's op translation,
 plus what xDSL's module translation leaves out and our passes use: linkage,
 function attributes (``passthrough``, as upstream MLIR spells them), atomic
@@ -17,7 +22,10 @@ reverse post-order so that definitions precede uses.
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import llvm
@@ -228,15 +236,62 @@ def to_llvmlite(module: ModuleOp) -> ir.Module:
         return _to_llvmlite(module)
 
 
+@dataclass
+class LLVMText:
+    """LLVM IR text of an llvm-dialect module, with what code generation plans from."""
+
+    text: str
+    llmod: ir.Module  # its globals and declarations (function bodies only with ``direct``)
+    graph: tuple[dict[str, int], dict[str, set[str]]]  # codegen.call_graph of the module
+    direct: bool  # emitted by llvm_text (else: printed by llvmlite)
+
+
+#: why the text emitter left modules to llvmlite (what it does not spell), and how
+#: many times, in this process
+FALLBACKS: Counter[str] = Counter()
+
+
+def to_llvm_text(module: ModuleOp, data_layout: str = "") -> LLVMText:
+    """The LLVM IR text of an llvm-dialect module (its blocks are reordered in place):
+    by ``llvm_text``'s emitter, or through llvmlite's IR objects when it meets
+    something it does not spell or with ``IRT_LLVM_TEXT=llvmlite`` (the same text,
+    several times slower)."""
+    from irtoolkit.gcpause import paused_gc
+    from irtoolkit.runtime import codegen
+
+    with paused_gc():
+        if os.environ.get("IRT_LLVM_TEXT", "direct") != "llvmlite":
+            from xdsl.utils.exceptions import LLVMTranslationException
+
+            from irtoolkit.runtime.llvm_text import TextEmitter, Unsupported
+
+            emitter = TextEmitter()
+            try:
+                llmod = _to_llvmlite(module, body=emitter.body)
+            except (Unsupported, DiagnosticError, LLVMTranslationException) as why:
+                FALLBACKS[str(why)] += 1
+            else:
+                llmod.data_layout = data_layout
+                return LLVMText(emitter.module_text(llmod), llmod, emitter.graph(llmod), True)
+        llmod = _to_llvmlite(module)
+        llmod.data_layout = data_layout
+        return LLVMText(str(llmod), llmod, codegen.call_graph(llmod), False)
+
+
 _ORDERING = {1: "unordered", 2: "monotonic", 4: "acquire", 5: "release", 6: "acq_rel",
              7: "seq_cst"}
 
 
-def _to_llvmlite(module: ModuleOp) -> ir.Module:
+def _to_llvmlite(module: ModuleOp, body: Callable | None = None) -> ir.Module:
+    """The llvmlite module of ``module``; each function body translated by ``body``
+    (op, llvmlite module, alias scopes) -- by default into llvmlite instructions,
+    after checking that every op and value can be translated (the text emitter
+    finds out for itself, and leaves the diagnostic to this path)."""
     import llvmlite.ir as ir
     from xdsl.backend.llvm.convert import _convert_global, _declare_func
 
-    _check_translatable(module)
+    if body is None:
+        _check_translatable(module)
     _sort_blocks(module)
     llmod = ir.Module()
     triple = module.attributes.get("llvm.target_triple")
@@ -273,7 +328,7 @@ def _to_llvmlite(module: ModuleOp) -> ir.Module:
     scopes: dict[str, ir.Value] = {}
     for op in funcs:
         if op.body.blocks:
-            _convert_body(op, llmod, scopes)
+            (body or _convert_body)(op, llmod, scopes)
     for op in used:
         names = op.value.data if isinstance(op.value, ArrayAttr) else ()  # type: ignore[union-attr]
         ptr = ir.PointerType()
@@ -428,11 +483,16 @@ def _convert_body(op: llvm.FuncOp, llmod: ir.Module, scopes: dict) -> None:
                 attr = inner.attributes.get(key)
                 if isinstance(attr, ArrayAttr):
                     instr.set_metadata(md, _scope_list(llmod, scopes, attr))
-    _interleave_math_loops(op, llmod, block_map)
+    for block, loop_id in math_loop_ids(op, llmod).items():
+        block_map[block].terminator.set_metadata("llvm.loop", loop_id)
 
 
-def _interleave_math_loops(op: llvm.FuncOp, llmod: ir.Module, block_map: dict) -> None:
-    """Loops calling a vector-math kernel get ``llvm.loop.interleave.count``: a kernel
+def math_loop_ids(op: llvm.FuncOp, llmod: ir.Module, kernel_blocks: set | None = None) -> dict:
+    """The back-edge blocks of the loops of ``op`` that get ``llvm.loop`` metadata,
+    and their loop ids (made in ``llmod``, after the body's other metadata);
+    ``kernel_blocks``: the blocks that call a kernel, if known.
+
+    Loops calling a vector-math kernel get ``llvm.loop.interleave.count``: a kernel
     is one long dependency chain, which LLVM's cost model leaves at one vector per
     iteration (latency-bound); independent vectors side by side keep the FMA units
     busy (see ``vector_math.LOOP_INTERLEAVE``). Blocks are in reverse post-order
@@ -443,8 +503,9 @@ def _interleave_math_loops(op: llvm.FuncOp, llmod: ir.Module, block_map: dict) -
 
     blocks = list(op.body.blocks)
     index = {b: i for i, b in enumerate(blocks)}
-    math = [calls_kernel(b) for b in blocks]
+    math = [b in kernel_blocks if kernel_blocks is not None else calls_kernel(b) for b in blocks]
     option = None
+    ids = {}
     for i, block in enumerate(blocks):
         heads = [index[s] for s in block.last_op.successors] if block.last_op is not None else []
         if not any(j <= i and any(math[j:i + 1]) for j in heads):
@@ -455,7 +516,8 @@ def _interleave_math_loops(op: llvm.FuncOp, llmod: ir.Module, block_map: dict) -
         # a loop id refers to itself (which makes it distinct)
         loop_id = ir.values.MDValue(llmod, [], name=str(len(llmod.metadata)))
         loop_id.operands = (loop_id, option)
-        block_map[block].terminator.set_metadata("llvm.loop", loop_id)
+        ids[block] = loop_id
+    return ids
 
 
 def host_triple() -> str:
@@ -491,9 +553,7 @@ def llvm_ir(module: ModuleOp, pipeline: str | None = None) -> str:
     from irtoolkit.runtime.executable import init_llvm, target_machine
 
     lowered = lower_module(module, pipeline, jit=False)
-    llmod = to_llvmlite(lowered)
-    llmod.data_layout = str(target_machine(init_llvm(), 0, jit=False).target_data)
-    text = str(llmod)
+    text = to_llvm_text(lowered, str(target_machine(init_llvm(), 0, jit=False).target_data)).text
     try:
         llvm_binding.parse_assembly(text).verify()
     except RuntimeError as err:

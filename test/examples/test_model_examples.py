@@ -24,8 +24,14 @@ def _inputs(module, rng):
 
 @pytest.fixture(scope="module", params=["cnn.mlir", "attention.mlir"])
 def example(request):
+    from irtoolkit.runtime import translate
+
     module = irt.parse((EXAMPLES / request.param).read_text(), request.param)
-    return module, irt.compile(module)
+    before = translate.FALLBACKS.copy()
+    exe = irt.compile(module)
+    # its LLVM IR straight from the llvm dialect, not through llvmlite's IR objects
+    assert translate.FALLBACKS == before
+    return module, exe
 
 
 def test_compiled_main_agrees_with_interpreter(example):

@@ -1,12 +1,15 @@
-"""Compiled code that calls gemms chooses how they share the cores (runtime/blas.py:
-OpenBLAS threaded, alone, and for code with split gemms alone and split over the
-dispatcher's threads): which code qualifies for which ways, the measured choice,
+"""Compiled code that calls gemms or has parallel loops chooses how it shares the
+cores (runtime/blas.py: OpenBLAS threaded, alone, for code with split gemms alone
+and split over the dispatcher's threads, for code with parallel loops everything
+on the calling thread): which code qualifies for which ways, the measured choice,
 the same results each way (up to the gemm's rounding: OpenBLAS's threaded sgemm
 rounds differently), OpenBLAS's count restored, calls from several threads."""
 
 from __future__ import annotations
 
 import ctypes
+import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -135,50 +138,61 @@ def test_a_change_of_load_starts_a_trial_before_the_interval():
     assert pool.way == blas.ALONE
 
 
-def test_code_that_calls_a_gemm_qualifies_and_split_gemms_add_a_way(monkeypatch):
+def test_code_that_calls_a_gemm_qualifies_and_split_gemms_and_loops_add_ways(monkeypatch):
     monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
-    from irtoolkit.abi import BLAS_SPLIT_SYMBOL
+    from irtoolkit.abi import BLAS_SPLIT_SYMBOL, LOOPS_SERIAL_SYMBOL
 
     gemm = blas.GEMM_SYMBOLS["f32"]
-    assert blas.gemm_ways({"malloc", "pthread_create"}) == ()
+    assert blas.thread_ways({"malloc", "pthread_create"}) == ()
+    assert blas.thread_ways({"pthread_create", LOOPS_SERIAL_SYMBOL}) == (blas.THREADED, blas.SERIAL)
     if not blas.blas_available():
-        assert blas.gemm_ways({gemm}) == ()
+        assert blas.thread_ways({gemm}) == ()
         return
-    assert blas.gemm_ways({gemm, "malloc"}) == (blas.ALONE, blas.THREADED)
-    assert blas.gemm_ways({gemm, "pthread_create"}) == (blas.ALONE, blas.THREADED)
-    assert blas.gemm_ways({gemm, "pthread_create", BLAS_SPLIT_SYMBOL}) == (
+    assert blas.thread_ways({gemm, "malloc"}) == (blas.ALONE, blas.THREADED)
+    assert blas.thread_ways({gemm, "pthread_create"}) == (blas.ALONE, blas.THREADED)
+    assert blas.thread_ways({gemm, "pthread_create", BLAS_SPLIT_SYMBOL}) == (
         blas.ALONE, blas.SPLIT, blas.THREADED)
+    assert blas.thread_ways({gemm, "pthread_create", BLAS_SPLIT_SYMBOL, LOOPS_SERIAL_SYMBOL}) == (
+        blas.ALONE, blas.SPLIT, blas.THREADED, blas.SERIAL)
     monkeypatch.setenv("IRT_BLAS_THREADS", "2")  # the user's explicit count wins
-    assert blas.gemm_ways({gemm, "pthread_create", BLAS_SPLIT_SYMBOL}) == ()
+    assert blas.thread_ways({gemm, "pthread_create", BLAS_SPLIT_SYMBOL}) == ()
+    assert blas.thread_ways({gemm, "pthread_create", LOOPS_SERIAL_SYMBOL}) == (blas.THREADED, blas.SERIAL)
 
 
 @needs_blas
 def test_alone_nests_and_restores_the_count():
     before = _threads()
-    flag = ctypes.c_int64.from_address(blas.split_flag_address())
-    blas.gemms_alone_enter(False)
-    blas.gemms_alone_enter(True)
-    assert _threads() == 1 and flag.value == 1
-    blas.gemms_alone_exit(True)
-    assert _threads() == 1 and flag.value == 0
-    blas.gemms_alone_exit(False)
-    assert _threads() == before
+    split = ctypes.c_int64.from_address(blas.split_flag_address())
+    serial = ctypes.c_int64.from_address(blas.serial_flag_address())
+    blas.enter_way(blas.ALONE, True)
+    blas.enter_way(blas.SPLIT, True)
+    blas.enter_way(blas.SERIAL, True)
+    assert _threads() == 1 and split.value == 1 and serial.value == 1
+    blas.exit_way(blas.SPLIT, True)
+    assert _threads() == 1 and split.value == 0 and serial.value == 1
+    blas.exit_way(blas.SERIAL, True)
+    blas.exit_way(blas.ALONE, True)
+    assert _threads() == before and serial.value == 0
+    blas.enter_way(blas.SERIAL, False)  # code without gemms leaves OpenBLAS alone
+    assert _threads() == before and serial.value == 1
+    blas.exit_way(blas.SERIAL, False)
+    assert serial.value == 0
 
 
 @needs_blas
 def test_same_results_either_way_and_the_count_restored(mix, monkeypatch):
     monkeypatch.delenv("IRT_NUM_THREADS", raising=False)
-    assert mix._exe.gemm_ways == (blas.ALONE, blas.SPLIT, blas.THREADED)
+    assert mix._exe.thread_ways == (blas.ALONE, blas.SPLIT, blas.THREADED, blas.SERIAL)
     args = _inputs()
     before = _threads()
     got = {}
     pool = mix._pool
-    for way in (blas.THREADED, blas.ALONE, blas.SPLIT):
+    for way in (blas.THREADED, blas.ALONE, blas.SPLIT, blas.SERIAL):
         pool.way, pool._trial, pool._left = way, False, 10**9
         got[way] = mix(*args)
         assert _threads() == before
         _check(got[way], *args)
-    for way in (blas.THREADED, blas.SPLIT):
+    for way in (blas.THREADED, blas.SPLIT, blas.SERIAL):
         for i in (0, 1):
             np.testing.assert_allclose(got[way][i], got[blas.ALONE][i], rtol=1e-6, atol=1e-5)
         assert got[way][2] == got[blas.ALONE][2]  # (our own threads: the same chunks each way)
@@ -209,27 +223,32 @@ def test_the_trial_decides_and_calls_from_several_threads_agree(mix):
     assert mix._pool.way is not None
 
 
-@needs_blas
-@pytest.mark.parametrize("slow", [blas.ALONE, blas.THREADED])
-def test_code_without_threads_of_its_own_keeps_the_faster_way(monkeypatch, slow):
+def _slow_way(monkeypatch, fn, slow_now) -> None:
+    """A fresh trial for ``fn`` at its final tier, on a made-up clock: a call takes
+    1 s while ``slow_now()`` (the way made slower, as a busy core makes one; real
+    times would measure the machine's load), 1 ms otherwise."""
     from irtoolkit.runtime import calling
 
-    monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
-    mm = irtoolkit.compile(irtoolkit.parse(GEMM_ONLY, "mm.mlir"))["mm"]
-    assert mm._pool.ways == (blas.ALONE, blas.THREADED)
-    mm._exe.optimize()  # (the trial runs at the final tier)
-    mm._pool = blas.PoolChoice(mm._pool.ways)  # (the compiled module may be shared)
-    # the calls' clock: one way made slower, as a busy core makes one (real times
-    # would measure the machine's load)
+    fn._exe.optimize()  # (the trial runs at the final tier)
+    fn._pool = blas.PoolChoice(fn._pool.ways)  # (the compiled module may be shared)
     clock = [0.0]
     native = calling.Function._native
 
     def timed(exe, cfunc, frame_ptr):
-        clock[0] += 1.0 if (blas._alone_depth > 0) == (slow == blas.ALONE) else 0.001
+        clock[0] += 1.0 if slow_now() else 0.001
         return native(exe, cfunc, frame_ptr)
 
     monkeypatch.setattr(calling.Function, "_native", staticmethod(timed))
     monkeypatch.setattr(calling, "perf_counter", lambda: clock[0])
+
+
+@needs_blas
+@pytest.mark.parametrize("slow", [blas.ALONE, blas.THREADED])
+def test_code_without_threads_of_its_own_keeps_the_faster_way(monkeypatch, slow):
+    monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
+    mm = irtoolkit.compile(irtoolkit.parse(GEMM_ONLY, "mm.mlir"))["mm"]
+    assert mm._pool.ways == (blas.ALONE, blas.THREADED)
+    _slow_way(monkeypatch, mm, lambda: (blas._alone_depth > 0) == (slow == blas.ALONE))
     rng = np.random.default_rng(2)
     a, b = rng.standard_normal((150, 96)), rng.standard_normal((96, 130))
     before = _threads()
@@ -237,3 +256,64 @@ def test_code_without_threads_of_its_own_keeps_the_faster_way(monkeypatch, slow)
         np.testing.assert_allclose(mm(a, b), a @ b, rtol=1e-12, atol=1e-12)
         assert _threads() == before
     assert mm._pool.way == (blas.THREADED if slow == blas.ALONE else blas.ALONE)
+
+
+# a parallel loop and no gemm: its threads against the calling thread alone
+LOOPS_ONLY = """
+func.func @total(%x: tensor<?xf64>) -> f64 {
+  %e = tensor.tanh %x : tensor<?xf64>
+  %s = tensor.reduce_sum %e [0] : tensor<?xf64> -> tensor<f64>
+  %r = tensor.extract %s[] : tensor<f64>
+  func.return %r : f64
+}
+"""
+
+
+@pytest.mark.parametrize("slow", [blas.THREADED, blas.SERIAL])
+def test_code_with_loops_of_its_own_keeps_the_faster_way_and_the_same_sum(monkeypatch, slow):
+    monkeypatch.delenv("IRT_NUM_THREADS", raising=False)
+    total = irtoolkit.compile(irtoolkit.parse(LOOPS_ONLY, "total.mlir"))["total"]
+    assert total._pool.ways == (blas.THREADED, blas.SERIAL)
+    serial = ctypes.c_int64.from_address(blas.serial_flag_address())
+    _slow_way(monkeypatch, total, lambda: (serial.value > 0) == (slow == blas.SERIAL))
+    x = np.random.default_rng(3).standard_normal(1_500_000)
+    sums = set()
+    for _ in range(len(total._pool.ways) * blas.PoolChoice.TRIAL):
+        sums.add(float(total(x)))  # each way: the same chunks, summed in the same order
+    assert len(sums) == 1 and abs(sums.pop() - np.tanh(x).sum()) < 1e-9 * x.size
+    assert total._pool.way == (blas.SERIAL if slow == blas.THREADED else blas.THREADED)
+    assert serial.value == 0
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2,
+                    reason="threads counted in /proc/self/task, on 2 cores or more")
+def test_the_serial_way_starts_no_thread(monkeypatch):
+    """The dispatcher reads the flag: while it is set, no thread appears during calls
+    that start one without it (the calls release the GIL; a Python thread watches)."""
+
+    monkeypatch.delenv("IRT_NUM_THREADS", raising=False)
+    total = irtoolkit.compile(irtoolkit.parse(LOOPS_ONLY, "total.mlir"))["total"]
+    total._exe.optimize()  # (no tier-up thread starting meanwhile)
+    x = np.random.default_rng(4).standard_normal(1_500_000)
+
+    def most_threads(way: int) -> int:
+        baseline, seen, stop = len(os.listdir("/proc/self/task")), [0], threading.Event()
+
+        def watch():
+            while not stop.is_set():
+                seen[0] = max(seen[0], len(os.listdir("/proc/self/task")))
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        blas.enter_way(way, False)
+        try:
+            for _ in range(20):
+                total(x)
+        finally:
+            blas.exit_way(way, False)
+            stop.set()
+            watcher.join()
+        return seen[0] - baseline - 1  # (the watcher itself)
+
+    assert most_threads(blas.SERIAL) == 0
+    assert most_threads(blas.THREADED) >= 1

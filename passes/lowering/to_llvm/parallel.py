@@ -18,7 +18,9 @@ its body, in the llvm dialect (pthreads, no C compiler):
   in order: "sum" adds the partial sums (chunks after the first start from 0),
   "same" (a buffer passed through) keeps the first. Threads take the next chunk
   from a counter under a mutex in the shared context (a thread slowed down by
-  other work on its core does not hold the others up).
+  other work on its core does not hold the others up). While the runtime asks
+  for serial loops (``abi.LOOPS_SERIAL_SYMBOL``: a function measured faster so on a
+  busy machine, runtime/blas.py) the calling thread takes every chunk itself.
 
 Gemm calls with static N and K whose M*N*K may reach the threshold get dispatchers
 of their own (``split_gemms``): chunks of rows of C, one gemm call each, only while
@@ -46,7 +48,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 
-from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR
+from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, LOOPS_SERIAL_SYMBOL, NO_TRANS, ROW_MAJOR
 from irtoolkit.passes.lowering.to_llvm.build import (
     PTR, FunctionBuilder, declare, define, function_type, global_string, lookup, set_passthrough,
 )
@@ -99,6 +101,23 @@ def _num_threads_function(module: ModuleOp) -> None:
 
 
 MONOTONIC = 2  # LLVM's atomic ordering code
+
+
+def _one_thread_if_serial(module: ModuleOp, b: FunctionBuilder, t: SSAValue) -> SSAValue:
+    """``t``, or 1 while the runtime asks for serial loops (``abi.LOOPS_SERIAL_SYMBOL``:
+    the same chunks, combined in the same order, all taken by the calling thread, so
+    the results do not depend on it). The flag is weak: code linked without our
+    runtime (``--emit obj``) finds it absent and keeps its threads."""
+    if lookup(module, LOOPS_SERIAL_SYMBOL) is None:
+        module.body.block.add_op(llvm.GlobalOp(i64, LOOPS_SERIAL_SYMBOL, "extern_weak"))
+    flag = b.addressof(LOOPS_SERIAL_SYMBOL)
+    present, after = b.new_block(), b.new_block([i64])
+    b.cond_br(b.is_null(flag), after, present, (t,))
+    b.at(present)
+    on = b.icmp("ne", b.load(flag, i64, ordering=MONOTONIC), b.i64(0))
+    b.br(after, b.select(on, b.i64(1), t))
+    b.at(after)
+    return after.args[0]
 
 
 def _size(t: Attribute) -> int:
@@ -243,6 +262,8 @@ def define_dispatcher(module: ModuleOp, fn: llvm.FuncOp, worker: llvm.FuncOp,
     m = b.select(b.icmp("sgt", m, n), n, m)
     size = b.sdiv(b.add(n, b.sub(m, b.i64(1))), m)
     t = b.select(b.icmp("sgt", t, m), m, t)
+    if gate is None:  # (a split gemm's gate is the SPLIT way itself)
+        t = _one_thread_if_serial(module, b, t)
     for k in range(MUTEX_BYTES // 8):
         b.store(b.i64(0), b.gep(ctx, offsets[MUTEX] + 8 * k))
     for k, v in ((COUNTER, b.i64(0)), (CHUNKS, m), (SIZE, size), (LB, lb), (UB, ub)):

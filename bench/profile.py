@@ -3,7 +3,7 @@
 Per workload (each in a fresh process):
 
 * first call, stage by stage: imports, parse (cold and warm), each pass of
-  ``ad,lower-to-llvm`` (and each part of ``convert-to-llvm``), verify-each,
+  ``ad,lower-to-llvm``, verify-each,
   llvm dialect -> LLVM IR text (IRT_LLVM_TEXT=llvmlite: through llvmlite), LLVM parse + verify,
   LLVM O3 and codegen (groups of entry points in parallel, as the JIT), first call;
 * per call: the whole Python call vs the bare native call (``ctypes`` on a
@@ -85,29 +85,19 @@ def profile_one(key: str, dump: str | None = None) -> dict:
 
     from irtoolkit.context import pass_class
 
-    # the default passes, with convert-to-llvm split in its parts
-    passes = default_lowering_passes(work)
-    expanded = []
-    for p in passes:
-        if p.name == "convert-to-llvm":
-            from irtoolkit.passes.lowering.to_llvm.arith import ConvertArithToLLVMPass
-            from irtoolkit.passes.lowering.to_llvm.cf import ConvertCfToLLVMPass
-            from irtoolkit.passes.lowering.to_llvm.func import ConvertFuncToLLVMPass
-            from irtoolkit.passes.lowering.to_llvm.math import ConvertMathToLLVMPass
-            from irtoolkit.passes.lowering.to_llvm.memref import ConvertMemrefToLLVMPass
+    # the default passes (convert-to-llvm converts every dialect in one walk: one stage);
+    # its parts imported first, as irt.preload() does
+    from irtoolkit.passes.lowering.to_llvm import conversion_handlers
 
-            expanded += [ConvertMemrefToLLVMPass(), ConvertArithToLLVMPass(),
-                         ConvertMathToLLVMPass(), ConvertCfToLLVMPass(), ConvertFuncToLLVMPass(),
-                         pass_class("reconcile-unrealized-casts")()]
-        else:
-            expanded.append(p)
+    conversion_handlers()
+    expanded = list(default_lowering_passes(work))
     expanded.append(pass_class("add-jit-interface")())  # what the JIT runs after the pipeline
     snapshots: dict[str, str] = {}
     counts: dict[str, int] = {"input": _count_ops(work)}
     # verify-each (irt-opt's behaviour; the JIT verifies its input only, IRT_VERIFY_EACH=1
     # turns it on) is timed apart: what it would cost after ad, lower-tensor-to-loop,
     # lower-loop-to-cf and convert-to-llvm
-    verify_after = {"ad", "lower-tensor-to-loop", "lower-loop-to-cf", "reconcile-unrealized-casts"}
+    verify_after = {"ad", "lower-tensor-to-loop", "lower-loop-to-cf", "convert-to-llvm"}
     verify_each_s = 0.0
     from irtoolkit.verifier import verify_module
 

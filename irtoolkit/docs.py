@@ -170,17 +170,14 @@ def _interpreter(cls: type) -> str:
     return "yes" if has_rule(cls) else "no"
 
 
-# the modules of convert-to-llvm, each a pass `convert-<module>-to-llvm` with a HANDLERS table
-_TO_LLVM = ("func", "arith", "math", "cf", "memref", "printf")
-
-
 def _lowering(cls: type, dialect_default: str | None) -> str:
     import importlib
 
     from irtoolkit.dialects.elementwise import meaning_of
     from irtoolkit.passes.lowering.tensor_to_loop_rules import RULES
+    from irtoolkit.passes.lowering.to_llvm import PARTS
 
-    for module in _TO_LLVM:
+    for module in PARTS:
         handlers = importlib.import_module(f"irtoolkit.passes.lowering.to_llvm.{module}").HANDLERS
         if any(c in handlers for c in cls.__mro__):
             return f"`convert-{module}-to-llvm`"

@@ -41,18 +41,28 @@ installs them once (the parser and the verifier call it). Tested in
   ``ad,lower-to-llvm``'s time). The Sequence check's answer depends on the
   argument's type alone and is remembered per type; the defaults are listed
   once per op class; ``_unknown_loc`` no longer imports on every call. An op
-  of a definition without regions and successors (variadic and optional
-  operands and results, segment sizes included) given values, lists of values
-  and types is built straight into ``Operation``'s fields, as xDSL's builder
-  would, the segment sizes' attribute made once per distinct sizes (xDSL's
+  of a definition without regions and with single successors if any (branches;
+  variadic and optional operands and results, segment sizes included) given
+  values, lists of values, types and blocks is built straight into
+  ``Operation``'s fields, as xDSL's builder would, the segment sizes' attribute made once per distinct sizes (xDSL's
   builder makes a ``DenseArrayBase`` per op: a third of building an
-  ``llvm.call``); and so is any op without successors and regions given to
+  ``llvm.call``); and so is any op without regions given to
   ``Operation.__init__`` (``create``, ``clone``, the parser). Same ops, same
   errors (anything else goes through xDSL's code). ``Operation.walk`` (above) gives out an op without regions
   without a frame of its own. ``SSAValue.get`` of a value without a type
   to check gives it back at once; ``replace_all_uses_with`` moves the uses
   without a view object and a slice per use. Together about half the cost of building
   an op.
+* Building an attribute verifies it (a verification context and a constraint
+  check per parameter, ~10-20 us); the lowerings build an ``IntegerAttr``, an
+  ``IntegerType`` or a ``DenseArrayBase`` for nearly every op (an ``llvm.load``'s
+  ordering, a GEP's indices and flags, constants), a handful of distinct ones.
+  An ``IntegerAttr`` of a plain int and integer type, and a signless
+  ``IntegerType``, equal to one built (and verified) before get the same
+  immutable parameters without the normalization and the checks; integer
+  ``DenseArrayBase.from_list`` gives the attribute made before for the same
+  type and values; an attribute without parameters is not checked. Same
+  attributes, same errors (a first construction, or a failing one, runs xDSL's code).
 * ``Operation.clone`` of an op without regions builds it without operands,
   walks it and sets its operands again; it is cloned with its operands at
   once, as ``clone_without_regions`` does (the lowerings clone every scalar op).
@@ -510,7 +520,8 @@ def _construction_plan(op_def) -> tuple | None:
             return _OPTIONAL if isinstance(d, OptionalDef) else _VARIADIC if isinstance(d, VariadicDef) else _SINGLE
 
         segments = []
-        plain = not op_def.regions and not op_def.successors
+        # successors: each definition a single block (branches), else xDSL's builder
+        plain = not op_def.regions and all(kind(d) == _SINGLE for _, d in op_def.successors)
         for option in op_def.options:  # (xDSL's builder ignores the other options)
             if isinstance(option, (AttrSizedOperandSegments, AttrSizedResultSegments)):
                 segments.append((isinstance(option, AttrSizedOperandSegments), option.as_property,
@@ -520,7 +531,8 @@ def _construction_plan(op_def) -> tuple | None:
         plan = None
         if plain:
             plan = (tuple(kind(d) for _, d in op_def.operands),
-                    tuple(kind(d) for _, d in op_def.results), tuple(segments))
+                    tuple(kind(d) for _, d in op_def.results), tuple(segments),
+                    len(op_def.successors))
         entry = _PLANS[id(op_def)] = (op_def, plan)
     return entry[1]
 
@@ -542,8 +554,8 @@ def _irdl_op_init(self, op_def, *, operands, result_types, properties, attribute
     variadic operand, None for an absent one) and types is built here, as
     xDSL's builder would (segment sizes included), straight to
     ``_init_simple_op``; anything else, errors included, through xDSL's builder."""
-    plan = None if regions or successors else _construction_plan(op_def)
-    if plan is not None:
+    plan = None if regions else _construction_plan(op_def)
+    if plan is not None and _plain_successors(successors, plan[3]):
         built = _build_fast(operands, result_types, plan)
         if built is not None:
             values, types, operand_sizes, result_sizes = built
@@ -552,7 +564,7 @@ def _irdl_op_init(self, op_def, *, operands, result_types, properties, attribute
             for of_operands, as_property, name in plan[2]:
                 (props if as_property else attrs)[name] = _segment_sizes(
                     operand_sizes if of_operands else result_sizes)
-            _init_simple_op(self, values, types, props, attrs)
+            _init_simple_op(self, values, types, props, attrs, None, successors)
             return
     _XDSL_IRDL_OP_INIT(self, op_def, operands=operands, result_types=result_types,
                        properties=properties, attributes=attributes,
@@ -608,38 +620,56 @@ def _build_fast(operands, result_types, plan):
     return values, types, operand_sizes, result_sizes
 
 
+def _plain_successors(successors, count: int) -> bool:
+    """``successors`` is ``count`` blocks, one per (single) successor definition."""
+    if len(successors) != count:
+        return False
+    block = _SIMPLE_OP_PARTS[4]
+    for s in successors:
+        if type(s) is not block:
+            return False
+    return True
+
+
 def _init_simple_op(self, operands, result_types, properties: dict, attributes: dict,
-                    location=None) -> None:
-    """``Operation.__init__`` of an op without successors and regions: the same
-    fields set in the same order, to the same values (``properties`` and
-    ``attributes``: new dicts, the op's own from now on)."""
-    OpResult, SSAValues, Use, unknown = _SIMPLE_OP_PARTS
+                    location=None, successors=()) -> None:
+    """``Operation.__init__`` of an op without regions: the same fields set in
+    the same order, to the same values (``properties`` and ``attributes``: new
+    dicts, the op's own from now on)."""
+    OpResult, SSAValues, _, unknown = _SIMPLE_OP_PARTS[:4]
     values = SSAValues(operands)
-    uses = tuple([Use(self, index) for index in range(len(values))])
-    for value, use in zip(values, uses):
-        value.add_use(use)
     self._operands = values
-    self._operand_uses = uses
+    self._operand_uses = _used_by(self, values)
     self.results = SSAValues([OpResult(t, self, index) for index, t in enumerate(result_types)])
     self.properties = properties
     self.attributes = attributes
     self.location = unknown if location is None else location
-    self._successors = ()
-    self._successor_uses = ()
+    self._successors = tuple(successors)
+    self._successor_uses = _used_by(self, self._successors) if successors else ()
     self.regions = ()
     self.__post_init__()
+
+
+def _used_by(op, used) -> tuple:
+    """A use by ``op`` of each of ``used`` (values or blocks), in order, added to it."""
+    Use = _SIMPLE_OP_PARTS[2]
+    uses = tuple([Use(op, index) for index in range(len(used))])
+    for item, use in zip(used, uses):
+        item.add_use(use)
+    return uses
 
 
 def _operation_init(self, *, operands=(), result_types=(), properties={}, attributes={},  # noqa: B006
                     location=None, successors=(), regions=()) -> None:
     """xDSL's ``Operation.__init__`` (``create``, ``clone``, the parser); an op
-    without successors and regions is built by ``_init_simple_op``."""
-    if successors or regions:
+    without regions is built by ``_init_simple_op``."""
+    if regions:
         _XDSL_OPERATION_INIT(self, operands=operands, result_types=result_types,
                              properties=properties, attributes=attributes, location=location,
                              successors=successors, regions=regions)
         return
-    _init_simple_op(self, operands, result_types, dict(properties), dict(attributes), location)
+    _init_simple_op(self, operands, result_types, dict(properties), dict(attributes), location,
+                    successors)
 
 
 _XDSL_OPERATION_INIT = None
@@ -725,7 +755,7 @@ def _cheaper_op_construction() -> None:
     ORIGINALS["irdl_op_init"] = operations.irdl_op_init
     global _XDSL_IRDL_OP_INIT, _SIMPLE_OP_PARTS, _ARG_DEFINITION_KINDS
     _ARG_DEFINITION_KINDS = (operations.OptionalDef, operations.VariadicDef)
-    _SIMPLE_OP_PARTS = (core.OpResult, core.SSAValues, core.Use, UNKNOWN_LOC)
+    _SIMPLE_OP_PARTS = (core.OpResult, core.SSAValues, core.Use, UNKNOWN_LOC, core.Block)
     _OPERATION.append(core.Operation)
     _XDSL_IRDL_OP_INIT = operations.irdl_op_init
     operations.irdl_op_init = _irdl_op_init
@@ -788,6 +818,106 @@ def _direct_printing() -> None:
     BasePrinter.print_string = print_string  # type: ignore[method-assign]
 
 
+# (value, width, signedness) of an IntegerAttr built and verified before -> its IntAttr;
+# width of a signless IntegerType built before -> (its IntAttr, its SignednessAttr);
+# (width, signedness, values) -> a DenseArrayBase of an integer type. Emptied when full:
+# a program with many distinct constants does not grow them without bound.
+_INTEGER_VALUES: dict = {}
+_INTEGER_WIDTHS: dict = {}
+_INTEGER_ARRAYS: dict = {}
+_REMEMBERED_MAX = 1 << 16
+_XDSL_INTEGER_ATTR_INIT = None
+_XDSL_INTEGER_TYPE_INIT = None
+_XDSL_DENSE_FROM_LIST = None
+_INTEGER_CLASSES: tuple = ()  # xDSL's (IntegerType, Signedness.SIGNLESS)
+
+
+def _integer_type_init(self, data, signedness=None) -> None:
+    """``IntegerType.__init__``: a signless type of a width built before gets the
+    same (immutable) parameters without being verified again."""
+    integer_type, signless = _INTEGER_CLASSES
+    if signedness is None:
+        signedness = signless
+    if type(data) is int and signedness is signless:
+        params = _INTEGER_WIDTHS.get(data)
+        if params is not None:
+            object.__setattr__(self, "width", params[0])
+            object.__setattr__(self, "signedness", params[1])
+            return
+        _XDSL_INTEGER_TYPE_INIT(self, data, signedness)
+        if len(_INTEGER_WIDTHS) >= _REMEMBERED_MAX:
+            _INTEGER_WIDTHS.clear()
+        _INTEGER_WIDTHS[data] = (self.width, self.signedness)
+        return
+    _XDSL_INTEGER_TYPE_INIT(self, data, signedness)
+
+
+def _integer_attr_init(self, value, value_type, *, truncate_bits: bool = False) -> None:
+    """``IntegerAttr.__init__``: a plain int of an integer type (not index) that
+    was built and verified before gets the same normalized value without the
+    normalization and the verification."""
+    integer_type = _INTEGER_CLASSES[0]
+    if type(value_type) is int:
+        value_type = integer_type(value_type)
+    if type(value) is int and type(value_type) is integer_type and not truncate_bits:
+        key = (value, value_type.width.data, value_type.signedness.data)
+        data = _INTEGER_VALUES.get(key)
+        if data is not None:
+            object.__setattr__(self, "value", data)
+            object.__setattr__(self, "type", value_type)
+            return
+        _XDSL_INTEGER_ATTR_INIT(self, value, value_type)
+        if len(_INTEGER_VALUES) >= _REMEMBERED_MAX:
+            _INTEGER_VALUES.clear()
+        _INTEGER_VALUES[key] = self.value
+        return
+    _XDSL_INTEGER_ATTR_INIT(self, value, value_type, truncate_bits=truncate_bits)
+
+
+def _dense_array_from_list(data_type, data):
+    """``DenseArrayBase.from_list``: integer arrays are remembered (the same
+    immutable attribute for the same type and values; GEP indices, segment sizes)."""
+    if (type(data_type) is _INTEGER_CLASSES[0] and type(data) in (list, tuple)
+            and all(type(v) is int for v in data)):
+        key = (data_type.width.data, data_type.signedness.data, tuple(data))
+        found = _INTEGER_ARRAYS.get(key)
+        if found is None:
+            found = _XDSL_DENSE_FROM_LIST(data_type, data)
+            if len(_INTEGER_ARRAYS) >= _REMEMBERED_MAX:
+                _INTEGER_ARRAYS.clear()
+            _INTEGER_ARRAYS[key] = found
+        return found
+    return _XDSL_DENSE_FROM_LIST(data_type, data)
+
+
+def _param_attr_def_verify(self, attr) -> None:
+    """``ParamAttrDef.verify``: nothing to check for an attribute without
+    parameters (``UnitAttr``, pointer types), where xDSL makes a verification context."""
+    if self.parameters:
+        _XDSL_PARAM_ATTR_DEF_VERIFY(self, attr)
+
+
+_XDSL_PARAM_ATTR_DEF_VERIFY = None
+
+
+def _cheaper_attribute_construction() -> None:
+    global _XDSL_INTEGER_ATTR_INIT, _XDSL_INTEGER_TYPE_INIT, _XDSL_DENSE_FROM_LIST, _INTEGER_CLASSES
+    global _XDSL_PARAM_ATTR_DEF_VERIFY
+    from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, IntegerType, Signedness
+    from xdsl.irdl.attributes import ParamAttrDef
+
+    ORIGINALS["ParamAttrDef.verify"] = _XDSL_PARAM_ATTR_DEF_VERIFY = ParamAttrDef.verify
+    ParamAttrDef.verify = _param_attr_def_verify  # type: ignore[method-assign]
+
+    _INTEGER_CLASSES = (IntegerType, Signedness.SIGNLESS)
+    ORIGINALS["IntegerAttr.__init__"] = _XDSL_INTEGER_ATTR_INIT = IntegerAttr.__init__
+    ORIGINALS["IntegerType.__init__"] = _XDSL_INTEGER_TYPE_INIT = IntegerType.__init__
+    ORIGINALS["DenseArrayBase.from_list"] = _XDSL_DENSE_FROM_LIST = DenseArrayBase.from_list
+    IntegerAttr.__init__ = _integer_attr_init  # type: ignore[method-assign]
+    IntegerType.__init__ = _integer_type_init  # type: ignore[method-assign]
+    DenseArrayBase.from_list = staticmethod(_dense_array_from_list)  # type: ignore[method-assign]
+
+
 def apply() -> None:
     if _APPLIED:
         return
@@ -801,5 +931,6 @@ def apply() -> None:
     _spaced_dimension_lists()
     _scalar_cmpi_equal_operands()
     _cheaper_op_construction()
+    _cheaper_attribute_construction()
     _cheaper_clone()
     _direct_printing()

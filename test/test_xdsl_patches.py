@@ -210,15 +210,19 @@ def test_op_construction_matches_xdsl():
 
 
 def test_ops_without_regions_get_the_fields_xdsls_builder_sets(monkeypatch):
-    from xdsl.dialects import arith, builtin, func, llvm
+    from xdsl.dialects import arith, builtin, cf, func, llvm
     from xdsl.ir import Block, Operation
 
     block = Block(arg_types=[builtin.f64] * 2)
+    other = Block()
     a, b = block.args
+    c = Block(arg_types=[builtin.i1]).args[0]
 
     def fields(op):
-        return {k: v for k, v in vars(op).items() if k not in ("_operand_uses", "results")}, \
-            [(r.type, r.index) for r in op.results], [(u.operation is op, u.index) for u in op._operand_uses]
+        return {k: v for k, v in vars(op).items()
+                if k not in ("_operand_uses", "results", "_successor_uses")}, \
+            [(r.type, r.index) for r in op.results], \
+            [(u.operation is op, u.index) for u in (*op._operand_uses, *op._successor_uses)]
 
     build = (lambda: arith.AddfOp(a, b), lambda: llvm.FMulOp(a, b),
              lambda: arith.ConstantOp.from_int_and_width(3, 32), lambda: arith.AddfOp(a, b).clone(),
@@ -227,7 +231,11 @@ def test_ops_without_regions_get_the_fields_xdsls_builder_sets(monkeypatch):
              # variadic operands, an absent optional result, segment sizes
              lambda: llvm.CallOp("f", a, b, return_type=builtin.f64), lambda: llvm.CallOp("g", a),
              lambda: func.ReturnOp(a, b), lambda: func.ReturnOp(),
-             lambda: func.CallOp("h", [a, b], [builtin.f64, builtin.f64]))
+             lambda: func.CallOp("h", [a, b], [builtin.f64, builtin.f64]),
+             # successors (their uses compared below)
+             lambda: cf.BranchOp(block, a, b), lambda: cf.ConditionalBranchOp(c, block, [a], other, []),
+             lambda: llvm.CondBrOp(c, block, [a, b], other, [a]),
+             lambda: cf.BranchOp.create(operands=[a, b], successors=[block]))
     ours = [fields(make()) for make in build]
     monkeypatch.setattr(irdl_operations, "irdl_op_init", xdsl_patches.ORIGINALS["irdl_op_init"])
     monkeypatch.setattr(Operation, "__init__", xdsl_patches.ORIGINALS["Operation.__init__"])
@@ -350,3 +358,33 @@ def test_would_be_trivially_dead_matches_xdsl():
     for op in ops * 2:  # the second time from the memo
         assert ours(op) == theirs(op), op.name
     assert {ours(op) for op in ops} == {True, False}
+
+
+def test_remembered_integer_attributes_match_xdsl():
+    """Integer attributes and types built from the memo equal xDSL's, field by
+    field; an out-of-range value fails every time, not only the first."""
+    from xdsl.dialects.builtin import (DenseArrayBase, IndexType, IntegerAttr, IntegerType,
+                                       Signedness, UnitAttr, i1, i32, i64)
+    from xdsl.utils.exceptions import VerifyException
+
+    def theirs(cls, key, *args, **kw):
+        made = cls.__new__(cls)
+        xdsl_patches.ORIGINALS[key](made, *args, **kw)
+        return made
+
+    cases = [(0, i64), (-1, 64), (255, 8), (255, IntegerType(8)), (3, IndexType()), (2**63, i64),
+             (1, i1), (True, i1), (5, IntegerType(32, Signedness.UNSIGNED))]
+    for value, t in cases * 2:
+        ours, xdsls = IntegerAttr(value, t), theirs(IntegerAttr, "IntegerAttr.__init__", value, t)
+        assert vars(ours) == vars(xdsls) and str(ours) == str(xdsls) and hash(ours) == hash(xdsls)
+    for width in (1, 8, 32, 64, 1, 8):
+        assert vars(IntegerType(width)) == vars(theirs(IntegerType, "IntegerType.__init__", width))
+    for _ in range(2):
+        with pytest.raises(VerifyException):
+            IntegerAttr(300, 8)
+        with pytest.raises(VerifyException):
+            IntegerType(-1)
+    made = DenseArrayBase.from_list(i32, [1, -2])
+    assert made == xdsl_patches.ORIGINALS["DenseArrayBase.from_list"](i32, [1, -2])
+    assert DenseArrayBase.from_list(i32, (1, -2)) is made
+    assert UnitAttr() == UnitAttr()

@@ -117,6 +117,22 @@ def wait_for_tier_ups() -> None:
         thread.join()
 
 
+# LLVM pass pipeline level of tier 0 (the first machine code; the tier-up runs the
+# full level): IRT_FIRST_TIER_OPT=0..3, never above the full level. Measured on bench
+# W1-W9 (CPU time of the compile, 2-core AMD EPYC shared with other work): O1 and O2
+# save nothing measurable over O3-nounroll (LLVM's IR pipeline is 10-20 % of LLVM's
+# time there, W7 2.2 -> 2.0 s, W1 0.20 -> 0.16 s, within the compile's spread) and
+# their code is slower on some (W3, W4); O0 (no IR pipeline) cuts the compile by
+# 55-70 % but its code is 5-40x slower (W6: 0.6 -> 4.7 s a call), so the first
+# call of W6 and the tenth of W3, W4, W6, W9 get slower. Hence the full pipeline.
+FIRST_TIER_OPT = 3
+
+
+def first_tier_opt(opt: int) -> int:
+    v = os.environ.get("IRT_FIRST_TIER_OPT", "").strip()
+    return min(opt, int(v) if v in ("0", "1", "2", "3") else FIRST_TIER_OPT)
+
+
 def tiered() -> bool:
     return os.environ.get("IRT_TIERED", "").strip() not in ("0", "false", "no")
 
@@ -128,7 +144,9 @@ def verify_each_requested() -> bool:
 
 def llvm_config(opt: int) -> str:
     """The LLVM settings a cached executable was compiled with (part of its key)."""
-    return f"{opt}{'+unroll' if loop_unrolling() else '-nounroll'}"
+    first = first_tier_opt(opt)  # tier 0's code is cached too: its level is part of the key
+    return (f"{opt}{'+unroll' if loop_unrolling() else '-nounroll'}"
+            + (f"-tier0-{first}" if first != opt else ""))
 
 
 def _consume(lowered: ModuleOp) -> None:
@@ -233,6 +251,8 @@ class Executable:
         del translation
         _consume(lowered)
         del lowered
+        if level == 0:
+            opt = first_tier_opt(opt)
         built = codegen.compile_groups(llvm, self._llvm_ir, (mod, context), groups,
                                        lambda: target_machine(llvm, level), opt, self.unroll,
                                        keep_ir=keep_ir, meanwhile=_collect_garbage)

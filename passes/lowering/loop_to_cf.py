@@ -462,11 +462,15 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> O
     caps: list[SSAValue] = []
     consts: list[SSAValue] = []
     seen: set[SSAValue] = set()
-    for inner in op.walk():
+    # what op holds, as sets: an ancestor test per operand climbs the whole nest
+    inside = list(op.walk())
+    inside_ops = set(inside)
+    inside_blocks = {b for o in inside for r in o.regions for b in r.blocks}
+    for inner in inside:
         if inner is op:
             continue
         for v in inner.operands:
-            if v in seen or op.is_ancestor(v.owner):
+            if v in seen or v.owner in inside_ops or v.owner in inside_blocks:
                 continue
             seen.add(v)
             if isinstance(v.owner, arith.ConstantOp):
@@ -487,7 +491,7 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> O
         mapping[c] = new_c.results[0]
     for v, new_v in mapping.items():
         for use in list(v.uses):
-            if use.operation is not op and op.is_ancestor(use.operation):
+            if use.operation is not op and use.operation in inside_ops:
                 use.operation.operands[use.index] = new_v
     one = arith.ConstantOp(IntegerAttr(1, IndexType()))
     entry.add_op(one)

@@ -68,6 +68,7 @@ into the gemm flags (options ``blas``, ``blas_threshold``; see ``blas.py``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -104,7 +105,10 @@ def is_tensor(t: Attribute) -> bool:
     return isinstance(t, TensorType)
 
 
+@functools.lru_cache(maxsize=4096)
 def memref_type_of(t: TensorType) -> MemRefType:
+    # remembered: xDSL's MemRefType checks its shape against a generic type
+    # (a constraint built per call, a third of a millisecond), for a few distinct types
     return MemRefType(t.get_element_type(), list(t.get_shape()))
 
 

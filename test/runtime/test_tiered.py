@@ -98,6 +98,21 @@ def test_irt_tiered_0_compiles_at_the_full_level_at_once(monkeypatch):
     assert exe.tier == 1 and exe._tier_up_thread is None
 
 
+def test_irt_first_tier_opt_sets_tier_0s_pipeline_level_only(monkeypatch):
+    monkeypatch.setenv("IRT_FIRST_TIER_OPT", "0")
+    assert executable.first_tier_opt(3) == 0
+    exe = compile_fresh()
+    assert exe.tier == 0
+    before = results(exe)
+    np.testing.assert_allclose(before[0], np.exp(X) * X, rtol=1e-13)
+    exe.optimize()
+    np.testing.assert_allclose(results(exe)[0], before[0], rtol=1e-15)
+    monkeypatch.setenv("IRT_FIRST_TIER_OPT", "2")
+    assert executable.first_tier_opt(1) == 1  # never above the full level
+    monkeypatch.delenv("IRT_FIRST_TIER_OPT")
+    assert executable.first_tier_opt(3) == executable.FIRST_TIER_OPT
+
+
 def test_a_process_exiting_during_a_tier_up_exits_cleanly():
     import subprocess
     import sys

@@ -131,11 +131,6 @@ _MINMAX_INT = {
 }
 
 
-def _icmp(rw: Lowering, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
-    flag = llvm.ICmpPredicateFlag(pred)
-    return rw.emit(llvm.ICmpOp(a, b, IntegerAttr(flag.to_int(), 64))).results[0]
-
-
 def _select(rw: Lowering, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
     if not isinstance(c.type, VectorType):
         return rw.emit(llvm.SelectOp(c, a, b)).results[0]
@@ -157,13 +152,17 @@ def _select(rw: Lowering, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
 
 def lower_int_binary(rw: Lowering, op: Operation) -> None:
     a, b = rw.operands()
-    res = rw.emit(_INT_BINARY[type(op)](a, b)).results[0]
+    cls = _INT_BINARY[type(op)]
+    if issubclass(cls, llvm.ArithmeticBinOpOverflow):
+        res = rw.int_op(cls, a, b)
+    else:
+        res = rw.emit(cls(a, b)).results[0]
     rw.replace([res])
 
 
 def lower_float_binary(rw: Lowering, op: Operation) -> None:
     a, b = rw.operands()
-    res = rw.emit(_FLOAT_BINARY[type(op)](a, b, _fastmath(op))).results[0]
+    res = rw.float_op(_FLOAT_BINARY[type(op)], a, b, _fastmath(op))
     rw.replace([res])
 
 
@@ -180,7 +179,7 @@ def lower_float_intrinsic(rw: Lowering, op: Operation) -> None:
 
 def lower_minmax_int(rw: Lowering, op: Operation) -> None:
     a, b = rw.operands()
-    c = _icmp(rw, _MINMAX_INT[type(op)], a, b)
+    c = rw.icmp(_MINMAX_INT[type(op)], a, b)
     rw.replace([_select(rw, c, a, b)])
 
 
@@ -241,13 +240,13 @@ def _checked_operands(rw: Lowering, op: Operation) -> tuple[SSAValue, SSAValue]:
     a, b = rw.operands()
     t = a.type
     if zero:
-        is_zero = _any_lane(rw, _icmp(rw, "eq", b, _splat_const(rw, 0, t)))
+        is_zero = _any_lane(rw, rw.icmp("eq", b, _splat_const(rw, 0, t)))
         ok = rw.emit(llvm.XOrOp(is_zero, rw.const_int(1, i1))).results[0]
         emit_check(rw, ok, checks.division_by_zero(op.name))
     if overflow:
         w = _width(t)
-        a_min = _icmp(rw, "eq", a, _splat_const(rw, -(1 << (w - 1)), t))
-        b_m1 = _icmp(rw, "eq", b, _splat_const(rw, -1, t))
+        a_min = rw.icmp("eq", a, _splat_const(rw, -(1 << (w - 1)), t))
+        b_m1 = rw.icmp("eq", b, _splat_const(rw, -1, t))
         both = _any_lane(rw, rw.emit(llvm.AndOp(a_min, b_m1)).results[0])
         ok = rw.emit(llvm.XOrOp(both, rw.const_int(1, i1))).results[0]
         emit_check(rw, ok, checks.division_overflow(op.name, w))
@@ -267,7 +266,7 @@ def lower_remsi(rw: Lowering, op: Operation) -> None:
     a, b = _checked_operands(rw, op)
     if _signed_constant(op, op.rhs) in (None, -1):
         t = b.type
-        is_m1 = _icmp(rw, "eq", b, _splat_const(rw, -1, t))
+        is_m1 = rw.icmp("eq", b, _splat_const(rw, -1, t))
         b = _select(rw, is_m1, _splat_const(rw, 1, t), b)
     rw.replace([rw.emit(llvm.SRemOp(a, b)).results[0]])
 
@@ -283,10 +282,10 @@ def _rounded_sdiv(rw: Lowering, op: Operation, up: bool) -> None:
     zero, one = _splat_const(rw, 0, t), _splat_const(rw, 1, t)
     q = rw.emit(llvm.SDivOp(a, b)).results[0]
     r = rw.emit(llvm.SRemOp(a, b)).results[0]
-    r_nz = _icmp(rw, "ne", r, zero)
-    r_neg = _icmp(rw, "slt", r, zero)
-    b_neg = _icmp(rw, "slt", b, zero)
-    signs = _icmp(rw, "eq", r_neg, b_neg) if up else rw.emit(llvm.XOrOp(r_neg, b_neg)).results[0]
+    r_nz = rw.icmp("ne", r, zero)
+    r_neg = rw.icmp("slt", r, zero)
+    b_neg = rw.icmp("slt", b, zero)
+    signs = rw.icmp("eq", r_neg, b_neg) if up else rw.emit(llvm.XOrOp(r_neg, b_neg)).results[0]
     adjust = rw.emit(llvm.AndOp(r_nz, signs)).results[0]
     step = rw.emit((llvm.AddOp if up else llvm.SubOp)(q, one)).results[0]
     rw.replace([_select(rw, adjust, step, q)])
@@ -308,7 +307,7 @@ def lower_ceildivui(rw: Lowering, op: Operation) -> None:
     am1 = rw.emit(llvm.SubOp(a, one)).results[0]
     q = rw.emit(llvm.UDivOp(am1, b)).results[0]
     qp1 = rw.emit(llvm.AddOp(q, one)).results[0]
-    is_zero = _icmp(rw, "eq", a, zero)
+    is_zero = rw.icmp("eq", a, zero)
     rw.replace([_select(rw, is_zero, zero, qp1)])
 
 
@@ -326,13 +325,13 @@ def lower_shift(rw: Lowering, op: Operation) -> None:
         return
     if isinstance(op, arith.ShRSIOp):
         # shifting by w - 1 already gives the sign: clamp the (unsigned) amount
-        big = _icmp(rw, "ugt", b, _splat_const(rw, w - 1, t))
+        big = rw.icmp("ugt", b, _splat_const(rw, w - 1, t))
         clamped = _select(rw, big, _splat_const(rw, w - 1, t), b)
         rw.replace([rw.emit(llvm.AShrOp(a, clamped)).results[0]])
         return
     cls = llvm.ShlOp if isinstance(op, arith.ShLIOp) else llvm.LShrOp
     shifted = rw.emit(cls(a, b)).results[0]
-    in_range = _icmp(rw, "ult", b, _splat_const(rw, w, t))
+    in_range = rw.icmp("ult", b, _splat_const(rw, w, t))
     rw.replace([_select(rw, in_range, shifted, _splat_const(rw, 0, t))])
 
 
@@ -342,7 +341,7 @@ def lower_shift(rw: Lowering, op: Operation) -> None:
 def lower_cmpi(rw: Lowering, op: arith.CmpiOp) -> None:
     a, b = rw.operands()
     pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-    rw.replace([_icmp(rw, pred, a, b)])
+    rw.replace([rw.icmp(pred, a, b)])
 
 
 def lower_cmpf(rw: Lowering, op: arith.CmpfOp) -> None:
@@ -410,7 +409,7 @@ def lower_uitofp(rw: Lowering, op: Operation) -> None:
     rounded = rw.emit(llvm.OrOp(half, low)).results[0]
     f = rw.emit(llvm.SIToFPOp(rounded, to)).results[0]
     twice = rw.emit(llvm.FAddOp(f, f)).results[0]
-    neg = _icmp(rw, "slt", a, zero)
+    neg = rw.icmp("slt", a, zero)
     rw.replace([_select(rw, neg, twice, direct)])
 
 

@@ -71,27 +71,47 @@ SOURCE_NAME = "irt.source_name"
 MOVED_PREFIX = "__irt_fn_"
 
 
-def redirect_symbols(module: ModuleOp, mapping: dict[str, str]) -> bool:
-    """Point calls and address-of ops at renamed symbols; True if any changed."""
+# the ops that name a symbol (calls and address-of ops), tested by exact class:
+# isinstance on an xDSL op class goes through ABCMeta, a measurable cost over a module
+_SYMBOL_USER_TYPES = (llvm.CallOp, llvm.AddressOfOp)
+
+
+def symbol_users(module: ModuleOp) -> list[Operation]:
+    """The calls and address-of ops of ``module``, in one walk: what renaming a
+    symbol updates (``redirect_symbols``) and what tells which symbols are used."""
+    kinds = _SYMBOL_USER_TYPES
+    return [op for op in module.walk() if type(op) in kinds]
+
+
+def referenced_symbol(op: Operation) -> str | None:
+    """The symbol a call (None for an indirect one) or an address-of op names."""
+    if type(op) is llvm.CallOp:
+        return op.callee.string_value() if op.callee is not None else None  # type: ignore[attr-defined]
+    return op.global_name.root_reference.data  # type: ignore[attr-defined]
+
+
+def redirect_symbols(module: ModuleOp, mapping: dict[str, str],
+                     users: list[Operation] | None = None) -> bool:
+    """Point calls and address-of ops (those of ``users``, by default all of the
+    module's) at renamed symbols; True if any changed."""
     changed = False
-    for op in module.walk():
-        if isinstance(op, llvm.CallOp) and op.callee is not None:
-            name = op.callee.string_value()
-            if name in mapping:
-                op.callee = SymbolRefAttr(mapping[name])
-                changed = True
-        elif isinstance(op, llvm.AddressOfOp):
-            name = op.global_name.root_reference.data
-            if name in mapping:
-                op.global_name = SymbolRefAttr(mapping[name])
-                changed = True
+    for op in symbol_users(module) if users is None else users:
+        name = referenced_symbol(op)
+        if name is None or name not in mapping:
+            continue
+        if type(op) is llvm.CallOp:
+            op.callee = SymbolRefAttr(mapping[name])  # type: ignore[attr-defined]
+        else:
+            op.global_name = SymbolRefAttr(mapping[name])  # type: ignore[attr-defined]
+        changed = True
     return changed
 
 
-def move_aside(module: ModuleOp, *fns: llvm.FuncOp) -> list[str]:
-    """Rename each of ``fns`` to a free ``__irt_fn_<name>`` (their uses follow,
-    in one walk of the module; each keeps its name in ``irt.source_name``);
-    returns the new names."""
+def move_aside(module: ModuleOp, *fns: llvm.FuncOp,
+               users: list[Operation] | None = None) -> list[str]:
+    """Rename each of ``fns`` to a free ``__irt_fn_<name>`` (their uses follow:
+    ``users``, by default one walk of the module; each keeps its name in
+    ``irt.source_name``); returns the new names."""
     taken = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
     mapping: dict[str, str] = {}
     for fn in fns:
@@ -104,7 +124,7 @@ def move_aside(module: ModuleOp, *fns: llvm.FuncOp) -> list[str]:
             fn.attributes[SOURCE_NAME] = StringAttr(old)
         fn.sym_name = StringAttr(new)
         mapping[old] = new
-    redirect_symbols(module, mapping)
+    redirect_symbols(module, mapping, users)
     return list(mapping.values())
 
 
@@ -314,4 +334,4 @@ def module_of(op: Operation) -> ModuleOp:
 
 __all__ = ["PTR", "VOID", "SOURCE_NAME", "FunctionBuilder", "declare", "define", "function_type",
            "global_string", "lookup", "module_of", "move_aside", "redirect_symbols",
-           "set_passthrough"]
+           "referenced_symbol", "set_passthrough", "symbol_users"]

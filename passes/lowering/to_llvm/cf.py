@@ -24,9 +24,8 @@ from irtoolkit.passes.lowering.to_llvm.common import (
     PTR,
     Lowering,
     add_string_global,
+    apply_handlers,
     convert_block_args,
-    handler_for,
-    to_llvm,
 )
 from irtoolkit.passes.lowering.to_llvm.math import declare_function
 
@@ -170,25 +169,27 @@ HANDLERS: dict = {
 }
 
 
-def convert_cf(module: ModuleOp) -> None:
-    branches: list[Operation] = []
+def convert_branch_targets(ops: list[Operation]) -> None:
+    """Give the non-entry blocks of the regions that hold a branch among ``ops``
+    their LLVM argument types, before the branches convert (so that their
+    operands convert to those types; an entry block belongs to its function's
+    signature, converted by ``convert-func-to-llvm``)."""
     regions: dict[int, Region] = {}
-    for op in module.walk():
+    for op in ops:
         if isinstance(op, _BRANCHES):
-            branches.append(op)
-            region = op.parent_region()
+            region = op.parent
+            region = region.parent if region is not None else None
             if region is not None:
                 regions[id(region)] = region
-    # non-entry blocks first, so that branch operands convert to their types
     for region in regions.values():
         for block in region.blocks:
             if block is not region.blocks.first:
                 convert_block_args(block)
-    for op in branches:
-        if op.parent is not None:
-            handler_for(HANDLERS, type(op))(Lowering(op), op)
+
+
+def convert_cf(module: ModuleOp) -> None:
+    apply_handlers(module, HANDLERS, convert_branch_targets)
     define_check_failure(module)
-    _ = to_llvm
 
 
 def define_check_failure(module: ModuleOp) -> None:

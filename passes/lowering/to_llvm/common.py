@@ -8,6 +8,8 @@ producer is not converted yet is bridged with
 result whose type changes is cast back to the original type for users that are
 not converted yet. ``reconcile-unrealized-casts`` removes the casts that cancel
 once every part ran, so each part can run alone or in any order.
+``convert-to-llvm`` runs every part in one walk (:class:`Conversion`): a
+converted result maps to its LLVM value instead of being cast back.
 
 Memref descriptor (as MLIR's)::
 
@@ -42,6 +44,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     UnrealizedConversionCastOp,
     VectorType,
+    i1,
     i8,
     i32,
     i64,
@@ -252,13 +255,15 @@ def add_string_global(op: Operation, prefix: str, text: str) -> str:
     return name
 
 
-def reconcile_casts(module: ModuleOp) -> None:
+def reconcile_casts(module: ModuleOp, casts: list[UnrealizedConversionCastOp] | None = None) -> None:
     """xDSL's ``reconcile_unrealized_casts`` (same chain rule, applied to every
-    cast until nothing changes) without the pattern-rewriter worklist."""
+    cast until nothing changes) without the pattern-rewriter worklist; on
+    ``casts`` when the caller has them (every cast of the module)."""
     from xdsl.transforms.reconcile_unrealized_casts import _try_remove_cast_chain
 
     rewriter = _CastRewriter()
-    casts = [o for o in module.walk() if isinstance(o, UnrealizedConversionCastOp)]
+    if casts is None:
+        casts = [o for o in module.walk() if isinstance(o, UnrealizedConversionCastOp)]
     while casts:
         rewriter.changed = False
         for cast in casts:
@@ -291,13 +296,49 @@ class _CastRewriter:
 # --------------------------------------------------------------------------- rewriting
 
 
+class Conversion:
+    """The state of one walk that converts several dialects at once (``convert-to-llvm``),
+    as MLIR's dialect conversion: a converted op stays in place, its results
+    mapped to their LLVM values, so that the ops using them still see their
+    original types (a memref, an index) and need no cast back; every mapped op
+    is erased at the end, and a user that was not converted (or came earlier
+    in the walk) gets the LLVM value, cast back to the original type if it differs."""
+
+    __slots__ = ("values", "replaced")
+
+    def __init__(self) -> None:
+        self.values: dict[SSAValue, SSAValue] = {}
+        self.replaced: list[Operation] = []
+
+    def finish(self) -> None:
+        # users before the values they use: a result still used then is used by an
+        # op that was not converted, or that the walk reached first (it goes too)
+        for op in reversed(self.replaced):
+            for old in op.results:
+                if old.first_use is None:
+                    continue
+                new = self.values[old]
+                if new.type != old.type:
+                    cast = cast_op(new, old.type)
+                    cast.location = op.location
+                    op.parent_block().insert_op_before(cast, op)  # type: ignore[union-attr]
+                    new = cast.results[0]
+                old.replace_all_uses_with(new)
+            op.detach()
+            op.erase()
+        self.values.clear()
+        self.replaced.clear()
+
+
 class Lowering:
-    """Rewrites one op: new ops go right before it, results are cast back if needed."""
+    """Rewrites one op: new ops go right before it, results are cast back if needed
+    (or, inside a :class:`Conversion`, mapped to their LLVM values)."""
 
-    __slots__ = ("op", "block", "_consts")
+    __slots__ = ("op", "block", "_consts", "conversion")
 
-    def __init__(self, op: Operation):
+    def __init__(self, op: Operation, conversion: Conversion | None = None):
         self.op = op
+        self.conversion = conversion
         self._consts: dict = {}
         block = op.parent_block()
         assert block is not None
@@ -310,10 +351,12 @@ class Lowering:
 
     def value(self, v: SSAValue) -> SSAValue:
         """``v`` with its LLVM type (through a cast when its producer is not converted)."""
+        if self.conversion is not None and (new := self.conversion.values.get(v)) is not None:
+            return new
         return to_llvm(v, self.op)
 
     def operands(self) -> list[SSAValue]:
-        return [to_llvm(v, self.op) for v in self.op.operands]
+        return [self.value(v) for v in self.op.operands]
 
     def type(self, t: Attribute) -> Attribute:
         lt = convert_type(t)
@@ -341,6 +384,33 @@ class Lowering:
     def insert(self, container: SSAValue, value: SSAValue, position: Sequence[int]) -> SSAValue:
         return self.emit(insert_value_op(container, value, position)).results[0]
 
+    # the most frequent ops, built without xDSL's generic constructors (the same
+    # properties, shared: attributes are immutable)
+    def int_op(self, cls: type[Operation], a: SSAValue, b: SSAValue) -> SSAValue:
+        """``cls`` (``llvm.add``, ``llvm.sub``, ``llvm.mul``: an op with overflow flags, none set)."""
+        return self.emit(cls.create(operands=[a, b], result_types=[a.type],
+                                    properties={"overflowFlags": _NO_OVERFLOW})).results[0]
+
+    def float_op(self, cls: type[Operation], a: SSAValue, b: SSAValue,
+                 fastmath: llvm.FastMathAttr | None = None) -> SSAValue:
+        """``cls`` (``llvm.fadd``, ``llvm.fmul``...: a binary float op with fast-math flags)."""
+        flags = _NO_FASTMATH if fastmath is None else fastmath
+        return self.emit(cls.create(operands=[a, b], result_types=[a.type],
+                                    properties={"fastmathFlags": flags})).results[0]
+
+    def icmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        t = a.type
+        result = VectorType(i1, t.get_shape()) if isinstance(t, VectorType) else i1
+        return self.emit(llvm.ICmpOp.create(operands=[a, b], result_types=[result],
+                                            properties={"predicate": _predicate(pred)})).results[0]
+
+    def load(self, ptr: SSAValue, t: Attribute) -> SSAValue:
+        return self.emit(llvm.LoadOp.create(operands=[ptr], result_types=[t],
+                                            properties={"ordering": _I64_ZERO})).results[0]
+
+    def store(self, value: SSAValue, ptr: SSAValue) -> None:
+        self.emit(llvm.StoreOp.create(operands=[value, ptr], properties={"ordering": _I64_ZERO}))
+
     def undef(self, t: Attribute) -> SSAValue:
         return self.emit(llvm.UndefOp(t)).results[0]
 
@@ -355,6 +425,14 @@ class Lowering:
     def replace(self, results: Sequence[SSAValue]) -> None:
         """Replace the op by ``results`` (LLVM-typed), casting back where types differ."""
         op = self.op
+        conversion = self.conversion
+        if conversion is not None and op.results:
+            for old, new in zip(op.results, results, strict=True):
+                if old.name_hint and new.name_hint is None:
+                    new.name_hint = old.name_hint
+                conversion.values[old] = new
+            conversion.replaced.append(op)
+            return
         final: list[SSAValue] = []
         for old, new in zip(op.results, results, strict=True):
             if old.type != new.type:
@@ -374,6 +452,16 @@ class Lowering:
 @lru_cache(maxsize=4096)
 def _int_attr(value: int, t: Attribute) -> IntegerAttr:
     return IntegerAttr(value, t)
+
+
+_NO_OVERFLOW = IntegerAttr(0, 32)
+_NO_FASTMATH = llvm.FastMathAttr(None)
+_I64_ZERO = IntegerAttr(0, i64)
+
+
+@lru_cache(maxsize=None)
+def _predicate(pred: str) -> IntegerAttr:
+    return IntegerAttr(llvm.ICmpPredicateFlag(pred).to_int(), 64)
 
 
 def to_llvm(v: SSAValue, before: Operation) -> SSAValue:
@@ -425,22 +513,31 @@ def handler_for(handlers: dict[type[Operation], Handler], cls: type[Operation]) 
     return next((handlers[c] for c in cls.__mro__ if c in handlers), None)
 
 
-def apply_handlers(module: ModuleOp, handlers: dict[type[Operation], Handler]) -> None:
+def apply_handlers(module: ModuleOp, handlers: dict[type[Operation], Handler],
+                   prepare: Callable[[list[Operation]], None] | None = None,
+                   conversion: Conversion | None = None) -> None:
     """Rewrite every op whose class has a handler (preorder; nested ops included).
 
     An op whose class has none takes the handler of its nearest base class, so
     the subclasses that replace xDSL's ops (irtoolkit.dialects.arith) lower as
-    xDSL's do.
+    xDSL's do. ``prepare`` sees the ops (in walk order) before any is rewritten;
+    with a ``conversion``, rewritten results are mapped, not cast back
+    (:class:`Conversion`), and the replaced ops are erased at the end.
     """
     resolved: dict[type[Operation], Handler | None] = {}
-    for op in list(module.walk()):
+    ops = list(module.walk())
+    if prepare is not None:
+        prepare(ops)
+    for op in ops:
         cls = type(op)
         if cls not in resolved:
             resolved[cls] = handler_for(handlers, cls)
         handler = resolved[cls]
         if handler is None or op.parent is None:
             continue
-        handler(Lowering(op), op)
+        handler(Lowering(op, conversion), op)
+    if conversion is not None:
+        conversion.finish()
 
 
 def is_legal_llvm_op(op: Operation) -> bool:
@@ -448,7 +545,7 @@ def is_legal_llvm_op(op: Operation) -> bool:
 
 
 __all__ = [
-    "PTR", "I64", "Lowering", "apply_handlers", "convert_block_args", "convert_type",
+    "PTR", "I64", "Conversion", "Lowering", "apply_handlers", "convert_block_args", "convert_type",
     "descriptor_type", "element_size", "intrinsic_suffix", "is_llvm_type", "pack_result_type",
     "to_llvm", "is_legal_llvm_op", "i32", "NoneAttr", "SignednessAttr", "BlockArgument",
 ]

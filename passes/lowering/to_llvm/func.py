@@ -105,6 +105,10 @@ def add_c_interface(fn: llvm.FuncOp, inputs, ins: list, outs: list) -> None:
 
 
 def lower_return(rw: Lowering, op: func.ReturnOp) -> None:
+    parent = op.parent_op()
+    if isinstance(parent, func.FuncOp):  # not converted yet (convert-to-llvm converts it last):
+        ft = parent.function_type  # its signature's error comes before the operands'
+        _signature(parent, ft.inputs.data, ft.outputs.data)
     vals = rw.operands()
     if not vals:
         rw.emit(llvm.ReturnOp())
@@ -157,6 +161,19 @@ def lower_call(rw: Lowering, op: func.CallOp) -> None:
         rw.replace(list(call.results))
     else:
         rw.replace([rw.extract(call.results[0], [i], t) for i, t in enumerate(outs)])
+
+
+def convert_entry_blocks(funcs: list[func.FuncOp]) -> None:
+    """Give the entry blocks of ``funcs`` their LLVM argument types ahead of
+    ``lower_func`` (which then finds them converted), so that the ops of the
+    bodies see the converted arguments; a function whose signature does not
+    convert keeps them, and its body's errors come first."""
+    for op in funcs:
+        if not op.body.blocks:
+            continue
+        types = [convert_type(t) for t in op.function_type.inputs.data]
+        if all(t is not None for t in types):
+            convert_block_args(op.body.blocks[0], types)
 
 
 HANDLERS = {

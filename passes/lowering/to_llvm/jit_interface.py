@@ -46,7 +46,7 @@ from xdsl.dialects.builtin import (
     Float16Type, Float32Type, Float64Type, IntegerAttr, IntegerType, ModuleOp, StringAttr,
     i1, i8, i32, i64,
 )
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irtoolkit.abi import (
@@ -55,7 +55,7 @@ from irtoolkit.abi import (
 )
 from irtoolkit.passes.lowering.to_llvm.build import (
     PTR, SOURCE_NAME, FunctionBuilder, declare, define, function_type, lookup, move_aside,
-    redirect_symbols,
+    redirect_symbols, referenced_symbol, symbol_users,
 )
 from irtoolkit.passes.lowering.loop_to_cf import LATCH
 from irtoolkit.passes.lowering.to_llvm.cf import CHECK_FAILED
@@ -82,10 +82,11 @@ BUFFER_WORDS = TRACK_AT + 3
 # --------------------------------------------------------------------------- renaming
 
 
-def mangle_functions(module: ModuleOp) -> None:
-    """Move every function defined in ``module`` aside (runtime helpers excepted)."""
+def mangle_functions(module: ModuleOp, users: list[Operation] | None = None) -> None:
+    """Move every function defined in ``module`` aside (runtime helpers excepted);
+    ``users``: the module's ``symbol_users``, if known."""
     move_aside(module, *(op for op in module.ops if isinstance(op, llvm.FuncOp) and op.body.blocks
-                         and not op.sym_name.data.startswith(RESERVED_PREFIXES)))
+                         and not op.sym_name.data.startswith(RESERVED_PREFIXES)), users=users)
 
 
 def source_name(fn: llvm.FuncOp) -> str | None:
@@ -427,17 +428,35 @@ def define_stack_check(module: ModuleOp) -> None:
     b.ret()
 
 
-def _callees(fn: llvm.FuncOp) -> set[str]:
-    return {op.callee.string_value() for op in fn.walk()
-            if isinstance(op, llvm.CallOp) and op.callee is not None}
+def _program_calls(module: ModuleOp, users: list[Operation],
+                   user: set[str]) -> list[tuple[llvm.FuncOp, Block, str]]:
+    """(caller, its block, callee) of every call among ``users`` (the module's
+    ``symbol_users``) of a function of ``user``."""
+    calls = []
+    for op in users:
+        if type(op) is not llvm.CallOp or (callee := referenced_symbol(op)) not in user:
+            continue
+        block = op.parent_block()
+        caller = block.parent_op() if block is not None else None
+        while caller is not None and caller.parent_op() is not module:
+            block = caller.parent_block()
+            caller = block.parent_op() if block is not None else None
+        if isinstance(caller, llvm.FuncOp):
+            calls.append((caller, op.parent_block(), callee))
+    return calls
 
 
-def recursive_functions(functions: list[llvm.FuncOp]) -> list[llvm.FuncOp]:
-    """The functions on a cycle of the call graph."""
+def recursive_functions(functions: list[llvm.FuncOp],
+                        calls: list[tuple[llvm.FuncOp, Block, str]]) -> list[llvm.FuncOp]:
+    """The functions on a cycle of the call graph (``calls``: ``_program_calls``)."""
     from irtoolkit.passes.transforms.inline import cyclic_nodes
 
-    names = {f.sym_name.data for f in functions}
-    cyclic = cyclic_nodes({f.sym_name.data: _callees(f) & names for f in functions})
+    graph: dict[str, set[str]] = {f.sym_name.data: set() for f in functions}
+    for caller, _, callee in calls:
+        edges = graph.get(caller.sym_name.data)
+        if edges is not None and callee in graph:
+            edges.add(callee)
+    cyclic = cyclic_nodes(graph)
     return [f for f in functions if f.sym_name.data in cyclic]
 
 
@@ -497,19 +516,14 @@ def _needs_poll(latch: Block, header: Block, body: set[Block], headers: set[Bloc
     kind = branch.attributes.get(LATCH) if branch is not None else None
     if not (isinstance(kind, StringAttr) and kind.data == "for"):
         return True  # a while loop, or one of unknown origin
-    if any(h in body for h in headers if h is not header):
+    if len(headers & body) > 1:  # another header than its own (in both sets)
         return True  # an outer loop
     return not calling.isdisjoint(body)
 
 
-def _blocks_calling(fn: llvm.FuncOp, user: set[str]) -> set[Block]:
-    return {b for b in fn.body.blocks
-            if any(isinstance(op, llvm.CallOp) and op.callee is not None
-                   and op.callee.string_value() in user for op in b.ops)}
-
-
-def poll_loops(module: ModuleOp, fn: llvm.FuncOp, user: set[str]) -> int:
-    """Insert an interrupt poll on the back edges of ``fn``'s loops that need one."""
+def poll_loops(module: ModuleOp, fn: llvm.FuncOp, calling: set[Block]) -> int:
+    """Insert an interrupt poll on the back edges of ``fn``'s loops that need one
+    (``calling``: the blocks that call a function of the program)."""
     edges = _back_edges(fn)
     if not edges:
         return 0
@@ -518,7 +532,6 @@ def poll_loops(module: ModuleOp, fn: llvm.FuncOp, user: set[str]) -> int:
         for s in _successors(block):
             preds.setdefault(s, []).append(block)
     headers = {h for _, h in edges}
-    calling = _blocks_calling(fn, user)
     polled = 0
     for latch, header in edges:
         if not _needs_poll(latch, header, _loop_body(latch, header, preds), headers, calling):
@@ -541,18 +554,6 @@ def poll_loops(module: ModuleOp, fn: llvm.FuncOp, user: set[str]) -> int:
 # --------------------------------------------------------------------------- the pass
 
 
-def _referenced(module: ModuleOp) -> set[str]:
-    """The symbols that calls and address-of ops of ``module`` name."""
-    names: set[str] = set()
-    for op in module.walk():
-        if isinstance(op, llvm.CallOp):
-            if op.callee is not None:
-                names.add(op.callee.string_value())
-        elif isinstance(op, llvm.AddressOfOp):
-            names.add(op.global_name.root_reference.data)
-    return names
-
-
 def add_jit_interface(module: ModuleOp) -> dict[str, str]:
     """The whole pass (see the module doc); returns the entry point of each
     public function that got one."""
@@ -560,24 +561,30 @@ def add_jit_interface(module: ModuleOp) -> dict[str, str]:
               if isinstance(op, llvm.FuncOp) and op.body.blocks
               and op.linkage.linkage.data not in ("internal", "private")
               and source_name(op) is not None]
-    mangle_functions(module)
+    # the calls and address-of ops, collected once: renaming follows them, and they
+    # tell what the program calls (the ops this pass adds call none of the symbols
+    # looked up below)
+    users = symbol_users(module)
+    mangle_functions(module, users)
     # the program's own functions: runtime helpers and outlined parallel loops
     # (which run on worker threads) neither recurse nor poll
     program = [op for op in module.ops if isinstance(op, llvm.FuncOp) and op.body.blocks
                and SOURCE_NAME in op.attributes]
     user = {f.sym_name.data for f in program}
-    recursive = recursive_functions(program)
+    calls = _program_calls(module, users, user)
+    recursive = recursive_functions(program, calls)
     for fn in recursive:
         check_stack_on_entry(fn)
-    polled = sum(poll_loops(module, fn, user) for fn in program)
-    referenced = _referenced(module)
+    calling = {block for _, block, _ in calls}
+    polled = sum(poll_loops(module, fn, calling) for fn in program)
+    referenced = {referenced_symbol(op) for op in users}
     checked = CHECK_FAILED in referenced
     # calls are rerouted before the helpers are defined: those call the real ones
     guarded = "malloc" in referenced
     tracked_free = guarded and "free" in referenced
     if guarded:
         redirect_symbols(module, {"malloc": GUARDED_MALLOC, "free": TRACKED_FREE}
-                         if tracked_free else {"malloc": GUARDED_MALLOC})
+                         if tracked_free else {"malloc": GUARDED_MALLOC}, users)
     jumps = guarded or checked or bool(recursive) or bool(polled)
     if jumps:
         _libc(module)

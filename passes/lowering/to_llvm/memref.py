@@ -132,18 +132,18 @@ class Memref:
                 term = i
             else:
                 sv = rw.const_int(s) if s is not None else self.field(desc, _DESC_STRIDES, k)
-                term = rw.emit(llvm.MulOp(i, sv)).results[0]
-            idx = term if idx is None else rw.emit(llvm.AddOp(idx, term)).results[0]
+                term = rw.int_op(llvm.MulOp, i, sv)
+            idx = term if idx is None else rw.int_op(llvm.AddOp, idx, term)
         if idx is None:
             return base
         elem = convert_type(t.element_type)
         return rw.emit(_gep_op(base, elem, idx)).results[0]
 
     def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.rw.emit(llvm.MulOp(a, b)).results[0]
+        return self.rw.int_op(llvm.MulOp, a, b)
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.rw.emit(llvm.AddOp(a, b)).results[0]
+        return self.rw.int_op(llvm.AddOp, a, b)
 
 
 _GEP_PROPS: dict[str, Attribute] | None = None
@@ -214,13 +214,8 @@ def _shape_values(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[
             running = rw.const_int(static_running)
         else:
             static_running = None
-            running = rw.emit(llvm.MulOp(running, sizes[k])).results[0]
+            running = rw.int_op(llvm.MulOp, running, sizes[k])
     return sizes, strides, running
-
-
-def _icmp(rw: Lowering, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
-    flag = llvm.ICmpPredicateFlag(pred)
-    return rw.emit(llvm.ICmpOp(a, b, IntegerAttr(flag.to_int(), 64))).results[0]
 
 
 def _check_byte_count(rw: Lowering, op: Operation, t: MemRefType, dynamic: Sequence[SSAValue],
@@ -242,12 +237,12 @@ def _check_byte_count(rw: Lowering, op: Operation, t: MemRefType, dynamic: Seque
         product = rw.extract(both, [0], I64)  # type: ignore[arg-type]
         flag = rw.extract(both, [1], i1)  # type: ignore[arg-type]
         wrapped = flag if wrapped is None else rw.emit(llvm.OrOp(wrapped, flag)).results[0]
-    ok = _icmp(rw, "ule", product, limit)
+    ok = rw.icmp("ule", product, limit)
     if wrapped is not None:
         ok = rw.emit(llvm.AndOp(ok, rw.emit(llvm.XOrOp(wrapped, rw.const_int(1, i1))).results[0])).results[0]
         zero = rw.const_int(0)
         for d in dynamic:
-            ok = rw.emit(llvm.OrOp(ok, _icmp(rw, "eq", d, zero))).results[0]
+            ok = rw.emit(llvm.OrOp(ok, rw.icmp("eq", d, zero))).results[0]
     emit_check(rw, ok, f"'{op.name}' op cannot allocate {t}: its size in bytes is "
                        "2^63 or more (or a size is negative)")
 
@@ -310,7 +305,7 @@ def lower_load(rw: Lowering, op: memref.LoadOp) -> None:
     desc = rw.value(op.memref)
     idx = [rw.value(v) for v in op.indices]
     ptr = Memref(rw).element_ptr(op, t, desc, idx)
-    res = rw.emit(llvm.LoadOp(ptr, rw.type(op.res.type))).results[0]
+    res = rw.load(ptr, rw.type(op.res.type))
     rw.replace([res])
 
 
@@ -320,7 +315,7 @@ def lower_store(rw: Lowering, op: memref.StoreOp) -> None:
     desc = rw.value(op.memref)
     idx = [rw.value(v) for v in op.indices]
     ptr = Memref(rw).element_ptr(op, t, desc, idx)
-    rw.emit(llvm.StoreOp(value, ptr))
+    rw.store(value, ptr)
     rw.replace([])
 
 
@@ -338,8 +333,7 @@ def lower_dim(rw: Lowering, op: memref.DimOp) -> None:
     idx = rw.value(op.index)
     result = rw.const_int(0)
     for j in range(rank):
-        eq = rw.emit(llvm.ICmpOp(idx, rw.const_int(j),
-                                 IntegerAttr(llvm.ICmpPredicateFlag.EQ.to_int(), 64))).results[0]
+        eq = rw.icmp("eq", idx, rw.const_int(j))
         result = rw.emit(llvm.SelectOp(eq, m.size(t, desc, j), result)).results[0]
     rw.replace([result])
 

@@ -50,7 +50,8 @@ from xdsl.passes import ModulePass
 
 from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, LOOPS_SERIAL_SYMBOL, NO_TRANS, ROW_MAJOR
 from irtoolkit.passes.lowering.to_llvm.build import (
-    PTR, FunctionBuilder, declare, define, function_type, global_string, lookup, set_passthrough,
+    PTR, FunctionBuilder, declare, define, function_type, global_string, lookup, referenced_symbol,
+    set_passthrough, symbol_users,
 )
 from irtoolkit.passes.lowering.to_llvm.common import constant_int
 
@@ -322,9 +323,10 @@ def separate_loads_and_stores(fn: llvm.FuncOp) -> None:
     checks and a scalar copy of the loop."""
     scope = ArrayAttr([StringAttr("irt.reads." + fn.sym_name.data)])
     for op in fn.walk():
-        if isinstance(op, llvm.LoadOp):
+        kind = type(op)  # (not isinstance: an ABC check per op)
+        if kind is llvm.LoadOp:
             op.attributes["alias_scopes"] = scope
-        elif isinstance(op, llvm.StoreOp):
+        elif kind is llvm.StoreOp:
             op.attributes["noalias_scopes"] = scope
 
 
@@ -363,8 +365,8 @@ def split_gemms(module: ModuleOp, min_work: int) -> None:
     if not gemms:
         return
     names = {g.sym_name.data: g for g in gemms}  # type: ignore[union-attr]
-    calls = [op for op in module.walk() if isinstance(op, llvm.CallOp) and op.callee is not None
-             and op.callee.root_reference.data in names]
+    calls = [op for op in symbol_users(module)
+             if type(op) is llvm.CallOp and referenced_symbol(op) in names]
     need = max(min_work, 2 * GEMM_CHUNK_WORK)
     for call in calls:
         order, _ta, _tb, M, N, K = call.args[:6]

@@ -241,7 +241,7 @@ def leading_sum(E: KernelEmitter, term: Callable[[list[SSAValue]], SSAValue], sd
         first -= 1
     if width is not None and width < ROW_SUM_MIN and first < r:
         # short rows: one scalar sum per kept element, carried through the loops (in
-        # registers; a loop carrying float sums may run in threads)
+        # registers)
         cells = [[E.index(i) for i in c] for c in product(*(range(k) for k in ksizes))]
         zero = E.const(0.0, at)
 

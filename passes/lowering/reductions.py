@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import product
+from math import prod
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith
@@ -149,7 +150,7 @@ def row_by_row(src: SSAValue, rdims: Sequence[int], reduction: type[Operation], 
     kept = shape[len(rdims):]
     if kept[-1] == DYNAMIC_INDEX or kept[-1] >= ROW_SUM_MIN:
         return True
-    if DYNAMIC_INDEX in kept or not 1 < _prod(kept) < ROW_SUM_MIN:
+    if DYNAMIC_INDEX in kept or not 1 < prod(kept) < ROW_SUM_MIN:
         return False
     # short rows: scalar sums in registers, faster than strided passes when a
     # block is the rows of short static dims (LeNet's bias gradient, 64x24x24x6:
@@ -158,13 +159,6 @@ def row_by_row(src: SSAValue, rdims: Sequence[int], reduction: type[Operation], 
     # blocks of 512 rows measured 0.67 vs 0.37 ms)
     last = shape[len(rdims) - 1]
     return last != DYNAMIC_INDEX and last <= SUM_BLOCK and len(rdims) > 1
-
-
-def _prod(xs: Sequence[int]) -> int:
-    r = 1
-    for x in xs:
-        r *= x
-    return r
 
 
 def _one_block(sizes: Sequence[int | None]) -> bool:
@@ -219,7 +213,7 @@ def leading_sum(E: KernelEmitter, term: Callable[[list[SSAValue]], SSAValue], sd
         return put(E.emit1(arith.AddfOp(get(a, ivs), x, fm)), a, ivs)
 
     ksizes = [constant_index(E, d) for d in kdims]
-    width = None if None in ksizes else _prod(ksizes)  # type: ignore[arg-type]
+    width = None if None in ksizes else prod(ksizes)  # type: ignore[arg-type]
 
     def widened_at(idx: list[SSAValue]) -> SSAValue:
         x = term(idx)

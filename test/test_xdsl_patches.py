@@ -113,13 +113,19 @@ def test_isolated_from_above_is_linear_in_depth():
 
     from xdsl.traits import IsolatedFromAbove
 
+    from irtoolkit.gcpause import paused_gc
+
     times = {}
     for depth in (500, 2000):
         module = parse_module(nested(depth), verify=False)
         fn = next(iter(module.body.block.ops))
-        start = time.process_time()
-        IsolatedFromAbove().verify(fn)
-        times[depth] = time.process_time() - start
+        best = float("inf")
+        for _ in range(3):  # best of three, without the test process's full collections
+            with paused_gc():
+                start = time.process_time()
+                IsolatedFromAbove().verify(fn)
+                best = min(best, time.process_time() - start)
+        times[depth] = best
     # 4x the ops: well under 16x the time (the unpatched check is quadratic)
     assert times[2000] < 8 * max(times[500], 0.01), times
 

@@ -172,8 +172,9 @@ THREADED, ALONE, SPLIT, SERIAL = 0, 1, 2, 3
 
 _alone_depth = 0  # calls running with OpenBLAS held at one thread
 _alone_saved = 0  # OpenBLAS's thread count before the first of them
-_split_calls = ctypes.c_int64(0)  # abi.BLAS_SPLIT_SYMBOL: SPLIT calls running
-_serial_calls = ctypes.c_int64(0)  # abi.LOOPS_SERIAL_SYMBOL: SERIAL calls running
+#: the process flags compiled code reads (``abi``'s symbol of each), by the way that
+#: sets them: the number of calls running that way
+_FLAGS = {SPLIT: (BLAS_SPLIT_SYMBOL, ctypes.c_int64(0)), SERIAL: (LOOPS_SERIAL_SYMBOL, ctypes.c_int64(0))}
 _threads_api: list = []  # [(get, set) or None] once looked up
 
 
@@ -222,14 +223,10 @@ def thread_ways(undefined) -> tuple[int, ...]:
     return ways
 
 
-def split_flag_address() -> int:
-    """The address of ``abi.BLAS_SPLIT_SYMBOL`` in this process."""
-    return ctypes.addressof(_split_calls)
-
-
-def serial_flag_address() -> int:
-    """The address of ``abi.LOOPS_SERIAL_SYMBOL`` in this process."""
-    return ctypes.addressof(_serial_calls)
+def flag_address(symbol: str) -> int:
+    """The address in this process of the flag ``symbol`` (``abi.BLAS_SPLIT_SYMBOL``
+    or ``abi.LOOPS_SERIAL_SYMBOL``)."""
+    return next(ctypes.addressof(flag) for name, flag in _FLAGS.values() if name == symbol)
 
 
 class PoolChoice:
@@ -375,19 +372,15 @@ def enter_way(way: int, gemms: bool) -> None:
                 _alone_saved = get()
                 put(1)
             _alone_depth += 1
-        if way == SPLIT:
-            _split_calls.value += 1
-        elif way == SERIAL:
-            _serial_calls.value += 1
+        if way in _FLAGS:
+            _FLAGS[way][1].value += 1
 
 
 def exit_way(way: int, gemms: bool) -> None:
     global _alone_depth
     with _lock:
-        if way == SPLIT:
-            _split_calls.value -= 1
-        elif way == SERIAL:
-            _serial_calls.value -= 1
+        if way in _FLAGS:
+            _FLAGS[way][1].value -= 1
         if gemms and way != THREADED:
             _alone_depth -= 1
             if _alone_depth == 0:
@@ -396,5 +389,5 @@ def exit_way(way: int, gemms: bool) -> None:
 
 __all__ = ["GEMM_SYMBOLS", "find_openblas", "blas_available", "load_blas", "gemm_address", "blas_threads",
            "thread_ways", "enter_way", "exit_way", "PoolChoice",
-           "THREADED", "ALONE", "SPLIT", "SERIAL", "split_flag_address", "serial_flag_address",
+           "THREADED", "ALONE", "SPLIT", "SERIAL", "flag_address",
            "ROW_MAJOR", "NO_TRANS", "TRANS"]

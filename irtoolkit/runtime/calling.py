@@ -176,7 +176,7 @@ class Function:
         self._err = word  # the frame's tail: error words, stack limit (abi)
         self._nwords = word + FRAME_TAIL_WORDS
         self._tls = threading.local()
-        # how its gemms share the cores (None: not a question; runtime/blas.py)
+        # how it shares the cores (None: not a question; runtime/blas.py)
         self._pool = PoolChoice(executable.thread_ways) if executable.thread_ways else None
         self._gemms = ALONE in executable.thread_ways  # (OpenBLAS's count to hold)
 

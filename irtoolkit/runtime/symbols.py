@@ -144,14 +144,10 @@ def register(llvm, names: Iterable[str]) -> list[str]:
             from irtoolkit.runtime import interrupts
 
             addr = interrupts.address()
-        elif name == BLAS_SPLIT_SYMBOL:
-            from irtoolkit.runtime.blas import split_flag_address
+        elif name in (BLAS_SPLIT_SYMBOL, LOOPS_SERIAL_SYMBOL):  # the ways' flags
+            from irtoolkit.runtime.blas import flag_address
 
-            addr = split_flag_address()
-        elif name == LOOPS_SERIAL_SYMBOL:
-            from irtoolkit.runtime.blas import serial_flag_address
-
-            addr = serial_flag_address()
+            addr = flag_address(name)
         elif name == PRINT_SYMBOL:  # printf.print_format: a Python callback
             from irtoolkit.runtime.printf import callback_address
 

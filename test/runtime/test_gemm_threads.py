@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import irtoolkit
+from irtoolkit.abi import BLAS_SPLIT_SYMBOL, LOOPS_SERIAL_SYMBOL
 from irtoolkit.runtime import blas
 
 needs_blas = pytest.mark.skipif(not blas.blas_available(), reason="numpy's OpenBLAS not found")
@@ -140,8 +141,6 @@ def test_a_change_of_load_starts_a_trial_before_the_interval():
 
 def test_code_that_calls_a_gemm_qualifies_and_split_gemms_and_loops_add_ways(monkeypatch):
     monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
-    from irtoolkit.abi import BLAS_SPLIT_SYMBOL, LOOPS_SERIAL_SYMBOL
-
     gemm = blas.GEMM_SYMBOLS["f32"]
     assert blas.thread_ways({"malloc", "pthread_create"}) == ()
     assert blas.thread_ways({"pthread_create", LOOPS_SERIAL_SYMBOL}) == (blas.THREADED, blas.SERIAL)
@@ -162,8 +161,8 @@ def test_code_that_calls_a_gemm_qualifies_and_split_gemms_and_loops_add_ways(mon
 @needs_blas
 def test_alone_nests_and_restores_the_count():
     before = _threads()
-    split = ctypes.c_int64.from_address(blas.split_flag_address())
-    serial = ctypes.c_int64.from_address(blas.serial_flag_address())
+    split = ctypes.c_int64.from_address(blas.flag_address(BLAS_SPLIT_SYMBOL))
+    serial = ctypes.c_int64.from_address(blas.flag_address(LOOPS_SERIAL_SYMBOL))
     blas.enter_way(blas.ALONE, True)
     blas.enter_way(blas.SPLIT, True)
     blas.enter_way(blas.SERIAL, True)
@@ -274,7 +273,7 @@ def test_code_with_loops_of_its_own_keeps_the_faster_way_and_the_same_sum(monkey
     monkeypatch.delenv("IRT_NUM_THREADS", raising=False)
     total = irtoolkit.compile(irtoolkit.parse(LOOPS_ONLY, "total.mlir"))["total"]
     assert total._pool.ways == (blas.THREADED, blas.SERIAL)
-    serial = ctypes.c_int64.from_address(blas.serial_flag_address())
+    serial = ctypes.c_int64.from_address(blas.flag_address(LOOPS_SERIAL_SYMBOL))
     _slow_way(monkeypatch, total, lambda: (serial.value > 0) == (slow == blas.SERIAL))
     x = np.random.default_rng(3).standard_normal(1_500_000)
     sums = set()

@@ -104,14 +104,20 @@ def _num_threads_function(module: ModuleOp) -> None:
 MONOTONIC = 2  # LLVM's atomic ordering code
 
 
+def _runtime_flag(module: ModuleOp, b: FunctionBuilder, name: str, linkage: str) -> SSAValue:
+    """The address of the i64 flag ``name`` the runtime defines, declared in
+    ``module`` with ``linkage`` on first use."""
+    if lookup(module, name) is None:
+        module.body.block.add_op(llvm.GlobalOp(i64, name, linkage))
+    return b.addressof(name)
+
+
 def _one_thread_if_serial(module: ModuleOp, b: FunctionBuilder, t: SSAValue) -> SSAValue:
     """``t``, or 1 while the runtime asks for serial loops (``abi.LOOPS_SERIAL_SYMBOL``:
     the same chunks, combined in the same order, all taken by the calling thread, so
     the results do not depend on it). The flag is weak: code linked without our
     runtime (``--emit obj``) finds it absent and keeps its threads."""
-    if lookup(module, LOOPS_SERIAL_SYMBOL) is None:
-        module.body.block.add_op(llvm.GlobalOp(i64, LOOPS_SERIAL_SYMBOL, "extern_weak"))
-    flag = b.addressof(LOOPS_SERIAL_SYMBOL)
+    flag = _runtime_flag(module, b, LOOPS_SERIAL_SYMBOL, "extern_weak")
     present, after = b.new_block(), b.new_block([i64])
     b.cond_br(b.is_null(flag), after, present, (t,))
     b.at(present)
@@ -244,12 +250,10 @@ def define_dispatcher(module: ModuleOp, fn: llvm.FuncOp, worker: llvm.FuncOp,
     if gate is None:
         b.cond_br(b.icmp("sgt", t, b.i64(1)), par, seq)
     else:
-        if lookup(module, gate) is None:
-            module.body.block.add_op(llvm.GlobalOp(i64, gate, "external"))
         gated = b.new_block()
         b.cond_br(b.icmp("sgt", t, b.i64(1)), gated, seq)
         b.at(gated)
-        on = b.load(b.addressof(gate), i64, ordering=MONOTONIC)
+        on = b.load(_runtime_flag(module, b, gate, "external"), i64, ordering=MONOTONIC)
         b.cond_br(b.icmp("ne", on, b.i64(0)), par, seq)
     b.at(seq)
     r = b.call(worker.sym_name.data, args, None if void else ret)

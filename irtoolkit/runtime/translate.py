@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ArrayAttr, IndexType, ModuleOp, StringAttr, SymbolRefAttr
 
-from irtoolkit.abi import ENTRY_PREFIX, FRAME_TAIL_WORDS, KERNEL_PREFIX
+from irtoolkit.abi import ENTRY_PREFIX, FRAME_TAIL_WORDS, KERNEL_PREFIX, LOOP_INTERLEAVE
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, op_error
 from irtoolkit.runtime.signature import spec_words
 
@@ -498,8 +498,6 @@ def math_loop_ids(op: llvm.FuncOp, llmod: ir.Module, kernel_blocks: set | None =
     busy (see ``abi.LOOP_INTERLEAVE``). Blocks are in reverse post-order
     here, so a branch to an earlier block is a loop's back edge."""
     import llvmlite.ir as ir
-
-    from irtoolkit.abi import LOOP_INTERLEAVE
 
     blocks = list(op.body.blocks)
     index = {b: i for i, b in enumerate(blocks)}

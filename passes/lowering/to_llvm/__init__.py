@@ -20,15 +20,9 @@ from xdsl.passes import ModulePass
 from irtoolkit.diagnostics import op_error
 
 
-def check_legal(module: ModuleOp) -> None:
-    """Raise a located diagnostic for the first op that is not in the llvm dialect."""
-    for op in module.walk():
-        if op is not module and not op.name.startswith("llvm."):
-            raise _not_legalized(op)
-
-
 def reconcile_and_check(module: ModuleOp) -> None:
-    """``reconcile_casts`` then ``check_legal`` in one walk of the module."""
+    """``reconcile_casts``, then a located diagnostic for the first op that is not
+    in the llvm dialect, in one walk of the module."""
     from irtoolkit.passes.lowering.to_llvm.common import reconcile_casts
 
     others: list[Operation] = []

@@ -832,6 +832,13 @@ _XDSL_DENSE_FROM_LIST = None
 _INTEGER_CLASSES: tuple = ()  # xDSL's (IntegerType, Signedness.SIGNLESS)
 
 
+def _remember(table: dict, key, value) -> None:
+    """``table[key] = value``, the table emptied first when full."""
+    if len(table) >= _REMEMBERED_MAX:
+        table.clear()
+    table[key] = value
+
+
 def _integer_type_init(self, data, signedness=None) -> None:
     """``IntegerType.__init__``: a signless type of a width built before gets the
     same (immutable) parameters without being verified again."""
@@ -845,9 +852,7 @@ def _integer_type_init(self, data, signedness=None) -> None:
             object.__setattr__(self, "signedness", params[1])
             return
         _XDSL_INTEGER_TYPE_INIT(self, data, signedness)
-        if len(_INTEGER_WIDTHS) >= _REMEMBERED_MAX:
-            _INTEGER_WIDTHS.clear()
-        _INTEGER_WIDTHS[data] = (self.width, self.signedness)
+        _remember(_INTEGER_WIDTHS, data, (self.width, self.signedness))
         return
     _XDSL_INTEGER_TYPE_INIT(self, data, signedness)
 
@@ -867,9 +872,7 @@ def _integer_attr_init(self, value, value_type, *, truncate_bits: bool = False) 
             object.__setattr__(self, "type", value_type)
             return
         _XDSL_INTEGER_ATTR_INIT(self, value, value_type)
-        if len(_INTEGER_VALUES) >= _REMEMBERED_MAX:
-            _INTEGER_VALUES.clear()
-        _INTEGER_VALUES[key] = self.value
+        _remember(_INTEGER_VALUES, key, self.value)
         return
     _XDSL_INTEGER_ATTR_INIT(self, value, value_type, truncate_bits=truncate_bits)
 
@@ -883,9 +886,7 @@ def _dense_array_from_list(data_type, data):
         found = _INTEGER_ARRAYS.get(key)
         if found is None:
             found = _XDSL_DENSE_FROM_LIST(data_type, data)
-            if len(_INTEGER_ARRAYS) >= _REMEMBERED_MAX:
-                _INTEGER_ARRAYS.clear()
-            _INTEGER_ARRAYS[key] = found
+            _remember(_INTEGER_ARRAYS, key, found)
         return found
     return _XDSL_DENSE_FROM_LIST(data_type, data)
 

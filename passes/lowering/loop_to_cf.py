@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -135,32 +135,69 @@ def lower_for(op: Operation, loop) -> None:
         _set_loc([zero, positive, check], op)
         for new in (zero, positive, check):
             block.insert_op_before(new, op)
-    cond = Block(arg_types=[iv_type, *(v.type for v in op.iter_args)])
-    region.insert_block_before(cond, end)
-    _take_blocks(op.body, end)
-    # entry: branch to the condition
-    br = cf.BranchOp(cond, op.lb, *op.iter_args)
-    _set_loc([br], op)
-    block.insert_op_before(br, op)
-    # condition block
-    iv = cond.args[0]
-    cmp = arith.CmpiOp(iv, op.ub, "slt")
-    cbr = cf.ConditionalBranchOp(cmp.result, body, list(cond.args), end, [])
-    _set_loc([cmp, cbr], op)
-    cond.add_ops([cmp, cbr])
-    # body terminator: step and branch back
     term = body.last_op
     if not isinstance(term, loop.YieldOp):
         raise op_error(op, "body must end with 'loop.yield'")
-    nxt = arith.AddiOp(body.args[0], op.step)
-    back = cf.BranchOp(cond, nxt.result, *term.operands)
+    inits = list(op.iter_args)
+    yielded = list(term.operands)
+    # an iteration value yielded unchanged is its initial value throughout (a
+    # buffer passed through a nest): it is used as such, and carried by no block
+    carried = [k for k, (init, y) in enumerate(zip(inits, yielded, strict=True))
+               if not _passed_through(y, body.args[k + 1], init)]
+    for k, init in enumerate(inits):
+        if k not in carried:
+            body.args[k + 1].replace_all_uses_with(init)
+            op.results[k].replace_all_uses_with(init)
+    cond = Block(arg_types=[iv_type, *(inits[k].type for k in carried)])
+    region.insert_block_before(cond, end)
+    _take_blocks(op.body, end)
+    # entry: branch to the condition
+    br = cf.BranchOp(cond, op.lb, *(inits[k] for k in carried))
+    _set_loc([br], op)
+    block.insert_op_before(br, op)
+    # condition block; the body, which only the condition enters, uses its arguments
+    iv = cond.args[0]
+    cmp = arith.CmpiOp(iv, op.ub, "slt")
+    cbr = cf.ConditionalBranchOp(cmp.result, body, [], end, [])
+    _set_loc([cmp, cbr], op)
+    cond.add_ops([cmp, cbr])
+    body.args[0].replace_all_uses_with(iv)
+    for k, arg in zip(carried, cond.args[1:]):
+        body.args[k + 1].replace_all_uses_with(arg)
+    for arg in reversed(body.args):
+        body.erase_arg(arg)
+    # body terminator: step and branch back
+    nxt = arith.AddiOp(iv, op.step)
+    yielded = list(term.operands)  # (now the condition's arguments where it yields the body's)
+    back = cf.BranchOp(cond, nxt.result, *(yielded[k] for k in carried))
     back.attributes[LATCH] = StringAttr("for")  # a counted loop (the JIT does not poll it)
     _replace_terminator(term, [nxt, back], op)
     # results are the iteration values seen by the exit test
-    for res, val in zip(op.results, cond.args[1:], strict=True):
-        res.replace_all_uses_with(val)
+    for k, val in zip(carried, cond.args[1:]):
+        op.results[k].replace_all_uses_with(val)
     op.detach()
     op.erase()
+
+
+def _passed_through(yielded: SSAValue, arg: SSAValue, init: SSAValue) -> bool:
+    """Whether a loop.for yields its iteration argument ``arg`` (or its initial
+    value ``init``) unchanged, directly or as the result of a nested loop.for
+    that starts from it and passes it through in turn."""
+    from irtoolkit.dialects import loop
+
+    if yielded is arg or yielded is init:
+        return True
+    inner = yielded.owner
+    if not isinstance(inner, loop.ForOp):
+        return False
+    k = yielded.index  # type: ignore[attr-defined]
+    inner_init = inner.iter_args[k]
+    blocks = list(inner.body.blocks)
+    if not (inner_init is arg or inner_init is init) or len(blocks) != 1:
+        return False
+    inner_term = blocks[0].last_op
+    return isinstance(inner_term, loop.YieldOp) and _passed_through(
+        inner_term.operands[k], blocks[0].args[k + 1], inner_init)
 
 
 def lower_if(op: Operation, loop) -> None:
@@ -450,9 +487,10 @@ def parallel_kinds(op: Operation) -> list[str] | None:
     return kinds
 
 
-def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> Operation:
+def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> tuple[Operation, Operation]:
     """Move loop.for ``op`` (in function ``fn``) to a new private function ``name``
-    over ``[lo, hi)``; ``op`` becomes a call of it over its whole range."""
+    over ``[lo, hi)``; ``op`` becomes a call of it over its whole range. Returns
+    the function and the call."""
     from xdsl.dialects import func
     from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, i64
 
@@ -513,7 +551,11 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> O
     call.attributes[WORK_ATTR] = IntegerAttr(cost, i64)
     call.location = op.location
     Rewriter.replace_op(op, call)
-    return worker
+    return worker, call
+
+
+def _same_function(a: Operation, b: Operation) -> bool:
+    return a.function_type == b.function_type and a.body.is_structurally_equivalent(b.body)  # type: ignore[attr-defined]
 
 
 def outline_parallel_loops(module: ModuleOp) -> int:
@@ -525,6 +567,9 @@ def outline_parallel_loops(module: ModuleOp) -> int:
 
     taken = {o.sym_name.data for o in module.body.block.ops if hasattr(o, "sym_name")}
     count = 0
+    # the functions outlined so far, by op count: a loop outlined twice (a gradient
+    # recomputes its forward pass) calls the first copy, compiled once
+    workers: dict[int, list[Operation]] = {}
 
     def visit(block: Block, fn: Operation) -> None:
         nonlocal count
@@ -540,7 +585,16 @@ def outline_parallel_loops(module: ModuleOp) -> int:
                         while f"{base}_{k}" in taken:
                             k += 1
                         taken.add(f"{base}_{k}")
-                        outline_loop(op, kinds, fn, f"{base}_{k}")
+                        worker, call = outline_loop(op, kinds, fn, f"{base}_{k}")
+                        size = sum(1 for _ in worker.walk())
+                        same = next((w for w in workers.get(size, ()) if _same_function(worker, w)), None)
+                        if same is None:
+                            workers.setdefault(size, []).append(worker)
+                        else:
+                            worker.detach()
+                            worker.erase()
+                            taken.discard(f"{base}_{k}")
+                            call.properties["callee"] = SymbolRefAttr(same.sym_name)  # type: ignore[attr-defined]
                         count += 1
                         continue
             for r in op.regions:

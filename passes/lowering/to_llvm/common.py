@@ -304,11 +304,19 @@ class Conversion:
     is erased at the end, and a user that was not converted (or came earlier
     in the walk) gets the LLVM value, cast back to the original type if it differs."""
 
-    __slots__ = ("values", "replaced")
+    __slots__ = ("values", "replaced", "local", "fields", "maybe_dead")
 
     def __init__(self) -> None:
         self.values: dict[SSAValue, SSAValue] = {}
         self.replaced: list[Operation] = []
+        # values made once per block and reused by the ops after (constants, address
+        # arithmetic, descriptor fields), keyed by (block, what): an earlier op of
+        # the same block dominates the later ones
+        self.local: dict[tuple, SSAValue] = {}
+        # the fields of the descriptors built in this walk: read without extractvalue
+        self.fields: dict[SSAValue, dict[tuple[int, ...], SSAValue]] = {}
+        # pure ops that may have lost their last user: erased at the end if so
+        self.maybe_dead: list[Operation] = []
 
     def finish(self) -> None:
         # users before the values they use: a result still used then is used by an
@@ -326,8 +334,31 @@ class Conversion:
                 old.replace_all_uses_with(new)
             op.detach()
             op.erase()
+        erase_unused(self.maybe_dead)
         self.values.clear()
         self.replaced.clear()
+        self.local.clear()
+        self.fields.clear()
+        self.maybe_dead.clear()
+
+
+#: ops without side effects, erased when their results are unused
+_PURE = (llvm.AddOp, llvm.SubOp, llvm.MulOp, llvm.ConstantOp, llvm.InsertValueOp, llvm.UndefOp,
+         llvm.ExtractValueOp, llvm.GEPOp)
+
+
+def erase_unused(ops: Sequence[Operation]) -> None:
+    """Erase the pure ops of ``ops`` whose results have no use, then the pure
+    producers of their operands that this leaves unused, and so on."""
+    work = list(ops)
+    while work:
+        op = work.pop()
+        if op.parent is None or not isinstance(op, _PURE) or any(r.first_use is not None for r in op.results):
+            continue
+        producers = [v.owner for v in op.operands if isinstance(v.owner, Operation)]
+        op.detach()
+        op.erase()
+        work.extend(producers)
 
 
 class Lowering:
@@ -368,12 +399,27 @@ class Lowering:
     def const_int(self, value: int, t: Attribute = I64) -> SSAValue:
         if isinstance(t, IntegerType) and t.width.data == 1:
             value = 1 if value else 0
-        key = (value, t)
-        cached = self._consts.get(key)
+        if self.conversion is None:
+            cache, key = self._consts, (value, t)
+        else:  # (i64: the most frequent, keyed without hashing the type)
+            cache, key = self.conversion.local, (self.block, value) if t is I64 else (self.block, value, t)
+        cached = cache.get(key)
         if cached is None:
-            cached = self._consts[key] = self.emit(
+            cached = cache[key] = self.emit(
                 llvm.ConstantOp.create(properties={"value": _int_attr(value, t)}, result_types=[t])).results[0]
         return cached
+
+    def local(self, key: tuple, make: Callable[[], SSAValue]) -> SSAValue:
+        """``make()``, made once per block in a :class:`Conversion` (then reused
+        by the later ops of the block), at each call otherwise."""
+        if self.conversion is None:
+            return make()
+        cache = self.conversion.local
+        key = (self.block, *key)
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = make()
+        return found
 
     def const_float(self, value: float, t: Attribute) -> SSAValue:
         return self.emit(llvm.ConstantOp(FloatAttr(value, t), t)).results[0]  # type: ignore[arg-type]

@@ -537,16 +537,31 @@ def poll_loops(module: ModuleOp, fn: llvm.FuncOp, calling: set[Block]) -> int:
         if not _needs_poll(latch, header, _loop_body(latch, header, preds), headers, calling):
             continue
         b = FunctionBuilder(fn, latch)
-        check = b.new_block([a.type for a in header.args])
-        slow = b.new_block([a.type for a in header.args])
         branch = latch.last_op
         assert branch is not None
-        branch.successors = [check if s is header else s for s in branch.successors]
-        b.at(check)
-        b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, header, check.args, check.args)
-        b.at(slow)
-        b.call(POLL, [])
-        b.br(header, *slow.args)
+        if isinstance(branch, llvm.BrOp):
+            # the test ends the latch itself: the slow path uses its values, so
+            # neither new block needs arguments (no phis in LLVM IR)
+            args = list(branch.operands)
+            kind = branch.attributes.get(LATCH)
+            branch.detach()
+            branch.erase()
+            slow = b.new_block()
+            b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, header, (), args)
+            if kind is not None:
+                latch.last_op.attributes[LATCH] = kind  # type: ignore[union-attr]
+            b.at(slow)
+            b.call(POLL, [])
+            b.br(header, *args)
+        else:
+            check = b.new_block([a.type for a in header.args])
+            slow = b.new_block([a.type for a in header.args])
+            branch.successors = [check if s is header else s for s in branch.successors]
+            b.at(check)
+            b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, header, check.args, check.args)
+            b.at(slow)
+            b.call(POLL, [])
+            b.br(header, *slow.args)
         polled += 1
     return polled
 

@@ -58,6 +58,7 @@ from irtoolkit.passes.lowering.to_llvm.common import (
     convert_type,
     descriptor_type,
     element_size,
+    extract_value_op,
 )
 from irtoolkit.passes.lowering.to_llvm.math import declare_function
 
@@ -89,8 +90,28 @@ class Memref:
         self.rw = rw
 
     def field(self, desc: SSAValue, *pos: int) -> SSAValue:
+        rw = self.rw
+        conversion = rw.conversion
+        if conversion is not None:
+            known = conversion.fields.get(desc)
+            if known is not None:
+                return known[pos]
         t = PTR if pos[0] in (_DESC_ALLOCATED, _DESC_ALIGNED) else I64
-        return self.rw.extract(desc, list(pos), t)
+        if conversion is not None and _is_function_argument(desc):
+            # read once, at the start of the function, for every block
+            entry = desc.block  # type: ignore[attr-defined]
+            key = (entry, "field", desc, pos)
+            found = conversion.local.get(key)
+            if found is None:
+                read = extract_value_op(desc, list(pos), t)
+                read.location = rw.op.location
+                if entry.first_op is None:
+                    entry.add_op(read)
+                else:
+                    entry.insert_op_before(read, entry.first_op)
+                found = conversion.local[key] = read.results[0]
+            return found
+        return rw.local(("field", desc, pos), lambda: rw.extract(desc, list(pos), t))
 
     def size(self, t: MemRefType, desc: SSAValue, k: int) -> SSAValue:
         d = t.get_shape()[k]
@@ -111,39 +132,115 @@ class Memref:
         d = rw.insert(d, allocated, [_DESC_ALLOCATED])
         d = rw.insert(d, aligned, [_DESC_ALIGNED])
         d = rw.insert(d, offset, [_DESC_OFFSET])
+        fields = {(_DESC_ALLOCATED,): allocated, (_DESC_ALIGNED,): aligned, (_DESC_OFFSET,): offset}
         for k in range(rank):
             d = rw.insert(d, sizes[k], [_DESC_SIZES, k])
             d = rw.insert(d, strides[k], [_DESC_STRIDES, k])
+            fields[(_DESC_SIZES, k)] = sizes[k]
+            fields[(_DESC_STRIDES, k)] = strides[k]
+        if rw.conversion is not None:
+            # its fields are read from the values put in, so that the descriptor,
+            # if only read, is left unused (and erased at the end of the walk)
+            rw.conversion.fields[d] = fields
+            rw.conversion.maybe_dead.append(d.owner)  # type: ignore[arg-type]
         return d
 
     def element_ptr(self, op: Operation, t: MemRefType, desc: SSAValue,
                     indices: Sequence[SSAValue]) -> SSAValue:
+        """The address of an element. With static strides, the constant parts of the
+        indices (``i + c``, ``c``) are summed here, the rest added first: accesses
+        that differ by a constant offset share the arithmetic, and in a
+        :class:`Conversion` equal terms are computed once per block (i64 sums
+        wrap around, so the address is the same)."""
         rw = self.rw
         strides, offset = layout_of(op, t)
         base = self.field(desc, _DESC_ALIGNED)
         idx: SSAValue | None = None
+        constant = 0
         if offset is None:
             idx = self.field(desc, _DESC_OFFSET)
-        elif offset != 0:
-            idx = rw.const_int(offset)
+        else:
+            constant = offset
         for k, i in enumerate(indices):
             s = strides[k]
-            if s == 1:
-                term = i
+            if s is None:
+                term = self.mul(i, self.field(desc, _DESC_STRIDES, k))
             else:
-                sv = rw.const_int(s) if s is not None else self.field(desc, _DESC_STRIDES, k)
-                term = rw.int_op(llvm.MulOp, i, sv)
-            idx = term if idx is None else rw.int_op(llvm.AddOp, idx, term)
+                i, c = _constant_part(rw, i)
+                constant += c * s
+                if i is None:
+                    continue
+                term = i if s == 1 else self.mul(i, rw.const_int(s))
+            idx = term if idx is None else self.add(idx, term)
+        constant = _wrap(constant)
+        if constant:
+            idx = rw.const_int(constant) if idx is None else self.add(idx, rw.const_int(constant))
         if idx is None:
             return base
         elem = convert_type(t.element_type)
-        return rw.emit(_gep_op(base, elem, idx)).results[0]
+        return rw.local(("gep", base, idx, elem), lambda: rw.emit(_gep_op(base, elem, idx)).results[0])
 
     def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.rw.int_op(llvm.MulOp, a, b)
+        rw = self.rw
+        ca, cb = _constant_value(a), _constant_value(b)
+        if ca is not None and cb is not None:
+            return rw.const_int(_wrap(ca * cb))
+        return rw.local(("mul", a, b), lambda: rw.int_op(llvm.MulOp, a, b))
 
     def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.rw.int_op(llvm.AddOp, a, b)
+        rw = self.rw
+        ca, cb = _constant_value(a), _constant_value(b)
+        if ca is not None and cb is not None:
+            return rw.const_int(_wrap(ca + cb))
+        return rw.local(("add", a, b), lambda: rw.int_op(llvm.AddOp, a, b))
+
+
+def _wrap(value: int) -> int:
+    """``value`` as an i64 (two's complement, as LLVM's arithmetic wraps)."""
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def _is_function_argument(v: SSAValue) -> bool:
+    from xdsl.dialects import func
+    from xdsl.ir import BlockArgument
+
+    if not isinstance(v, BlockArgument):
+        return False
+    region = v.block.parent
+    return (region is not None and region.first_block is v.block
+            and isinstance(region.parent, (func.FuncOp, llvm.FuncOp)))
+
+
+def _constant_value(v: SSAValue) -> int | None:
+    owner = v.owner
+    if isinstance(owner, llvm.ConstantOp) and v.type == I64:
+        value = owner.value
+        if isinstance(value, IntegerAttr):
+            return value.value.data
+    return None
+
+
+def _constant_part(rw: Lowering, i: SSAValue) -> tuple[SSAValue | None, int]:
+    """``i`` as ``(j, c)`` with ``i = j + c`` (``j`` None: ``i`` is the constant ``c``)
+    when ``i`` is a constant or an i64 add or subtract of one; an add looked
+    through may be left unused (it is erased at the end of the walk then)."""
+    c = _constant_value(i)
+    if c is not None:
+        return None, c
+    owner = i.owner
+    if isinstance(owner, (llvm.AddOp, llvm.SubOp)) and i.type == I64:
+        a, b = owner.operands
+        cb = _constant_value(b)
+        if cb is not None:
+            if rw.conversion is not None:
+                rw.conversion.maybe_dead.append(owner)
+            return a, cb if isinstance(owner, llvm.AddOp) else -cb
+        ca = _constant_value(a)
+        if ca is not None and isinstance(owner, llvm.AddOp):
+            if rw.conversion is not None:
+                rw.conversion.maybe_dead.append(owner)
+            return b, ca
+    return i, 0
 
 
 _GEP_PROPS: dict[str, Attribute] | None = None
@@ -259,7 +356,8 @@ def lower_alloc(rw: Lowering, op: memref.AllocOp) -> None:
     elif static_size_in_bytes(op, t) + padding > MAX_BYTES:
         raise op_error(op, f"{t} cannot be allocated: it needs more than 2^63 - 1 bytes")
     sizes, strides, count = _shape_values(rw, op, t, dynamic)
-    nbytes = rw.emit(llvm.MulOp(count, rw.const_int(element_size(t.element_type)))).results[0]
+    m = Memref(rw)
+    nbytes = m.mul(count, rw.const_int(element_size(t.element_type)))
     declare_function(op, "malloc", llvm.LLVMFunctionType([I64], PTR))
     if padding:
         padded = rw.emit(llvm.AddOp(nbytes, rw.const_int(padding))).results[0]
@@ -271,7 +369,6 @@ def lower_alloc(rw: Lowering, op: memref.AllocOp) -> None:
     else:
         allocated = rw.call("malloc", [nbytes], PTR)
         aligned = allocated
-    m = Memref(rw)
     desc = m.build(len(sizes), allocated, aligned, rw.const_int(0), sizes, strides)  # type: ignore[arg-type]
     rw.replace([desc])
 

@@ -5,10 +5,10 @@
 // CHECK:         cf.br ^[[COND:bb[0-9]+]](%[[LB:.*]], %x : index, f64)
 // CHECK:       ^[[COND]](%[[IV:.*]]: index, %[[ITER:.*]]: f64):
 // CHECK:         %[[C:.*]] = arith.cmpi slt, %[[IV]], %ub : index
-// CHECK:         cf.cond_br %[[C]], ^[[BODY:bb[0-9]+]](%[[IV]], %[[ITER]] : index, f64), ^[[END:bb[0-9]+]]
-// CHECK:       ^[[BODY]](%[[I:.*]]: index, %[[ACC:.*]]: f64):
-// CHECK:         %[[T:.*]] = math.tanh %[[ACC]] : f64
-// CHECK:         %[[NEXT:.*]] = arith.addi %[[I]], %step : index
+// CHECK:         cf.cond_br %[[C]], ^[[BODY:bb[0-9]+]], ^[[END:bb[0-9]+]]
+// CHECK:       ^[[BODY]]:
+// CHECK:         %[[T:.*]] = math.tanh %[[ITER]] : f64
+// CHECK:         %[[NEXT:.*]] = arith.addi %[[IV]], %step : index
 // CHECK:         cf.br ^[[COND]](%[[NEXT]], %[[T]] : index, f64)
 // CHECK:       ^[[END]]:
 // CHECK:         func.return %[[ITER]] : f64
@@ -81,12 +81,12 @@ func.func @while(%x: f64, %limit: f64) -> f64 {
 // CHECK:         cf.br ^[[C0:bb[0-9]+]](%c0, %z : index, f32)
 // CHECK:       ^[[C0]](%[[I:.*]]: index, %[[A0:.*]]: f32):
 // CHECK:         arith.cmpi slt, %[[I]], %n : index
-// CHECK:       ^{{bb[0-9]+}}(%[[II:.*]]: index, %{{.*}}: f32):
-// CHECK:         cf.br ^[[C1:bb[0-9]+]](%c0, %{{.*}} : index, f32)
-// CHECK:       ^[[C1]](%[[J:.*]]: index, %{{.*}}: f32):
+// CHECK:       ^{{bb[0-9]+}}:
+// CHECK:         cf.br ^[[C1:bb[0-9]+]](%c0, %[[A0]] : index, f32)
+// CHECK:       ^[[C1]](%[[J:.*]]: index, %[[ACC:.*]]: f32):
 // CHECK:         arith.cmpi slt, %[[J]], %m : index
-// CHECK:       ^{{bb[0-9]+}}(%[[JJ:.*]]: index, %[[ACC:.*]]: f32):
-// CHECK:         %[[X:.*]] = memref.load %a[%[[II]], %[[JJ]]] : memref<?x?xf32>
+// CHECK:       ^{{bb[0-9]+}}:
+// CHECK:         %[[X:.*]] = memref.load %a[%[[I]], %[[J]]] : memref<?x?xf32>
 // CHECK:         %[[S:.*]] = arith.addf %[[ACC]], %[[X]] : f32
 // CHECK-NOT:     loop.
 func.func @parallel(%a: memref<?x?xf32>, %n: index, %m: index) -> f32 {
@@ -125,4 +125,29 @@ func.func @nested(%n: index, %x: f64) -> f64 {
     loop.yield %b : f64
   }
   return %r : f64
+}
+
+// A buffer passed through a nest unchanged is carried by no block: the stores
+// use it as it is, and so does the use of the nest's result.
+// CHECK-LABEL: func.func @passed_through
+// CHECK:         cf.br ^[[C0:bb[0-9]+]](%c0 : index)
+// CHECK:       ^[[C0]](%[[I:.*]]: index):
+// CHECK:         cf.br ^[[C1:bb[0-9]+]](%c0, %x : index, f64)
+// CHECK:       ^[[C1]](%[[J:.*]]: index, %[[S:.*]]: f64):
+// CHECK:         memref.store %[[S]], %m[%[[I]], %[[J]]] : memref<2x3xf64>
+// CHECK:         func.return %m : memref<2x3xf64>
+func.func @passed_through(%m: memref<2x3xf64>, %x: f64) -> memref<2x3xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %r = loop.for %i = %c0 to %c2 step %c1 iter_args(%a = %m) -> (memref<2x3xf64>) {
+    %b, %t = loop.for %j = %c0 to %c3 step %c1 iter_args(%b0 = %a, %s = %x) -> (memref<2x3xf64>, f64) {
+      memref.store %s, %b0[%i, %j] : memref<2x3xf64>
+      %s2 = arith.addf %s, %s : f64
+      loop.yield %b0, %s2 : memref<2x3xf64>, f64
+    }
+    loop.yield %b : memref<2x3xf64>
+  }
+  return %r : memref<2x3xf64>
 }

@@ -147,10 +147,39 @@ func.func @view_alias(%x: memref<?xf64>) -> memref<?xf64> {
   func.return %out : memref<?xf64>
 }
 
+// A loop outlined the same as another (a gradient recomputes its forward pass)
+// calls the other's function, compiled once: here @scale's.
+// CHECK-LABEL: func.func @twice(
+// CHECK:         func.call @__irt_par_scale_0(%{{.*}}, %{{.*}}, %{{.*}}, %x, %c)
+// CHECK:         func.call @__irt_par_scale_0(%{{.*}}, %{{.*}}, %{{.*}}, %y, %c)
+// CHECK-NOT:   func.func private @__irt_par_twice
+func.func @twice(%x: memref<?xf64>, %y: memref<?xf64>, %c: f64) -> (memref<?xf64>, memref<?xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?xf64>
+  %a = memref.alloc(%n) : memref<?xf64>
+  %b = memref.alloc(%n) : memref<?xf64>
+  %ra = loop.for %i = %c0 to %n step %c1 iter_args(%o = %a) -> (memref<?xf64>) {
+    %v = memref.load %x[%i] : memref<?xf64>
+    %e = math.exp %v : f64
+    %m = arith.mulf %e, %c : f64
+    memref.store %m, %o[%i] : memref<?xf64>
+    loop.yield %o : memref<?xf64>
+  }
+  %rb = loop.for %i = %c0 to %n step %c1 iter_args(%o = %b) -> (memref<?xf64>) {
+    %v = memref.load %y[%i] : memref<?xf64>
+    %e = math.exp %v : f64
+    %m = arith.mulf %e, %c : f64
+    memref.store %m, %o[%i] : memref<?xf64>
+    loop.yield %o : memref<?xf64>
+  }
+  func.return %ra, %rb : memref<?xf64>, memref<?xf64>
+}
+
 // The outlined functions: the loop over [lo, hi), constants cloned in.
 // CHECK-LABEL: func.func private @__irt_par_scale_0(
 // CHECK-SAME:      %[[LO:[^:]*]]: index, %[[HI:[^:]*]]: index, %[[O:[^:]*]]: memref<?xf64>, %[[X:[^:]*]]: memref<?xf64>, %[[C:[^:]*]]: f64) -> memref<?xf64>
-// CHECK:         cf.br ^{{.*}}(%[[LO]], %[[O]] : index, memref<?xf64>)
+// CHECK:         cf.br ^{{.*}}(%[[LO]] : index)
 // CHECK:         arith.cmpi slt, %{{.*}}, %[[HI]] : index
 // CHECK:         memref.load %[[X]]
 // CHECK:         math.exp

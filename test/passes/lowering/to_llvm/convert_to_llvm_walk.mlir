@@ -1,4 +1,4 @@
-// RUN: irt-opt %s -p convert-to-llvm | FileCheck %s
+// RUN: irt-opt %s -p convert-to-llvm | FileCheck %s --check-prefixes=CHECK,WALK
 // RUN: irt-opt %s -p convert-to-llvm | irt-opt -p convert-to-llvm | FileCheck %s
 // RUN: irt-opt %s -p convert-to-llvm | FileCheck %s --check-prefix=NOCAST
 // RUN: irt-opt %s -p convert-memref-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,reconcile-unrealized-casts | FileCheck %s
@@ -13,13 +13,16 @@
 // function argument read in a loop.
 // CHECK-LABEL: llvm.func @sum(
 // CHECK-SAME:    %[[M:[^:]*]]: !llvm.struct<{{.*}}>, %[[N:.*]]: i64) -> f64
+// (in one walk, a field of a descriptor passed as an argument is read once, in
+// the entry block, for every block of the function)
+// WALK-NEXT:     %[[BASE:.*]] = llvm.extractvalue %[[M]][1]
 // CHECK:         llvm.br ^[[HEAD:.*]](%{{.*}}, %{{.*}} : i64, f64)
 // CHECK:       ^[[HEAD]](%[[I:.*]]: i64, %[[ACC:.*]]: f64):
 // CHECK:         %[[C:.*]] = llvm.icmp "slt" %[[I]], %[[N]] : i64
 // CHECK:         llvm.cond_br %[[C]], ^[[BODY:.*]], ^[[EXIT:.*]]
 // CHECK:       ^[[BODY]]:
-// CHECK:         %[[BASE:.*]] = llvm.extractvalue %[[M]][1]
-// CHECK:         %[[P:.*]] = llvm.getelementptr inbounds %[[BASE]][%[[I]]] : (!llvm.ptr, i64) -> !llvm.ptr, f64
+// WALK-NOT:      llvm.extractvalue
+// CHECK:         %[[P:.*]] = llvm.getelementptr inbounds %{{.*}}[%[[I]]] : (!llvm.ptr, i64) -> !llvm.ptr, f64
 // CHECK:         %[[X:.*]] = llvm.load %[[P]] : !llvm.ptr -> f64
 // CHECK:         %[[S:.*]] = llvm.fadd %[[ACC]], %[[X]] : f64
 // CHECK:         %[[NEXT:.*]] = llvm.add %[[I]], %{{.*}} : i64

@@ -10,7 +10,7 @@
 // CHECK-LABEL: llvm.func @show(
 // CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(9) : i64
 // CHECK-NEXT:    %[[FRAME:.*]] = llvm.alloca %[[N]] x i64 {alignment = 8 : i64}
-// CHECK:       ^bb2(
+// CHECK:       ^bb2:
 // CHECK:         %[[ALLOC:.*]] = llvm.extractvalue %m[0]
 // CHECK-NEXT:    %[[AI:.*]] = llvm.ptrtoint %[[ALLOC]] : !llvm.ptr to i64
 // CHECK-NEXT:    %[[W0:.*]] = llvm.getelementptr %[[FRAME]][0] : (!llvm.ptr) -> !llvm.ptr, i64

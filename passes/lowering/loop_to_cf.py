@@ -151,10 +151,14 @@ def lower_for(op: Operation, loop) -> None:
     cond = Block(arg_types=[iv_type, *(inits[k].type for k in carried)])
     region.insert_block_before(cond, end)
     _take_blocks(op.body, end)
-    # entry: branch to the condition
-    br = cf.BranchOp(cond, op.lb, *(inits[k] for k in carried))
-    _set_loc([br], op)
-    block.insert_op_before(br, op)
+    # entry: branch to the condition, from the block that would only branch there
+    # if there is one (an outer loop's body that starts with this loop)
+    entry_args = [op.lb, *(inits[k] for k in carried)]
+    skipped = _enter_from_predecessor(block, op, cond, entry_args)
+    if not skipped:
+        br = cf.BranchOp(cond, *entry_args)
+        _set_loc([br], op)
+        block.insert_op_before(br, op)
     # condition block; the body, which only the condition enters, uses its arguments
     iv = cond.args[0]
     cmp = arith.CmpiOp(iv, op.ub, "slt")
@@ -177,6 +181,30 @@ def lower_for(op: Operation, loop) -> None:
         op.results[k].replace_all_uses_with(val)
     op.detach()
     op.erase()
+    if skipped:
+        region.detach_block(block)
+        block.erase()
+
+
+def _enter_from_predecessor(block: Block, op: Operation, cond: Block, args: list[SSAValue]) -> bool:
+    """If ``block`` holds only ``op`` (erased with it then) and is entered by one
+    ``cf.cond_br`` without arguments, make that branch go to ``cond`` with
+    ``args`` instead (they are defined before ``block``, whose only predecessor
+    the branch's block is); whether it did."""
+    if block.args or op.prev_op is not None or op.next_op is not None:
+        return False
+    uses = list(block.uses)
+    if len(uses) != 1:
+        return False
+    branch = uses[0].operation
+    if not isinstance(branch, cf.ConditionalBranchOp) or branch.then_block is not block \
+            or branch.else_block is block or branch.then_arguments:
+        return False
+    new = cf.ConditionalBranchOp(branch.cond, cond, args, branch.else_block, list(branch.else_arguments))
+    new.location = branch.location
+    new.attributes.update(branch.attributes)
+    Rewriter.replace_op(branch, new)
+    return True
 
 
 def _passed_through(yielded: SSAValue, arg: SSAValue, init: SSAValue) -> bool:

@@ -272,11 +272,15 @@ class TensorLowering(KernelEmitter):
     def dealloc(self, b: SSAValue) -> None:
         self.emit(memref.DeallocOp.get(b))
 
+    # loads and stores built directly (the most frequent ops of a nest): xDSL's
+    # constructors go through the generic IRDL argument checks
     def load(self, b: SSAValue, idx: Sequence[SSAValue]) -> SSAValue:
-        return self.emit1(memref.LoadOp.get(b, list(idx)))
+        t = b.type
+        assert isinstance(t, MemRefType)
+        return self.emit1(memref.LoadOp.create(operands=[b, *idx], result_types=[t.element_type]))
 
     def store(self, v: SSAValue, b: SSAValue, idx: Sequence[SSAValue]) -> None:
-        self.emit(memref.StoreOp.get(v, b, list(idx)))
+        self.emit(memref.StoreOp.create(operands=[v, b, *idx]))
 
     def fresh(self, res: SSAValue, dims: Sequence[SSAValue]) -> SSAValue:
         """A fresh buffer for tensor result ``res`` of sizes ``dims``, owned by the block."""

@@ -63,6 +63,7 @@ FLOAT_TYPES = (Float16Type, Float32Type, Float64Type)
 # --------------------------------------------------------------------------- types
 
 
+@lru_cache(maxsize=None)
 def descriptor_type(rank: int) -> llvm.LLVMStructType:
     """The LLVM struct type of a rank-``rank`` memref descriptor."""
     fields: list[Attribute] = [PTR, PTR, I64]
@@ -519,12 +520,10 @@ def to_llvm(v: SSAValue, before: Operation) -> SSAValue:
     if lt == t:
         return v
     owner = v.owner
-    if (
-        isinstance(owner, UnrealizedConversionCastOp)
-        and len(owner.inputs) == 1
-        and owner.inputs[0].type == lt
-    ):
-        return owner.inputs[0]
+    if isinstance(owner, UnrealizedConversionCastOp):
+        inputs = owner.operands  # (its inputs, without IRDL's slower accessor)
+        if len(inputs) == 1 and inputs[0].type == lt:
+            return inputs[0]
     cast = cast_op(v, lt)
     cast.location = before.location
     block = before.parent_block()

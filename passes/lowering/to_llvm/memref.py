@@ -127,22 +127,27 @@ class Memref:
 
     def build(self, rank: int, allocated: SSAValue, aligned: SSAValue, offset: SSAValue,
               sizes: Sequence[SSAValue], strides: Sequence[SSAValue]) -> SSAValue:
+        """The descriptor of the result of the op being lowered. In a :class:`Conversion`
+        its fields are read from the values put in, so that a descriptor only read
+        is left unused (and erased at the end of the walk); one that only loads,
+        stores and deallocs use is not even built: an ``undef`` stands for it."""
         rw = self.rw
-        d = rw.undef(descriptor_type(rank))
-        d = rw.insert(d, allocated, [_DESC_ALLOCATED])
-        d = rw.insert(d, aligned, [_DESC_ALIGNED])
-        d = rw.insert(d, offset, [_DESC_OFFSET])
+        conversion = rw.conversion
         fields = {(_DESC_ALLOCATED,): allocated, (_DESC_ALIGNED,): aligned, (_DESC_OFFSET,): offset}
         for k in range(rank):
-            d = rw.insert(d, sizes[k], [_DESC_SIZES, k])
-            d = rw.insert(d, strides[k], [_DESC_STRIDES, k])
             fields[(_DESC_SIZES, k)] = sizes[k]
             fields[(_DESC_STRIDES, k)] = strides[k]
-        if rw.conversion is not None:
-            # its fields are read from the values put in, so that the descriptor,
-            # if only read, is left unused (and erased at the end of the walk)
-            rw.conversion.fields[d] = fields
-            rw.conversion.maybe_dead.append(d.owner)  # type: ignore[arg-type]
+        d = rw.undef(descriptor_type(rank))
+        if conversion is None or not _only_accessed(rw.op.results[0]):
+            d = rw.insert(d, allocated, [_DESC_ALLOCATED])
+            d = rw.insert(d, aligned, [_DESC_ALIGNED])
+            d = rw.insert(d, offset, [_DESC_OFFSET])
+            for k in range(rank):
+                d = rw.insert(d, sizes[k], [_DESC_SIZES, k])
+                d = rw.insert(d, strides[k], [_DESC_STRIDES, k])
+        if conversion is not None:
+            conversion.fields[d] = fields
+            conversion.maybe_dead.append(d.owner)  # type: ignore[arg-type]
         return d
 
     def element_ptr(self, op: Operation, t: MemRefType, desc: SSAValue,
@@ -193,6 +198,15 @@ class Memref:
         if ca is not None and cb is not None:
             return rw.const_int(_wrap(ca + cb))
         return rw.local(("add", a, b), lambda: rw.int_op(llvm.AddOp, a, b))
+
+
+#: the memref operand of the accesses that read only fields of its descriptor
+_ACCESS_OPERAND = {memref.LoadOp: 0, memref.StoreOp: 1, memref.DeallocOp: 0}
+
+
+def _only_accessed(v: SSAValue) -> bool:
+    """Whether every use of memref ``v`` is the buffer of a load, store or dealloc."""
+    return all(_ACCESS_OPERAND.get(type(use.operation)) == use.index for use in v.uses)
 
 
 def _wrap(value: int) -> int:

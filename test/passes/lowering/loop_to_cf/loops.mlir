@@ -81,8 +81,7 @@ func.func @while(%x: f64, %limit: f64) -> f64 {
 // CHECK:         cf.br ^[[C0:bb[0-9]+]](%c0, %z : index, f32)
 // CHECK:       ^[[C0]](%[[I:.*]]: index, %[[A0:.*]]: f32):
 // CHECK:         arith.cmpi slt, %[[I]], %n : index
-// CHECK:       ^{{bb[0-9]+}}:
-// CHECK:         cf.br ^[[C1:bb[0-9]+]](%c0, %[[A0]] : index, f32)
+// CHECK:         cf.cond_br %{{.*}}, ^[[C1:bb[0-9]+]](%c0, %[[A0]] : index, f32), ^{{bb[0-9]+}}
 // CHECK:       ^[[C1]](%[[J:.*]]: index, %[[ACC:.*]]: f32):
 // CHECK:         arith.cmpi slt, %[[J]], %m : index
 // CHECK:       ^{{bb[0-9]+}}:
@@ -128,11 +127,13 @@ func.func @nested(%n: index, %x: f64) -> f64 {
 }
 
 // A buffer passed through a nest unchanged is carried by no block: the stores
-// use it as it is, and so does the use of the nest's result.
+// use it as it is, and so does the use of the nest's result. An outer body that
+// starts with the inner loop is no block of its own: the outer condition enters
+// the inner one.
 // CHECK-LABEL: func.func @passed_through
 // CHECK:         cf.br ^[[C0:bb[0-9]+]](%c0 : index)
 // CHECK:       ^[[C0]](%[[I:.*]]: index):
-// CHECK:         cf.br ^[[C1:bb[0-9]+]](%c0, %x : index, f64)
+// CHECK:         cf.cond_br %{{.*}}, ^[[C1:bb[0-9]+]](%c0, %x : index, f64), ^{{bb[0-9]+}}
 // CHECK:       ^[[C1]](%[[J:.*]]: index, %[[S:.*]]: f64):
 // CHECK:         memref.store %[[S]], %m[%[[I]], %[[J]]] : memref<2x3xf64>
 // CHECK:         func.return %m : memref<2x3xf64>

@@ -2,15 +2,17 @@
 
 // In one walk (convert-to-llvm), element addresses are computed once per block:
 // the constant parts of the indices (constants, `i + c`, `i - c`) are summed at
-// compile time, the rest shared between the accesses of the block; a descriptor
-// built here is read from the values put in, and erased when nothing else uses it.
+// compile time, the rest shared between the accesses of the block; the fields of
+// a descriptor built here are read from the values put in, and a descriptor that
+// only loads, stores and deallocs use is not built.
 
 // CHECK-LABEL: llvm.func @addresses(
 // CHECK-SAME:    %[[I:[^:]*]]: i64, %[[J:[^:]*]]: i64, %[[V:[^:]*]]: f32)
 // CHECK:         %[[C4:.*]] = llvm.mlir.constant(4) : i64
 // CHECK:         %[[BYTES:.*]] = llvm.mlir.constant(96) : i64
 // CHECK-NEXT:    %[[P:.*]] = llvm.call @malloc(%[[BYTES]])
-// CHECK-NEXT:    %[[R:.*]] = llvm.mul %[[I]], %[[C4]] : i64
+// CHECK-NOT:     llvm.insertvalue
+// CHECK:         %[[R:.*]] = llvm.mul %[[I]], %[[C4]] : i64
 // CHECK-NEXT:    %[[RJ:.*]] = llvm.add %[[R]], %[[J]] : i64
 // CHECK-NEXT:    %[[A:.*]] = llvm.getelementptr inbounds %[[P]][%[[RJ]]]
 // CHECK-NEXT:    llvm.store %[[V]], %[[A]]
@@ -39,4 +41,16 @@ func.func @addresses(%i: index, %j: index, %v: f32) {
   memref.store %s, %m[%i, %j] : memref<6x4xf32>
   memref.dealloc %m : memref<6x4xf32>
   return
+}
+
+// A buffer passed on (here: returned) gets its descriptor.
+// CHECK-LABEL: llvm.func @returned(
+// CHECK:         llvm.call @malloc(
+// CHECK:         llvm.insertvalue
+// CHECK:         llvm.return
+func.func @returned(%v: f32) -> memref<2xf32> {
+  %c1 = arith.constant 1 : index
+  %m = memref.alloc() : memref<2xf32>
+  memref.store %v, %m[%c1] : memref<2xf32>
+  return %m : memref<2xf32>
 }

@@ -289,7 +289,7 @@ def first_tier_text(text: str) -> str:
     ``abi.UNOPTIMIZED_AT_TIER0`` made ``noinline optnone`` (LLVM's pipeline leaves
     them as they are, and the fast instruction selector emits them). Measured on
     bench W1-W9 (AMD EPYC Zen 3, AVX2; CPU time, before and after alternating in one
-    run): LLVM's share of the compile -25 % (W1, W4, W9) to -50 % (W5), the first call
+    run): LLVM's share of the compile -23 % (W4, W9) to -52 % (W5), the first call
     (parse to first gradient) -13 % (W7) to -24 % (W5); the tier-0 gradient calls as
     fast as before, within the noise (1 %; the kernels' optimized code is the same).
     (The mark, quoted and after a space, appears nowhere else in a module's text:

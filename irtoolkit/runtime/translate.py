@@ -291,8 +291,8 @@ def first_tier_text(text: str) -> str:
     bench W1-W9 (AMD EPYC Zen 3, AVX2; CPU time, before and after alternating in one
     run): LLVM's share of the compile -23 % (W4, W9) to -52 % (W5), the first call
     (parse to first gradient, two runs) W1 -14..-16 %, W5 -21..-24 %, W7 -6..-13 %, W8
-    -16..-19 %; the tier-0 gradient calls as
-    fast as before, within the noise (1 %; the kernels' optimized code is the same).
+    -16..-19 %; the tier-0 gradient calls as fast as before, within the noise (1 %;
+    the kernels' optimized code is the same).
     (The mark, quoted and after a space, appears nowhere else in a module's text:
     names are quoted after ``@``, metadata strings after ``!``, data in ``c"..."``.)"""
     return text.replace(_TIER0_MARK, " noinline optnone")

@@ -3,10 +3,14 @@
 As MLIR's ``convert-scf-to-cf`` (which xDSL lacks for ``while``):
 
 * ``loop.for``: ``br ^cond(lb, inits)``; ``^cond(iv, iters)``: ``cmpi slt iv, ub``,
-  ``cond_br ^body(iv, iters), ^end``; the body's ``loop.yield`` becomes
-  ``iv + step`` and ``br ^cond``; the results are the ``^cond`` iter arguments.
-  A step that is not a positive constant is checked first (``cf.assert``: a
-  step of 0 or less would never end; the interpreter reports the same).
+  ``cond_br ^body, ^end`` (the body uses ``^cond``'s arguments); the body's
+  ``loop.yield`` becomes ``iv + step`` and ``br ^cond``; the results are the
+  ``^cond`` iter arguments. An iteration value yielded unchanged (a buffer passed
+  through a nest) is not carried: its initial value is used. An outer body that
+  starts with the loop is no block of its own (the outer ``cond_br`` enters
+  ``^cond``). A step that is not a positive constant is checked first
+  (``cf.assert``: a step of 0 or less would never end; the interpreter reports
+  the same).
 * ``loop.if``: ``cond_br ^then, ^else``; each ``loop.yield`` branches to
   ``^end(results)``.
 * ``loop.while``: ``br ^before(inits)``; ``loop.condition(%c) args`` becomes
@@ -30,7 +34,9 @@ for a thread is *outlined*: its body moves to a private function
 here (the interpreter runs it as it is); ``convert-func-to-llvm`` turns it into a call
 of a dispatcher that splits the range over threads at run time when the trip count
 times ``irt.work`` reaches ``PARALLEL_MIN_WORK`` and ``IRT_NUM_THREADS`` allows it
-(see ``to_llvm/parallel.py``). Option ``parallel=false`` disables the outlining.
+(see ``to_llvm/parallel.py``). A loop outlined the same as an earlier one (a gradient
+recomputes its forward pass) calls the earlier function. Option ``parallel=false``
+disables the outlining.
 
 Outer ops are lowered before the ops nested in them, and the loops of a block
 from last to first, so that the pass is linear in the size of the program; ops

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
@@ -206,10 +206,11 @@ def _enter_from_predecessor(block: Block, op: Operation, cond: Block, args: list
     if not isinstance(branch, cf.ConditionalBranchOp) or branch.then_block is not block \
             or branch.else_block is block or branch.then_arguments:
         return False
-    new = cf.ConditionalBranchOp(branch.cond, cond, args, branch.else_block, list(branch.else_arguments))
-    new.location = branch.location
-    new.attributes.update(branch.attributes)
-    Rewriter.replace_op(branch, new)
+    # retargeted in place (building a new branch through xDSL's constructor costs more)
+    else_args = list(branch.else_arguments)
+    branch.operands = [branch.cond, *args, *else_args]
+    branch.properties["operandSegmentSizes"] = DenseArrayBase.from_list(i32, [1, len(args), len(else_args)])
+    branch.successors = [cond, branch.else_block]
     return True
 
 

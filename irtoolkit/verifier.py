@@ -313,14 +313,21 @@ def _known_signature(op: Operation, key: tuple, passed: dict, remember: bool) ->
     be hashed). The op's own last verified signature (kept when ``remember``:
     verifying again later, as verify-each does) is compared element by
     element, the same attribute objects compare by identity, where the lookup
-    in ``passed`` (the signatures seen) would hash every type and attribute again."""
+    in ``passed`` (the signatures seen) would hash every type and attribute again;
+    so is the signature of the op of the same class that verified last (``passed``
+    keeps it under the class: the ops a pass makes are alike)."""
     state = op.__dict__
     if state.get("_irt_verified_signature") == key:
         return True
-    try:
-        known = key in passed
-    except TypeError:  # an unhashable attribute
-        return None
+    if passed.get(key[0]) == key:
+        known = True
+    else:
+        try:
+            known = key in passed
+        except TypeError:  # an unhashable attribute
+            return None
+        if known:
+            passed[key[0]] = key
     if known and remember:
         state["_irt_verified_signature"] = key
     return known
@@ -340,6 +347,7 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: b
         op.verify_()
         if known is False:
             passed[key] = True
+            passed[key[0]] = key
             if remember:
                 op.__dict__["_irt_verified_signature"] = key
         return
@@ -402,7 +410,8 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     a CFG region ask the dominator tree, which walks up to the defining region.
     Ops whose verification is a function of their signature run it once per
     distinct signature; ``signatures`` (a dict the caller keeps, e.g. across
-    the passes of a pipeline) holds the ones that passed.
+    the passes of a pipeline) holds the ones that passed (and, under each op
+    class, the last of its signatures that passed).
     An op's ``verify_regions_`` (MLIR's `verifyRegions`: checks that need the
     nested ops verified first, e.g. `tensor.generate`'s terminator) runs when
     the walk leaves the op."""

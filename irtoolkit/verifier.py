@@ -210,13 +210,14 @@ def _check_llvm_callee(op: Operation, symbols: dict) -> None:
     """``llvm.call``'s CallOpSymbolUserOpInterface check, same verdicts and words."""
     from xdsl.dialects.llvm import FuncOp
 
-    if op.callee is None:
+    callee = op.callee
+    if callee is None:
         return
-    found = _lookup_symbol(op, op.callee, symbols)
+    found = _lookup_symbol(op, callee, symbols)
     if not found:
-        raise VerifyException(f"'{op.callee}' could not be found in symbol table")
+        raise VerifyException(f"'{callee}' could not be found in symbol table")
     if not isinstance(found, FuncOp):
-        raise VerifyException(f"'{op.callee}' must reference an 'llvm.func', but found '{found.name}'")
+        raise VerifyException(f"'{callee}' must reference an 'llvm.func', but found '{found.name}'")
 
 
 _SYMBOL_USE_CHECKS = {("xdsl.dialects.llvm", "CallOpSymbolUserOpInterface"): _check_llvm_callee}

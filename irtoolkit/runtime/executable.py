@@ -210,15 +210,19 @@ class Executable:
         """Translate a module ``add-jit-interface`` processed, optimize it and emit
         its objects (code generation at ``level``, by default the current tier's);
         returns (objects, entry point of each signature or None)."""
-        from irtoolkit.runtime.translate import entry_points, to_llvm_text
+        from irtoolkit.runtime.translate import entry_points, first_tier_text, to_llvm_text
 
         llvm = init_llvm()
         entries = entry_points(lowered, signatures)
         translation = to_llvm_text(lowered)
         self._llvm_ir = translation.text
+        if level is None:
+            level = opt if self.tier else 0
+        # (the tier-up compiles self._llvm_ir as it is)
+        text = first_tier_text(self._llvm_ir) if level == 0 else self._llvm_ir
         context = llvm.create_context()  # its own: codegen may compile it in parallel
         try:
-            mod = llvm.parse_assembly(self._llvm_ir, context=context)
+            mod = llvm.parse_assembly(text, context=context)
         except RuntimeError as err:
             context.close()
             raise DiagnosticError(Diagnostic(f"invalid LLVM IR produced: {err}")) from None
@@ -244,8 +248,6 @@ class Executable:
         groups = codegen.plan_groups(translation.llmod, [w for w in entries.values() if w is not None],
                                      translation.graph)
         self._groups = groups
-        if level is None:
-            level = opt if self.tier else 0
         # The lowered IR and its llvmlite translation are garbage from here on, in
         # reference cycles: freed by the collector while LLVM works (see _collect_garbage)
         del translation
@@ -253,7 +255,7 @@ class Executable:
         del lowered
         if level == 0:
             opt = first_tier_opt(opt)
-        built = codegen.compile_groups(llvm, self._llvm_ir, (mod, context), groups,
+        built = codegen.compile_groups(llvm, text, (mod, context), groups,
                                        lambda: target_machine(llvm, level), opt, self.unroll,
                                        keep_ir=keep_ir, meanwhile=_collect_garbage)
         if keep_ir:

@@ -6,6 +6,7 @@ holds what was built (stored again as more is).
 Each test has a private, empty disk cache (the ``fresh_cache`` fixture).
 """
 
+import ctypes
 import threading
 
 import numpy as np
@@ -167,3 +168,29 @@ def test_one_entry_point_alone_is_split_over_the_cores():
     assert codegen.plan((size, callees), ["e"], 2, declared={"loop"}) == [("e",)]
     small = dict(size, loop=90)
     assert codegen.plan((small, callees), ["e"], 2) == [("e",)]
+
+
+def test_an_entry_point_built_during_a_tier_up_moves_to_the_new_code():
+    """The tier-up emits what was built when it started; what another thread
+    builds meanwhile (at tier 0, into the old engine) is built into the new
+    engine before the swap."""
+    exe = irt.compile(PROGRAM)
+    check(exe, "loss")
+    original = exe._build_into
+
+    def build_into(code, names, level, foreground=False):
+        if code is not exe._code and names == ["loss"]:  # the tier-up's
+            other = threading.Thread(target=check, args=(exe, "sine"))
+            other.start()
+            other.join()
+            assert exe._built == {"loss", "sine"} and exe.tier == 0
+        return original(code, names, level, foreground)
+
+    exe._build_into = build_into
+    exe.optimize()
+    assert exe.tier == 1 and exe._built == {"loss", "grad", "sine"}
+    assert {"_irt_call_loss", "_irt_call_sine", "_irt_call_grad"} <= exe._code.defined()
+    called = ctypes.cast(exe["sine"]._cfunc, ctypes.c_void_p).value
+    assert called == exe._code.engine.get_function_address("_irt_call_sine")
+    for name in EXPECTED:
+        check(exe, name)

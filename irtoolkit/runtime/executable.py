@@ -1,6 +1,7 @@
-"""An executable: an llvm-dialect module translated, optimized and emitted by
-LLVM (``codegen``), its objects checked and loaded into an MCJIT engine, its
-public functions callable from Python (``calling.Function``)."""
+"""An executable: an llvm-dialect module translated to LLVM IR and checked, the
+code of each public function optimized and emitted by LLVM (``codegen``) at its
+first call, its objects checked and loaded into an MCJIT engine; the functions
+callable from Python (``calling.Function``)."""
 
 from __future__ import annotations
 

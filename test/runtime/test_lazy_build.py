@@ -194,3 +194,28 @@ def test_an_entry_point_built_during_a_tier_up_moves_to_the_new_code():
     assert called == exe._code.engine.get_function_address("_irt_call_sine")
     for name in EXPECTED:
         check(exe, name)
+
+
+def test_the_collector_waits_for_the_first_build_within_a_bound():
+    """compile() leaves its garbage to the first build (gcpause.resume_later): the
+    collector stays paused after the compile until released, or for a bounded
+    time; outside a pause nothing is held."""
+    import gc
+    import time
+
+    from irtoolkit.gcpause import paused_gc, resume_later
+
+    assert gc.isenabled()
+    with paused_gc():
+        hold = resume_later(60.0)
+    assert not gc.isenabled()
+    hold.release()
+    assert gc.isenabled()
+    with paused_gc():
+        resume_later(0.05)
+    deadline = time.monotonic() + 30
+    while not gc.isenabled() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert gc.isenabled()
+    resume_later(60.0).release()  # (not paused: holds nothing)
+    assert gc.isenabled()

@@ -91,3 +91,12 @@ KERNEL_PREFIX = "__irt_vm_"
 #: 4 f64 lanes, CPU time single-threaded): forward 7.3 -> 5.5 ms, gradient 7.6 ->
 #: 5.4 ms with 4; 2 gained less.
 LOOP_INTERLEAVE = 4
+
+#: LLVM function attribute (a ``"key"="value"`` pair of ``passthrough``) that the
+#: lowering passes put on the runtime's scaffolding: entry wrappers, thread
+#: dispatchers and their thunks, the allocation and thread-count helpers, the
+#: failure paths. They run once per call, per parallel loop or per allocation, never
+#: per element, yet were most of LLVM's work at the JIT's first tier on small
+#: programs; that tier compiles them unoptimized (``translate.first_tier_text``:
+#: ``noinline optnone``), the tier-up and every other build as all the rest.
+UNOPTIMIZED_AT_TIER0 = ("irt-tier0", "optnone")

@@ -301,9 +301,11 @@ class Executable:
         self._entries = entry_points(lowered, self.signatures)
         translation = to_llvm_text(lowered)
         self._llvm_ir = translation.text
+        level = self.opt if self.tier else 0  # (the first build's, unless optimize() comes first)
+        text = self._tier_text(level)
         context = llvm.create_context()  # its own: codegen may compile it in parallel
         try:
-            mod = llvm.parse_assembly(self._llvm_ir, context=context)
+            mod = llvm.parse_assembly(text, context=context)
         except RuntimeError as err:
             context.close()
             raise DiagnosticError(Diagnostic(f"invalid LLVM IR produced: {err}")) from None
@@ -328,6 +330,7 @@ class Executable:
         self._whole = bool(codegen.mutable_state(translation.llmod))
         _dispose_parsed(self._parsed)
         self._parsed.append((mod, context))
+        self._parsed_level = level
         # disposed in order if no build takes it (the collector may free a context first)
         finalizer = weakref.finalize(self, _dispose_parsed, self._parsed)
         finalizer.atexit = False
@@ -357,19 +360,27 @@ class Executable:
                 self._relower()
             return self._llvm_ir  # type: ignore[return-value]
 
+    def _tier_text(self, level: int) -> str:
+        """The LLVM IR compiled at code generation ``level``: at tier 0 (level 0)
+        ``translate.first_tier_text``'s; the tier-up compiles the text as it is."""
+        from irtoolkit.runtime.translate import first_tier_text
+
+        text = self._text()
+        return first_tier_text(text) if level == 0 else text
+
     # -- LLVM IR -> machine code ------------------------------------------------
     def _emit(self, names: list[str], level: int, declared: set[str] = frozenset(),  # type: ignore[assignment]
               keep_ir: bool = False, foreground: bool = False) -> list[codegen.CompiledGroup]:
         """The objects of the entry points of ``names`` (code generation at
         ``level``), the functions of ``declared`` linked from objects built before."""
         llvm = init_llvm()
-        text = self._text()
+        text = self._tier_text(level)
         wrappers = [self._entries[n] for n in names]
         groups = codegen.plan(self._graph, wrappers, 1 if self._whole else codegen.available_cores(),  # type: ignore[arg-type]
                               declared)
         first = None
         if foreground and self._parsed:
-            if declared:  # (it would compile copies of what is built)
+            if declared or level != self._parsed_level:  # (copies of what is built; another text)
                 _dispose_parsed(self._parsed)
             else:
                 first = self._parsed.pop()

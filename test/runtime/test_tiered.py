@@ -115,6 +115,40 @@ def test_irt_first_tier_opt_sets_tier_0s_pipeline_level_only(monkeypatch):
     assert executable.first_tier_opt(3) == executable.FIRST_TIER_OPT
 
 
+def _defines(text: str, marked: str) -> set[str]:
+    """The functions whose ``define`` line in LLVM IR ``text`` holds ``marked``."""
+    return {line.split("@", 1)[1].split("(", 1)[0].strip('"')
+            for line in text.split("\n") if line.startswith("define ") and marked in line}
+
+
+def test_tier_0_compiles_the_runtime_scaffolding_unoptimized_and_the_tier_up_all(monkeypatch):
+    from irtoolkit.runtime import codegen
+
+    compiled: list[str] = []
+    build = codegen.compile_groups
+
+    def spy(llvm, text, *args, **kwargs):
+        compiled.append(text)
+        return build(llvm, text, *args, **kwargs)
+
+    monkeypatch.setattr(codegen, "compile_groups", spy)
+    n = 100_000  # a loop long enough for threads: a dispatcher and its thunk
+    exe = irt.compile(irt.parse(PROGRAM.replace("64x", f"{n}x"), "scaffold.mlir"))
+    x = np.linspace(-2.0, 2.0, n)
+    y0 = exe["f"](x)[0].copy()
+    exe.optimize()
+    assert exe.tier == 1 and len(compiled) == 2
+    tier0, tier1 = compiled
+    scaffolding = {"_irt_call_f", "__irt_pfor___irt_par_f_0", "__irt_pthunk___irt_pfor___irt_par_f_0",
+                   "__irt_num_threads", "__irt_malloc", "__irt_release", "__irt_interrupted"}
+    assert _defines(tier0, " optnone") == scaffolding  # not the kernels (__irt_fn_f, __irt_par_f_0)
+    assert scaffolding <= _defines(tier0, " noinline")
+    assert _defines(tier1, " optnone") == set() and tier1 == exe.llvm_ir
+    assert _defines(tier1, '"irt-tier0"="optnone"') == scaffolding  # (LLVM ignores the mark)
+    np.testing.assert_allclose(exe["f"](x)[0], y0, rtol=1e-15)
+    np.testing.assert_allclose(y0, np.exp(x) * x, rtol=1e-13)
+
+
 def test_a_process_exiting_during_a_tier_up_exits_cleanly():
     import subprocess
     import sys

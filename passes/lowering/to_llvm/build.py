@@ -147,7 +147,7 @@ def declare(module: ModuleOp, name: str, fty: llvm.LLVMFunctionType,
 
 
 def define(module: ModuleOp, name: str, fty: llvm.LLVMFunctionType, linkage: str = "internal",
-           *passthrough: str) -> tuple[llvm.FuncOp, FunctionBuilder]:
+           *passthrough: str | tuple[str, str]) -> tuple[llvm.FuncOp, FunctionBuilder]:
     """A function ``name`` with an empty entry block: a declaration already in
     ``module`` gets the body, otherwise a new function is added."""
     found = lookup(module, name)

@@ -51,7 +51,8 @@ from xdsl.passes import ModulePass
 
 from irtoolkit.abi import (
     ENTRY_PREFIX, ERROR_WORDS, FAILED_ALLOCATION, FAILED_CHECK, FRAME_TAIL_WORDS, INTERRUPTED,
-    INTERRUPTS_SYMBOL, STACK_EXHAUSTED, STACK_LIMIT_WORD, TLS_KEY_SYMBOL, descriptor_words,
+    INTERRUPTS_SYMBOL, STACK_EXHAUSTED, STACK_LIMIT_WORD, TLS_KEY_SYMBOL, UNOPTIMIZED_AT_TIER0,
+    descriptor_words,
 )
 from irtoolkit.passes.lowering.to_llvm.build import (
     PTR, SOURCE_NAME, FunctionBuilder, declare, define, function_type, lookup, move_aside,
@@ -184,7 +185,7 @@ def define_guarded_malloc(module: ModuleOp, track: bool) -> None:
     """``ptr @__irt_malloc(i64 n)``: malloc, or a jump back to the wrapper with
     status ``n`` (see the module doc); with ``track``, the buffer joins the
     call's allocation list."""
-    _, b = define(module, GUARDED_MALLOC, function_type([i64], PTR))
+    _, b = define(module, GUARDED_MALLOC, function_type([i64], PTR), "internal", UNOPTIMIZED_AT_TIER0)
     (n,) = b.args
     p = b.call("malloc", [n], PTR)
     null = b.is_null(p)
@@ -230,7 +231,7 @@ def define_guarded_malloc(module: ModuleOp, track: bool) -> None:
 def define_tracked_free(module: ModuleOp) -> None:
     """``void @__irt_free(ptr p)``: drop ``p`` from the call's allocation list
     (searched from the end: buffers die young), then ``free`` it."""
-    _, b = define(module, TRACKED_FREE, function_type([PTR]))
+    _, b = define(module, TRACKED_FREE, function_type([PTR]), "internal", UNOPTIMIZED_AT_TIER0)
     (p,) = b.args
     buf = _current_buffer(b)
     search, done = b.new_block(), b.new_block()
@@ -260,7 +261,7 @@ def define_tracked_free(module: ModuleOp) -> None:
 def define_release(module: ModuleOp) -> None:
     """``void @__irt_release(ptr buf, i1 all)``: free the call's allocation
     list, and with ``all`` every buffer still in it (after a failure)."""
-    _, b = define(module, RELEASE, function_type([PTR, i1]))
+    _, b = define(module, RELEASE, function_type([PTR, i1]), "internal", UNOPTIMIZED_AT_TIER0)
     buf, everything = b.args
     arr = b.inttoptr(b.load(_word(b, buf, TRACK_AT), i64))
     count = b.load(_word(b, buf, TRACK_AT + 1), i64)
@@ -287,7 +288,7 @@ def define_check_handler(module: ModuleOp) -> None:
             fn.body.detach_block(block)
             block.erase(safe_erase=False)
     fn, b = define(module, CHECK_FAILED, function_type([PTR, i64, i64, i64]), "internal",
-                   "noinline", "cold")
+                   "noinline", "cold", UNOPTIMIZED_AT_TIER0)
     msg, flag, x, y = b.args
     buf = _current_buffer(b)
     _abort_unless_in_a_call(b, buf, msg)
@@ -340,7 +341,8 @@ def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool,
     words = [_frame_words(t) for t in (*ins, *outs)]
     if any(w is None for w in words):
         return False
-    wrapper, b = define(module, ENTRY_PREFIX + name, function_type([PTR], i64), "external")
+    wrapper, b = define(module, ENTRY_PREFIX + name, function_type([PTR], i64), "external",
+                        UNOPTIMIZED_AT_TIER0)
     wrapper.attributes["irt.frame_words"] = IntegerAttr(sum(words) + FRAME_TAIL_WORDS, i64)  # type: ignore[arg-type]
     (frame,) = b.args
     offsets = [sum(words[:k]) * 8 for k in range(len(words))]
@@ -396,7 +398,8 @@ def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool,
 def define_interrupt_poll(module: ModuleOp) -> None:
     """``void @__irt_interrupted()``: called when the interrupt count is not 0;
     jumps back if it moved since the running call began."""
-    _, b = define(module, POLL, function_type([]), "internal", "noinline", "cold")
+    _, b = define(module, POLL, function_type([]), "internal", "noinline", "cold",
+                  UNOPTIMIZED_AT_TIER0)
     buf = _current_buffer(b)
     _return_unless_in_a_call(b, buf)
     _jump_back_if_interrupted(b, buf)

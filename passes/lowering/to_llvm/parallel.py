@@ -48,7 +48,9 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 
-from irtoolkit.abi import BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, LOOPS_SERIAL_SYMBOL, NO_TRANS, ROW_MAJOR
+from irtoolkit.abi import (
+    BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, LOOPS_SERIAL_SYMBOL, NO_TRANS, ROW_MAJOR, UNOPTIMIZED_AT_TIER0,
+)
 from irtoolkit.passes.lowering.to_llvm.build import (
     PTR, FunctionBuilder, declare, define, function_type, global_string, lookup, referenced_symbol,
     set_passthrough, symbol_users,
@@ -80,7 +82,7 @@ def _num_threads_function(module: ModuleOp) -> None:
     global_string(module, "__irt_env_num_threads", ENV_VAR.encode())
     module.body.block.add_op(llvm.GlobalOp(i64, "__irt_ncpu", "internal",
                                            value=IntegerAttr(0, i64)))
-    _, b = define(module, NUM_THREADS, function_type([], i64))
+    _, b = define(module, NUM_THREADS, function_type([], i64), "internal", UNOPTIMIZED_AT_TIER0)
     from_env, from_cpus, ask, done = b.new_block(), b.new_block(), b.new_block(), b.new_block([i64])
     p = b.call("getenv", [b.addressof("__irt_env_num_threads")], PTR)
     b.cond_br(b.is_null(p), from_cpus, from_env)
@@ -155,7 +157,10 @@ def _combine(b: FunctionBuilder, kind: str, acc: SSAValue, x: SSAValue) -> SSAVa
         return acc
     if isinstance(acc.type, IntegerType):
         return b.add(acc, x)
-    return b.fadd(acc, x, "reassoc")
+    # strictly in order (no reassoc): LLVM would vectorize the combination in the
+    # optimized dispatcher and not in the first tier's (``abi.UNOPTIMIZED_AT_TIER0``),
+    # and a sum would change in its last bits when the code tiers up
+    return b.fadd(acc, x)
 
 
 def define_dispatcher(module: ModuleOp, fn: llvm.FuncOp, worker: llvm.FuncOp,
@@ -197,7 +202,8 @@ def define_dispatcher(module: ModuleOp, fn: llvm.FuncOp, worker: llvm.FuncOp,
     # the function a worker thread runs: ptr (ptr ctx), "while (k = counter++) < chunks:
     # results[k] = worker(chunk k)"
     thunk_name = THUNK_PREFIX + name
-    _, tb = define(module, thunk_name, function_type([PTR], PTR), "internal", "noinline")
+    _, tb = define(module, thunk_name, function_type([PTR], PTR), "internal", "noinline",
+                   UNOPTIMIZED_AT_TIER0)
     (c,) = tb.args
     loop, body, done = tb.new_block(), tb.new_block(), tb.new_block()
     tb.br(loop)
@@ -234,7 +240,7 @@ def define_dispatcher(module: ModuleOp, fn: llvm.FuncOp, worker: llvm.FuncOp,
     # the worker (the loop) is compiled once, not once per call site of it
     if "alwaysinline" not in str(worker.attributes.get("passthrough", "")):
         set_passthrough(worker, "noinline")
-    _, b = define(module, name, fty, "internal", "noinline")
+    _, b = define(module, name, fty, "internal", "noinline", UNOPTIMIZED_AT_TIER0)
     args = list(b.args)
     lb, ub = args[0], args[1]
     ctx = b.alloca(llvm.LLVMArrayType(words, i64))

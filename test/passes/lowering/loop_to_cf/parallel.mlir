@@ -170,31 +170,35 @@ func.func @view_alias(%x: memref<?xf64>) -> memref<?xf64> {
 // LLVM-DAG:    llvm.func @__irt_pfor___irt_par_sum_0(i64, i64, f64, {{.*}}) -> f64 attributes {irt.pfor = ["sum"], irt.work = 3 : i64, irt.worker = @__irt_par_sum_0}
 
 // The dispatcher: sequential below the threshold or with one thread, else
-// pthread_create workers, the first chunk inline, join, partial sums added.
+// pthread_create workers, the first chunk inline, join, partial sums added in order.
 // IR:          c"IRT_NUM_THREADS\00"
-// IR-LABEL:    define internal double @{{"?}}__irt_pfor___irt_par_sum_0{{"?}}(
+// IR-LABEL:    define internal double @{{"?}}__irt_pfor___irt_par_sum_0{{"?}}({{.*}}) "irt-tier0"="optnone" noinline
 // IR-DAG:        call {{.*}} @{{"?}}__irt_par_sum_0{{"?}}(
 // IR-DAG:        call {{.*}}i32 @{{"?}}pthread_create{{"?}}(
 // IR-DAG:        call {{.*}}i32 @{{"?}}pthread_join{{"?}}(
-// IR-DAG:        fadd reassoc double
+// IR-DAG:        fadd double
 // IR:          define internal i64 @{{"?}}__irt_num_threads{{"?}}()
 // IR:            call {{.*}}ptr @{{"?}}getenv{{"?}}(
 
 // define-parallel-dispatchers (a step of lower-to-llvm): the worker's loads and
 // stores in separate alias scopes, the dispatcher defined in the llvm dialect
 // (threads take chunks from a counter under a mutex), the thread count cached.
+// The dispatcher, its thunk and the thread count are marked for the JIT's first
+// tier to leave unoptimized; the worker (the loop) is not.
 // DISPATCH-LABEL: llvm.func internal @__irt_par_sum_0(
 // DISPATCH-SAME:    attributes {passthrough = ["noinline"]}
 // DISPATCH:         llvm.load %{{.*}} {alias_scopes = ["irt.reads.__irt_par_sum_0"]}
 // DISPATCH-LABEL: llvm.func internal @__irt_pfor___irt_par_sum_0(
-// DISPATCH-SAME:    irt.worker = @__irt_par_sum_0, passthrough = ["noinline"]
+// DISPATCH-SAME:    irt.worker = @__irt_par_sum_0, passthrough = ["noinline", ["irt-tier0", "optnone"]]
 // DISPATCH:         llvm.call @__irt_num_threads()
 // DISPATCH:         llvm.call @pthread_create(
 // DISPATCH:         llvm.call @__irt_pthunk___irt_pfor___irt_par_sum_0(
 // DISPATCH:         llvm.call @pthread_join(
-// DISPATCH:         llvm.fadd %{{.*}}, %{{.*}} {fastmathFlags = #llvm.fastmath<reassoc>} : f64
-// DISPATCH:       llvm.func internal @__irt_num_threads() -> i64
+// DISPATCH:         llvm.fadd %{{.*}}, %{{.*}} : f64
+// DISPATCH-NOT:     fastmath
+// DISPATCH:       llvm.func internal @__irt_num_threads() -> i64 attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
 // DISPATCH:         llvm.load %{{.*}} atomic monotonic
 // DISPATCH-LABEL: llvm.func internal @__irt_pthunk___irt_pfor___irt_par_sum_0(
+// DISPATCH-SAME:    passthrough = ["noinline", ["irt-tier0", "optnone"]]
 // DISPATCH:         llvm.call @pthread_mutex_lock(
 // DISPATCH:         llvm.call @__irt_par_sum_0(

@@ -74,18 +74,20 @@ func.func @loops(%n: i64) -> i64 {
   return %f : i64
 }
 
-// The runtime helpers: failures jump back to the entry point.
+// The runtime helpers: failures jump back to the entry point. Those that run once
+// per call or allocation are marked for the JIT's first tier to leave unoptimized;
+// the stack check runs on every recursive call and is not.
 // CHECK:       llvm.call @longjmp(
-// CHECK-LABEL: llvm.func internal @__irt_malloc(%{{.*}}: i64) -> !llvm.ptr
+// CHECK-LABEL: llvm.func internal @__irt_malloc(%{{.*}}: i64) -> !llvm.ptr attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
 // CHECK:       llvm.mlir.global external @__irt_tls_key() {{.*}} : i8
-// CHECK-LABEL: llvm.func internal @__irt_release(
-// CHECK-LABEL: llvm.func internal @__irt_free(
+// CHECK-LABEL: llvm.func internal @__irt_release({{.*}} attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
+// CHECK-LABEL: llvm.func internal @__irt_free({{.*}} attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
 // CHECK-LABEL: llvm.func internal @__irt_check_stack(%{{.*}}: i64) attributes {passthrough = ["noinline"]}
-// CHECK-LABEL: llvm.func internal @__irt_interrupted() attributes {passthrough = ["noinline", "cold"]}
+// CHECK-LABEL: llvm.func internal @__irt_interrupted() attributes {passthrough = ["noinline", "cold", ["irt-tier0", "optnone"]]}
 
 // The entry points: a jmp_buf under the thread's key, the frame's stack limit.
-// CHECK-LABEL: llvm.func @_irt_call_f(%{{.*}}: !llvm.ptr) -> i64 attributes {irt.frame_words = 14 : i64}
+// CHECK-LABEL: llvm.func @_irt_call_f(%{{.*}}: !llvm.ptr) -> i64 attributes {passthrough = {{\[}}["irt-tier0", "optnone"]], irt.frame_words = 14 : i64}
 // CHECK:         llvm.call @_setjmp(
 // CHECK:         llvm.call @__irt_fn_f(
-// CHECK-LABEL: llvm.func @_irt_call_depth(%{{.*}}: !llvm.ptr) -> i64 attributes {irt.frame_words = 7 : i64}
+// CHECK-LABEL: llvm.func @_irt_call_depth(%{{.*}}: !llvm.ptr) -> i64 attributes {passthrough = {{\[}}["irt-tier0", "optnone"]], irt.frame_words = 7 : i64}
 // CHECK-LABEL: llvm.func @_irt_call_loops(

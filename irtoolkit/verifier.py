@@ -6,6 +6,8 @@ checks that xDSL's verifiers of reused ops lack.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import ErasedSSAValue, Operation
 from xdsl.traits import IsTerminator, NoTerminator
@@ -179,16 +181,22 @@ def _symbol_use_check(trait) -> object | None:
 
 def _lookup_symbol(op: Operation, name, symbols: dict) -> Operation | None:
     """xDSL's ``SymbolTable.lookup_symbol``, with each symbol table read once
-    per verification (a table's ops are scanned for every lookup in xDSL)."""
+    per verification (a table's ops are scanned for every lookup in xDSL), and
+    the symbol-table op around the ops of a block found once (``symbols`` holds
+    both: symbol-table op -> its symbols, block -> its symbol-table op)."""
     from xdsl.traits import SymbolOpInterface, SymbolTable
 
     if name.nested_references:
         return SymbolTable.lookup_symbol(op, name)
-    anchor = op
-    while anchor is not None and not anchor.has_trait(SymbolTable):
-        anchor = anchor.parent_op()
-    if anchor is None:
-        raise ValueError(f"Operation {op} has no SymbolTable ancestor")
+    block = None if op.has_trait(SymbolTable) else op.parent
+    anchor = op if block is None else symbols.get(block)
+    if anchor is None:  # the first op of its block asked: the symbol table above the block
+        anchor = block.parent_op()
+        while anchor is not None and not anchor.has_trait(SymbolTable):
+            anchor = anchor.parent_op()
+        if anchor is None:
+            raise ValueError(f"Operation {op} has no SymbolTable ancestor")
+        symbols[block] = anchor
     table = symbols.get(anchor)
     if table is None:
         table = symbols[anchor] = {}
@@ -202,13 +210,14 @@ def _check_llvm_callee(op: Operation, symbols: dict) -> None:
     """``llvm.call``'s CallOpSymbolUserOpInterface check, same verdicts and words."""
     from xdsl.dialects.llvm import FuncOp
 
-    if op.callee is None:
+    callee = op.callee
+    if callee is None:
         return
-    found = _lookup_symbol(op, op.callee, symbols)
+    found = _lookup_symbol(op, callee, symbols)
     if not found:
-        raise VerifyException(f"'{op.callee}' could not be found in symbol table")
+        raise VerifyException(f"'{callee}' could not be found in symbol table")
     if not isinstance(found, FuncOp):
-        raise VerifyException(f"'{op.callee}' must reference an 'llvm.func', but found '{found.name}'")
+        raise VerifyException(f"'{callee}' must reference an 'llvm.func', but found '{found.name}'")
 
 
 _SYMBOL_USE_CHECKS = {("xdsl.dialects.llvm", "CallOpSymbolUserOpInterface"): _check_llvm_callee}
@@ -273,22 +282,31 @@ def _signature_verified(cls: type) -> tuple | None:
 
 def _signature(op: Operation) -> tuple:
     """What the verification of an op of a ``_signature_verified`` class depends on."""
-    return (type(op), *[v._type for v in op._operands], None, *[r._type for r in op.results], None,
+    return (type(op), *map(_TYPE_OF, op._operands), None, *map(_TYPE_OF, op.results), None,
             *op.properties.items(), None, *op.attributes.items())
 
 
-def _quick_class(cls: type) -> bool:
+_TYPE_OF = attrgetter("_type")
+
+
+def _quick_checks(cls: type) -> tuple | None:
     """Whether ``verify_module`` may verify an op of class ``cls`` that has no
-    regions or successors and does not end its block by its signature alone:
-    signature-verified without symbol-use checks, and no extra check."""
-    quick = _QUICK.get(cls)
-    if quick is None:
-        quick = _QUICK[cls] = (_signature_verified(cls) == ()
-                               and getattr(cls, "name", None) not in _EXTRA_CHECKS)
-    return quick
+    regions or successors and does not end its block by its signature alone
+    (then: the symbol-use checks that still run on it, see
+    ``_signature_verified``): signature-verified, and no extra check."""
+    try:
+        return _QUICK[cls]
+    except KeyError:
+        pass
+    checks = _signature_verified(cls)
+    if getattr(cls, "name", None) in _EXTRA_CHECKS:
+        checks = None
+    _QUICK[cls] = checks
+    return checks
 
 
-_QUICK: dict[type, bool] = {}
+_QUICK: dict[type, tuple | None] = {}
+_UNASKED = object()
 
 
 def _known_signature(op: Operation, key: tuple, passed: dict, remember: bool) -> bool | None:
@@ -296,14 +314,21 @@ def _known_signature(op: Operation, key: tuple, passed: dict, remember: bool) ->
     be hashed). The op's own last verified signature (kept when ``remember``:
     verifying again later, as verify-each does) is compared element by
     element, the same attribute objects compare by identity, where the lookup
-    in ``passed`` (the signatures seen) would hash every type and attribute again."""
+    in ``passed`` (the signatures seen) would hash every type and attribute again;
+    so is the signature of the op of the same class that verified last (``passed``
+    keeps it under the class: the ops a pass makes are alike)."""
     state = op.__dict__
     if state.get("_irt_verified_signature") == key:
         return True
-    try:
-        known = key in passed
-    except TypeError:  # an unhashable attribute
-        return None
+    if passed.get(key[0]) == key:
+        known = True
+    else:
+        try:
+            known = key in passed
+        except TypeError:  # an unhashable attribute
+            return None
+        if known:
+            passed[key[0]] = key
     if known and remember:
         state["_irt_verified_signature"] = key
     return known
@@ -323,6 +348,7 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: b
         op.verify_()
         if known is False:
             passed[key] = True
+            passed[key[0]] = key
             if remember:
                 op.__dict__["_irt_verified_signature"] = key
         return
@@ -385,7 +411,8 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     a CFG region ask the dominator tree, which walks up to the defining region.
     Ops whose verification is a function of their signature run it once per
     distinct signature; ``signatures`` (a dict the caller keeps, e.g. across
-    the passes of a pipeline) holds the ones that passed.
+    the passes of a pipeline) holds the ones that passed (and, under each op
+    class, the last of its signatures that passed).
     An op's ``verify_regions_`` (MLIR's `verifyRegions`: checks that need the
     nested ops verified first, e.g. `tensor.generate`'s terminator) runs when
     the walk leaves the op."""
@@ -396,13 +423,14 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     symbols: dict = {}  # symbol-table op -> its symbols by name, read once
     remember = signatures is not None  # verified again later: each op keeps its signature
     verify_op(module, block_counts, dominance, visible, passed, symbols, remember)
-    # frames: [op, its regions' blocks (iterator), ops of the current block
-    # (iterator), values the current block made visible, its last op]
+    # frames: [op, its regions' blocks (iterator), the next op of the current
+    # block (None at its end: the ops are followed by their links, not an
+    # iterator object), values the current block made visible, its last op]
     stack: list[list] = [[module, _blocks_of(module), None, [], None]]
+    quick = _QUICK
     while stack:
         frame = stack[-1]
-        ops = frame[2]
-        op = next(ops, None) if ops is not None else None
+        op = frame[2]
         if op is None:
             visible.difference_update(frame[3])  # leaving the block
             block = next(frame[1], None)
@@ -417,15 +445,28 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
                 continue
             frame[3] = list(block.args)
             visible.update(frame[3])
-            frame[2] = iter(block.ops)
-            frame[4] = block.last_op
+            frame[2] = block._first_op
+            frame[4] = block._last_op
             continue
+        frame[2] = op._next_op
         # the usual op -- no regions or successors, not ending its block, its
         # operands defined above it, a signature that verified -- passes
         # verify_op's checks by those facts alone; any other goes through them
-        if (op.regions or op._successors or op is frame[4] or not visible.issuperset(op._operands)
-                or not _quick_class(type(op)) or not _known_signature(op, _signature(op), passed, remember)):
+        checks = quick.get(type(op), _UNASKED)
+        if checks is _UNASKED:
+            checks = _quick_checks(type(op))
+        if (checks is None or op.regions or op._successors or op is frame[4]
+                or not visible.issuperset(op._operands)
+                or (op.__dict__.get("_irt_verified_signature") != (key := _signature(op))
+                    and not _known_signature(op, key, passed, remember))):
             verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
+        elif checks:  # (llvm.call's callee)
+            try:
+                for _trait, check in checks:
+                    check(op, symbols)
+            except Exception:  # raised again by verify_op's run of the same check, located
+                verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
+                raise
         if op.regions:
             stack.append([op, _blocks_of(op), None, [], None])
         elif op.results:

@@ -75,7 +75,7 @@ def _verdict(verify, op) -> str:
 
 
 def test_isolated_from_above_verdicts_match_xdsl():
-    from xdsl.dialects import arith, func
+    from xdsl.dialects import arith, cf, func
     from xdsl.dialects.builtin import FloatAttr, ModuleOp, f64
     from xdsl.ir import Block, Region
     from xdsl.traits import IsolatedFromAbove
@@ -92,12 +92,43 @@ def test_isolated_from_above_verdicts_match_xdsl():
     stolen = arith.AddfOp(other.args[0], add.result)
     other.add_ops([stolen, func.ReturnOp(stolen.result)])
     bad = func.FuncOp("bad", ((f64,), (f64,)), Region(other))
-    module = ModuleOp([good, bad])
+    # a CFG function: its second block uses a value of its first (inside), and
+    # one that also uses a value of another function (outside)
+    entry, exit_ = Block(arg_types=[f64]), Block()
+    first = arith.AddfOp(entry.args[0], entry.args[0])
+    entry.add_ops([first, cf.BranchOp(exit_)])
+    later = arith.AddfOp(first.result, first.result)
+    exit_.add_ops([later, func.ReturnOp(later.result)])
+    cfg = func.FuncOp("cfg", ((f64,), (f64,)), Region([entry, exit_]))
+    entry2, exit2 = Block(arg_types=[f64]), Block()
+    entry2.add_ops([cf.BranchOp(exit2)])
+    stolen2 = arith.AddfOp(entry2.args[0], add.result)
+    exit2.add_ops([stolen2, func.ReturnOp(stolen2.result)])
+    cfg_bad = func.FuncOp("cfg_bad", ((f64,), (f64,)), Region([entry2, exit2]))
+    module = ModuleOp([good, bad, cfg, cfg_bad])
     trait = IsolatedFromAbove()
     verdicts = {name: (_verdict(lambda o: patched(trait, o), op), _verdict(lambda o: original(trait, o), op))
-                for name, op in (("good", good), ("bad", bad), ("module", module))}
+                for name, op in (("good", good), ("bad", bad), ("module", module),
+                                 ("cfg", cfg), ("cfg_bad", cfg_bad))}
     assert verdicts == {"good": ("ok", "ok"), "bad": ("VerifyException", "VerifyException"),
-                        "module": ("ok", "ok")}
+                        "module": ("ok", "ok"), "cfg": ("ok", "ok"),
+                        "cfg_bad": ("VerifyException", "VerifyException")}
+
+
+def test_ir_objects_hash_and_compare_by_identity():
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import FloatAttr, f64
+    from xdsl.ir import Block, Region
+
+    xdsl_patches.apply()
+    assert "SSAValue.__hash__" in xdsl_patches.ORIGINALS  # replaced by object's
+    a, b = arith.ConstantOp(FloatAttr(1.0, f64)), arith.ConstantOp(FloatAttr(1.0, f64))
+    block = Block([a, b], arg_types=[f64])
+    region = Region(block)
+    for x, y in ((a, b), (a.result, b.result), (block.args[0], a.result), (block, Block()), (region, Region())):
+        assert x == x and x != y and not (x == y) and len({x, y, x}) == 2
+        assert {x: 1}.get(y) is None and {x: 1}[x] == 1
+    assert a.result.first_use is None and len({u for u in block.args[0].uses}) == 0
 
 
 def test_isolated_from_above_is_linear_in_depth():

@@ -17,7 +17,10 @@ API
     when the module has no op that needs them; with an explicit pipeline, the
     rest of the default lowering runs afterwards if the result is not yet in the
     llvm dialect, and the last steps of ``lower-to-llvm`` if it left them out),
-    runs ``add-jit-interface``, optimizes for the host CPU and JITs with MCJIT.
+    runs ``add-jit-interface`` and checks the LLVM IR (errors surface here);
+    a public function's machine code is optimized for the host CPU and JITed
+    with MCJIT at its first call (only the code it reaches, over the cores;
+    ``exe.optimize()`` builds every function's).
     The input is verified once; the internal lowering passes are not verified
     after each (LLVM's verifier checks the result): ``IRT_VERIFY_EACH=1`` turns
     verify-each back on. LLVM level ``opt`` (default 3, ``IRT_OPT_LEVEL``

@@ -4,9 +4,11 @@
 pipeline and the LLVM settings; ``compile_source`` adds a level keyed on the
 source text and file name, so that a program compiled before (by any
 process) loads from the disk cache without parsing or importing xDSL. What a
-disk entry holds besides the objects -- the signatures and entry points -- is
-checked against its schema here before anything is loaded (``InvalidEntry``);
-the file itself is ``diskcache``'s business.
+disk entry holds besides the objects -- the signatures, the entry points, and
+which of them the objects hold (an entry point's code is built at its first
+call: the entry is stored again as a program calls more of them, and when it
+tiers up) -- is checked against its schema here before anything is loaded
+(``InvalidEntry``); the file itself is ``diskcache``'s business.
 """
 
 from __future__ import annotations
@@ -102,15 +104,21 @@ def _decode_signatures(data: Any) -> dict[str, Signature]:
 
 
 def _decode_meta(meta: dict, blob: bytes, opt: int):
-    """(signatures, entry points, objects, tier) of a cache entry's metadata and
-    object code; ``InvalidEntry`` for anything outside the schema."""
-    _expect(set(meta) == {"key", "signatures", "entries", "opt", "tier", "object_sizes"}, "unexpected keys")
+    """(signatures, entry points, objects, tier, the entry points the objects
+    hold) of a cache entry's metadata and object code; ``InvalidEntry`` for
+    anything outside the schema."""
+    _expect(set(meta) == {"key", "signatures", "entries", "opt", "tier", "built", "object_sizes"},
+            "unexpected keys")
     _expect(meta["tier"] in (0, 1), "bad tier")
     sigs = _decode_signatures(meta["signatures"])
     entries = meta["entries"]
     _expect(isinstance(entries, dict) and set(entries) == set(sigs), "entries do not match signatures")
     for name, wrapper in entries.items():
         _expect(wrapper is None or wrapper == ENTRY_PREFIX + name, "bad entry point name")
+    built = meta["built"]
+    _expect(isinstance(built, list) and len(set(built)) == len(built)
+            and all(isinstance(n, str) and entries.get(n) is not None for n in built),
+            "built entry points are not callable ones")
     _expect(meta["opt"] == opt, "another optimization level")
     sizes = meta["object_sizes"]
     _expect(isinstance(sizes, list) and 0 < len(sizes) <= 1024
@@ -120,7 +128,7 @@ def _decode_meta(meta: dict, blob: bytes, opt: int):
     for size in sizes:
         objects.append(blob[start:start + size])
         start += size
-    return sigs, entries, objects, meta["tier"]
+    return sigs, entries, objects, meta["tier"], built
 
 
 def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> Executable | None:
@@ -131,7 +139,7 @@ def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> 
         return None
     meta, blob = entry
     try:
-        sigs, entries, objects, tier = _decode_meta(meta, blob, opt)
+        sigs, entries, objects, tier, built = _decode_meta(meta, blob, opt)
         contents = [read_object(obj) for obj in objects]
         bad = symbols.forbidden(external_symbols(contents))
         if bad:
@@ -139,27 +147,32 @@ def _load_from_disk(key: str, source: tuple[str, str, str | None], opt: int) -> 
                                 "not call: discarded")
             raise InvalidEntry("forbidden symbols")
         defined = {name for c in contents for name in c.defined}
-        _expect(all(w is None or w in defined for w in entries.values()), "entry point missing")
-        exe = Executable.from_objects(objects, sigs, entries, opt, source, contents, tier)
+        _expect(all(entries[n] in defined for n in built), "entry point missing")
+        exe = Executable.from_objects(objects, sigs, entries, opt, source, contents, tier, built)
     except (ValueError, DiagnosticError):  # InvalidEntry, InvalidObject, a symbol not found ...
         diskcache.discard(key)  # compile afresh
         return None
-    if exe.tier == 0:  # the tier-up replaces the entry
-        exe._on_optimized.append(lambda e: _store_on_disk(key, e))
+    _keep_on_disk(key, exe, now=False)  # the tier-up and later builds replace the entry
     return exe
 
 
+def _keep_on_disk(key: str, exe: Executable, now: bool = True) -> None:
+    """Store ``exe``'s machine code under ``key`` (``now`` if it has any), and
+    again whenever it changes: an entry point built at its first call, a tier-up."""
+    exe._on_code[key] = lambda e: _store_on_disk(key, e)
+    if now and exe._objects:
+        _store_on_disk(key, exe)
+
+
 def _store_on_disk(key: str, exe: Executable) -> None:
-    """Store ``exe``'s machine code under ``key``; code of tier 0 is stored again
-    when the executable tiers up."""
+    """Store ``exe``'s machine code under ``key`` (called with its build lock held,
+    or before any build: the objects, tier and built entry points agree)."""
     from irtoolkit.runtime import diskcache
 
-    objects, tier = exe._objects, exe.tier  # (a tier-up may swap them meanwhile)
+    objects = exe._objects
     meta = dict(signatures=_encode_signatures(exe.signatures), entries=exe._entries, opt=exe.opt,
-                tier=tier, object_sizes=[len(o) for o in objects])
+                tier=exe.tier, built=sorted(exe._built), object_sizes=[len(o) for o in objects])
     diskcache.store(key, meta, b"".join(objects))
-    if tier == 0:
-        exe._on_optimized.append(lambda e: _store_on_disk(key, e))
 
 
 def compile_module(module: ModuleOp, pipeline: str | None = None, opt: int | None = None) -> Executable:
@@ -189,7 +202,7 @@ def compile_module(module: ModuleOp, pipeline: str | None = None, opt: int | Non
     exe = _compile_fresh(module, pipeline, opt)
     exe._source = (text, "<cached module>", pipeline)
     if dkey is not None:
-        _store_on_disk(dkey, exe)
+        _keep_on_disk(dkey, exe)
     return _remember(mkey, exe)
 
 
@@ -211,7 +224,7 @@ def compile_source(text: str, filename: str = "<string>", pipeline: str | None =
         module = parse_module(text, filename)
     exe = compile_module(module, pipeline, opt)
     if dkey is not None:
-        _store_on_disk(dkey, exe)
+        _keep_on_disk(dkey, exe)
     return _remember(skey, exe)
 
 

@@ -140,7 +140,10 @@ class Function:
         self.signature = sig
         self.name = sig.name
         self._reason = reason
-        self._cfunc = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)(address) if address else None
+        self._cfunc = None  # None: not callable (``reason``), or not built yet
+        # how it shares the cores (None: not a question; runtime/blas.py), once built
+        self._pool: PoolChoice | None = None
+        self._gemms = False  # (OpenBLAS's count to hold)
         layout, word = [], 0
         for spec in (*sig.inputs, *sig.outputs):
             layout.append(word)
@@ -176,14 +179,25 @@ class Function:
         self._err = word  # the frame's tail: error words, stack limit (abi)
         self._nwords = word + FRAME_TAIL_WORDS
         self._tls = threading.local()
-        # how it shares the cores (None: not a question; runtime/blas.py)
-        self._pool = PoolChoice(executable.thread_ways) if executable.thread_ways else None
-        self._gemms = ALONE in executable.thread_ways  # (OpenBLAS's count to hold)
+        if address:
+            self._retarget(address)
 
     def _retarget(self, address: int) -> None:
-        """Call the code at ``address`` from now on (a tier-up; calls running finish
-        in the old code, which the executable keeps)."""
+        """Call the code at ``address`` from now on (its first code, or a tier-up's:
+        calls running finish in the old code, which the executable keeps)."""
+        if self._cfunc is None:
+            ways = self._exe.thread_ways
+            self._pool = PoolChoice(ways) if ways else None
+            self._gemms = ALONE in ways
         self._cfunc = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)(address)
+
+    def _first_call(self):
+        """The code to call, built now if it is not yet (the executable builds an
+        entry point's code at its first call)."""
+        if self._reason is not None:
+            raise ArgumentError(f"function @{self.name} cannot be called from Python: {self._reason}")
+        self._exe._ensure_built([self.name])
+        return self._cfunc
 
     def _frame(self):
         tls = self._tls
@@ -267,7 +281,7 @@ class Function:
     def __call__(self, *args: Any) -> Any:
         cfunc = self._cfunc
         if cfunc is None:
-            raise ArgumentError(f"function @{self.name} cannot be called from Python: {self._reason}")
+            cfunc = self._first_call()
         plan = self._fast_in
         if len(args) != len(plan):
             raise ArgumentError(

@@ -1,5 +1,12 @@
 """LLVM IR -> object code: one object per group of entry points, built in parallel.
 
+The executable builds the code of an entry point when it is first called
+(``Executable._ensure_built``): a build plans its groups among what its entry
+points reach, with the functions earlier builds export declared only (they
+are linked from those builds' objects), so one entry alone still spreads over
+the cores (``plan``: functions of at least SPLIT_FLOOR instructions are split
+off while that balances the groups better).
+
 A module's entry points (the ``_irt_call_*`` wrappers) are split into as many
 groups as there are cores. Each group compiles the whole module text with only
 its own entry points exported: every other definition becomes internal, so
@@ -23,9 +30,11 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
+
+from irtoolkit.abi import KERNEL_PREFIX
 
 
 @dataclass
@@ -50,22 +59,56 @@ def available_cores() -> int:
 SPLIT_MIN_SIZE = 500
 
 
+#: Below SPLIT_MIN_SIZE, a function of at least this many instructions is split
+#: off too (exported by one group, declared in the others) when that balances the
+#: groups better: the code one entry point reaches would otherwise be one group
+#: (bench W1's gradient: its outlined parallel loop, 148 of 484 instructions, in
+#: one group, the rest in the other). Vector-math kernels (``abi.KERNEL_PREFIX``)
+#: never are: they are called in hot loops, which must inline them.
+SPLIT_FLOOR = 100
+
+
 def plan_groups(llmod, entries: Sequence[str],
                 graph: tuple[dict[str, int], dict[str, set[str]]] | None = None) -> list[tuple[str, ...]]:
-    """The codegen groups of an llvmlite.ir module (its globals at least, with its
-    ``call_graph`` given when the functions have no instructions there): one per
-    core, of about equal code size, each a tuple of the functions it exports
-    (entry points and functions of at least SPLIT_MIN_SIZE instructions), group 0
-    one that calls no other group's functions if there is one (it compiles the
-    module text as it is: see compile_groups); one group for a module with
+    """The codegen groups of all of an llvmlite.ir module's ``entries`` (its
+    globals at least, with its ``call_graph`` given when the functions have no
+    instructions there): ``plan`` over the cores, one group for a module with
     mutable state."""
     cores = 1 if mutable_state(llmod) else available_cores()
-    if cores == 1 or len(entries) <= 1:
+    return plan(graph or call_graph(llmod), entries, cores)
+
+
+def plan(graph: tuple[dict[str, int], dict[str, set[str]]], entries: Sequence[str], cores: int,
+         declared: Set[str] = frozenset()) -> list[tuple[str, ...]]:
+    """The codegen groups that build ``entries``: at most ``cores``, of about
+    equal code size, each a tuple of the functions it exports (entry points,
+    functions of at least SPLIT_MIN_SIZE instructions, and those SPLIT_FLOOR
+    ones that balance the groups better), group 0 one that calls no other
+    group's functions if there is one (it may compile the module text as it
+    is: see compile_groups). ``declared``: functions built already (another
+    object exports them), declared only and not split off again."""
+    if cores == 1 or not entries:
         return [tuple(entries)]
-    size, callees = graph or call_graph(llmod)
-    big = sorted(n for n, k in size.items() if k >= SPLIT_MIN_SIZE and n not in entries)
-    roots = [*entries, *big]
-    groups = group_entries(reachable_sizes(llmod, roots, stop=set(roots), graph=(size, callees)), cores)
+    size, callees = graph
+    reach = reachable(callees, entries, stop=set(declared))
+    splittable = [n for n in reach if n not in entries and n not in declared
+                  and size.get(n, 0) >= SPLIT_FLOOR and not n.startswith(KERNEL_PREFIX)]
+    roots = [*entries, *sorted(n for n in splittable if size[n] >= SPLIT_MIN_SIZE)]
+
+    def grouped(roots: list[str]) -> tuple[int, list[tuple[str, ...]]]:
+        stop = {*roots, *declared}
+        groups = group_entries(reachable_sizes(None, roots, stop, graph), cores)
+        # a group's code: what its roots reach, shared callees counted once
+        return max(sum(size.get(f, 0) for f in reachable(callees, g, stop) if f in g or f not in stop)
+                   for g in groups), groups
+
+    heaviest, groups = grouped(roots)
+    for name in sorted((n for n in splittable if size[n] < SPLIT_MIN_SIZE),
+                       key=lambda n: (-size[n], n)):
+        trial = grouped([*roots, name])
+        if trial[0] <= heaviest - SPLIT_FLOOR // 2:  # worth a call that is not inlined
+            roots.append(name)
+            heaviest, groups = trial
     reaches = {g: reachable(callees, g, stop=set(roots)) for g in groups}
     calls_others = {g: any(r in reaches[g] for other in groups if other is not g for r in other)
                     for g in groups}
@@ -237,15 +280,17 @@ def dispose(mod: Any, context: Any) -> None:
     context.close()
 
 
-def compile_groups(llvm, text: str, first: tuple[Any, Any],
+def compile_groups(llvm, text: str, first: tuple[Any, Any] | None,
                    groups: list[tuple[str, ...]], make_target_machine: Callable[[], Any],
                    opt: int, unroll: bool, keep_ir: bool = False,
-                   meanwhile: Callable[[], None] | None = None) -> list[CompiledGroup]:
+                   meanwhile: Callable[[], None] | None = None,
+                   declared: Set[str] = frozenset()) -> list[CompiledGroup]:
     """Optimize (LLVM's pipeline at speed level ``opt``) and emit ``text`` once
     per group, in parallel. ``first`` is ``text`` already parsed (and verified)
-    in a context of its own, as (module, context): group 0 uses it; the other
-    groups compile ``text`` with the functions other groups export declared
-    only (group 0 has a private copy of any it calls). Each module
+    in a context of its own, as (module, context), or None: group 0 uses it;
+    the other groups (and group 0 without it) compile ``text`` with the
+    functions other groups export and those of ``declared`` (built already)
+    declared only (group 0 has a private copy of any it calls). Each module
     is disposed of before its context when its group is done (the garbage
     collector, left to it, may free them in the other order and crash).
 
@@ -277,7 +322,7 @@ def compile_groups(llvm, text: str, first: tuple[Any, Any],
     def build_parsed(k: int) -> None:
         context = llvm.create_context()
         try:
-            foreign = {n for j, g in enumerate(groups) if j != k for n in g}
+            foreign = {n for j, g in enumerate(groups) if j != k for n in g} | set(declared)
             mod = llvm.parse_assembly(declare_only(text, foreign), context=context)
         except BaseException as err:
             context.close()
@@ -286,15 +331,21 @@ def compile_groups(llvm, text: str, first: tuple[Any, Any],
             return
         build(k, mod, context)
 
+    def build_first() -> None:
+        if first is None:
+            build_parsed(0)
+        else:
+            build(0, *first)
+
     threads = [threading.Thread(target=build_parsed, args=(k,), name=f"irt-codegen-{k}")
                for k in range(1, len(groups))]
     if meanwhile is not None:
-        threads.insert(0, threading.Thread(target=build, args=(0, *first), name="irt-codegen-0"))
+        threads.insert(0, threading.Thread(target=build_first, name="irt-codegen-0"))
     for t in threads:
         t.start()
     try:
         if meanwhile is None:
-            build(0, *first)
+            build_first()
         else:
             for event in in_llvm:
                 event.wait()

@@ -48,7 +48,7 @@ try:  # the builtin module: hashlib loads OpenSSL (5-10 ms at the first compile)
 except ImportError:  # pragma: no cover
     from hashlib import sha256 as _sha256
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 MAGIC = b"IRTC"
 SUFFIX = ".irtc"
 _HEADER = struct.Struct("<4sIIQ")

@@ -53,7 +53,9 @@ def _threads() -> int:
 
 @pytest.fixture(scope="module")
 def mix():
-    return irtoolkit.compile(irtoolkit.parse(MIX, "mix.mlir"))["mix"]
+    exe = irtoolkit.compile(irtoolkit.parse(MIX, "mix.mlir"))
+    exe._ensure_built()  # (its way of using the cores is known once its code is)
+    return exe["mix"]
 
 
 def _inputs(seed: int = 0):
@@ -246,6 +248,7 @@ def _slow_way(monkeypatch, fn, slow_now) -> None:
 def test_code_without_threads_of_its_own_keeps_the_faster_way(monkeypatch, slow):
     monkeypatch.delenv("IRT_BLAS_THREADS", raising=False)
     mm = irtoolkit.compile(irtoolkit.parse(GEMM_ONLY, "mm.mlir"))["mm"]
+    mm._exe._ensure_built()  # (its ways are known once its code is)
     assert mm._pool.ways == (blas.ALONE, blas.THREADED)
     _slow_way(monkeypatch, mm, lambda: (blas._alone_depth > 0) == (slow == blas.ALONE))
     rng = np.random.default_rng(2)
@@ -272,6 +275,7 @@ func.func @total(%x: tensor<?xf64>) -> f64 {
 def test_code_with_loops_of_its_own_keeps_the_faster_way_and_the_same_sum(monkeypatch, slow):
     monkeypatch.delenv("IRT_NUM_THREADS", raising=False)
     total = irtoolkit.compile(irtoolkit.parse(LOOPS_ONLY, "total.mlir"))["total"]
+    total._exe._ensure_built()  # (its ways are known once its code is)
     assert total._pool.ways == (blas.THREADED, blas.SERIAL)
     serial = ctypes.c_int64.from_address(blas.flag_address(LOOPS_SERIAL_SYMBOL))
     _slow_way(monkeypatch, total, lambda: (serial.value > 0) == (slow == blas.SERIAL))
@@ -292,6 +296,7 @@ def test_the_serial_way_starts_no_thread(monkeypatch):
 
     monkeypatch.delenv("IRT_NUM_THREADS", raising=False)
     total = irtoolkit.compile(irtoolkit.parse(LOOPS_ONLY, "total.mlir"))["total"]
+    total._exe._ensure_built()  # (its ways are known once its code is)
     total._exe.optimize()  # (no tier-up thread starting meanwhile)
     x = np.random.default_rng(4).standard_normal(1_500_000)
     total(x)  # (nor the SIGINT watcher the first call starts)

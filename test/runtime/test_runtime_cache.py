@@ -42,7 +42,10 @@ def expected(x, s):
 
 
 def compile_text(text: str, name: str = "cache.mlir"):
-    return irt.compile(irt.parse(text, name))
+    """Compiled, and its code built (at a first call, else: it is what the disk cache stores)."""
+    exe = irt.compile(irt.parse(text, name))
+    exe._ensure_built()
+    return exe
 
 
 def check(exe):
@@ -86,7 +89,7 @@ def test_a_hit_skips_the_lowering_and_llvm(monkeypatch):
         raise AssertionError("lowering ran on a cache hit")
 
     monkeypatch.setattr(translate, "lower_module", boom)
-    monkeypatch.setattr(executable.Executable, "_compile", boom)
+    monkeypatch.setattr(executable.Executable, "_prepare", boom)
     check(compile_text(PROGRAM))
 
 
@@ -280,11 +283,11 @@ def test_the_key_includes_locations_pipeline_and_opt_level():
     compile_text(PROGRAM, "b.mlir")  # run-time check messages carry file:line:col
     assert len(cache_files()) == 2
     m = irt.parse(PROGRAM, "a.mlir")
-    irt.compile(m, "canonicalize")
+    irt.compile(m, "canonicalize")._ensure_built()
     assert len(cache_files()) == 3
     from irtoolkit.runtime import compile_module
 
-    compile_module(m, None, opt=1)
+    compile_module(m, None, opt=1)._ensure_built()
     assert len(cache_files()) == 4
 
 
@@ -346,7 +349,7 @@ def test_compile_source_in_process():
     assert again.from_cache
     check(again)
     assert "_irt_call_f" in again.llvm_ir  # recompiled from the source on demand
-    irt.compile(PROGRAM, filename="other.mlir")
+    check(irt.compile(PROGRAM, filename="other.mlir"))
     assert len(cache_files()) == n + 2
 
 

@@ -68,6 +68,8 @@ def test_an_op_broken_after_it_verified_is_caught(how, message):
         _run("nothing", how)
     text = str(err.value)
     assert message in text and "(after pass 'corrupt')" in text
+    at = {"callee": ":7:3:"}.get(how, ":5:3:")  # at the broken op: the call, or the fadd
+    assert at in text
 
 
 def test_ops_that_look_around_are_verified_every_time():

@@ -20,6 +20,7 @@ API
     runs ``add-jit-interface`` and checks the LLVM IR (errors surface here);
     a public function's machine code is optimized for the host CPU and JITed
     with MCJIT at its first call (only the code it reaches, over the cores;
+    the first call of another function builds all the others;
     ``exe.optimize()`` builds every function's).
     The input is verified once; the internal lowering passes are not verified
     after each (LLVM's verifier checks the result): ``IRT_VERIFY_EACH=1`` turns

@@ -1,7 +1,7 @@
 """LLVM IR -> object code: one object per group of entry points, built in parallel.
 
 The executable builds the code of an entry point when it is first called
-(``Executable._ensure_built``): a build plans its groups among what its entry
+(``Executable._ensure_built``; the next such call builds all the others): a build plans its groups among what its entry
 points reach, with the functions earlier builds export declared only (they
 are linked from those builds' objects), so one entry alone still spreads over
 the cores (``plan``: functions of at least SPLIT_FLOOR instructions are split

@@ -227,6 +227,8 @@ class Executable:
     asked for (``_ensure_built``, ``optimize``), as jax.jit compiles a function:
     only the code that entry reaches, spread over the cores (codegen.py), and
     loaded into the executable's MCJIT engine next to what was built before.
+    The next build (another entry's first call) builds every entry point left:
+    two builds at most, each of which parses and plans the whole text.
     ``Executable.from_objects(...)`` loads machine code from the disk cache.
     """
 
@@ -407,7 +409,11 @@ class Executable:
         if all(n in self._built or self._entries.get(n) is None for n in names):
             return
         with self._build_lock:
-            wanted = self._callable() if self._whole else names
+            # The first build is the called entry's alone (a quick first call); a
+            # second builds every entry left: a module with many entry points called
+            # one by one would otherwise parse and plan its whole text once per entry
+            # (test/lowering_e2e: 39 -> 110 s)
+            wanted = self._callable() if self._whole or self._built else names
             missing = [n for n in wanted if n not in self._built and self._entries.get(n) is not None]
             if not missing:
                 return

@@ -62,19 +62,22 @@ def no_codegen(monkeypatch):
     monkeypatch.setattr(codegen, "compile_groups", refuse)
 
 
-def test_an_entry_point_is_built_at_its_first_call_and_another_at_its_own(monkeypatch):
+def test_an_entry_point_is_built_at_its_first_call_and_the_others_at_the_next(monkeypatch):
     monkeypatch.setattr(codegen, "available_cores", lambda: 2)
     exe = irt.compile(irt.parse(PROGRAM))
     assert exe._objects == [] and exe._built == set()
     assert "define i64 @_irt_call_sine" in exe.llvm_ir.replace('"', "")  # the IR is made at compile()
     check(exe, "grad")
     assert exe._built == {"grad"} and wrappers(exe) == ["_irt_call_grad"]
-    check(exe, "loss")
-    assert exe._built == {"grad", "loss"} and wrappers(exe) == ["_irt_call_grad", "_irt_call_loss"]
+    check(exe, "loss")  # a second build: every entry point left (two builds at most)
+    assert exe._built == {"grad", "loss", "sine"}
+    assert wrappers(exe) == ["_irt_call_grad", "_irt_call_loss", "_irt_call_sine"]
     defined = [s for obj in exe._objects for s in read_object(obj).defined]
     assert len(defined) == len(set(defined)), "a function exported twice"
+    count = len(exe._objects)
     check(exe, "grad")
-    assert "_irt_call_sine" not in wrappers(exe)
+    check(exe, "sine")
+    assert len(exe._objects) == count
 
 
 def test_a_later_build_calls_the_functions_an_earlier_one_exports(monkeypatch):
@@ -104,11 +107,11 @@ def test_the_disk_cache_holds_what_was_built_and_grows(monkeypatch):
     with monkeypatch.context() as m:
         no_codegen(m)
         check(cached, "grad")  # a cache hit builds nothing
-    check(cached, "sine")  # built from the source, lowered again
-    assert cached._built == {"grad", "sine"}
+    check(cached, "sine")  # built from the source, lowered again, with the rest
+    assert cached._built == {"grad", "loss", "sine"}
     clear_cache()
     again = irt.compile(PROGRAM)
-    assert again.from_cache and again._built == {"grad", "sine"}
+    assert again.from_cache and again._built == {"grad", "loss", "sine"}
     no_codegen(monkeypatch)
     check(again, "sine")
     check(again, "grad")
@@ -133,8 +136,8 @@ def test_two_threads_first_calling_two_entry_points(monkeypatch):
     for t in threads:
         t.join()
     assert not errors, errors
-    assert exe._built == {"loss", "grad"}
-    assert wrappers(exe) == ["_irt_call_grad", "_irt_call_loss"]
+    assert exe._built == {"loss", "grad", "sine"}  # one build each: the second builds the rest
+    assert wrappers(exe) == ["_irt_call_grad", "_irt_call_loss", "_irt_call_sine"]
 
 
 def test_optimize_builds_every_entry_point_at_the_full_level():
@@ -183,7 +186,7 @@ def test_an_entry_point_built_during_a_tier_up_moves_to_the_new_code():
             other = threading.Thread(target=check, args=(exe, "sine"))
             other.start()
             other.join()
-            assert exe._built == {"loss", "sine"} and exe.tier == 0
+            assert exe._built == {"loss", "sine", "grad"} and exe.tier == 0
         return original(code, names, level, foreground)
 
     exe._build_into = build_into

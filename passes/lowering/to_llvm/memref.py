@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import llvm, memref
+from xdsl.dialects import func, llvm, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
@@ -44,7 +44,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i1,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irtoolkit import dense
@@ -215,9 +215,6 @@ def _wrap(value: int) -> int:
 
 
 def _is_function_argument(v: SSAValue) -> bool:
-    from xdsl.dialects import func
-    from xdsl.ir import BlockArgument
-
     if not isinstance(v, BlockArgument):
         return False
     region = v.block.parent

@@ -45,6 +45,7 @@ created here inherit the location of the op they replace.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -450,11 +451,9 @@ def _carried_source(v: SSAValue, loop) -> SSAValue:
 def parallel_kinds(op: Operation) -> list[str] | None:
     """How each iteration value of ``op`` (a loop.for) combines when the range is split
     ("same": a buffer passed through; "sum"), or None if ``op`` cannot be split."""
-    from xdsl.dialects import memref
     from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, IndexType
 
     from irtoolkit.dialects import loop
-    from irtoolkit.passes.lowering.to_llvm.arith import division_checks
 
     if _const_int(op.step) != 1 or not isinstance(op.lb.type, IndexType):  # type: ignore[attr-defined]
         return None
@@ -488,7 +487,28 @@ def parallel_kinds(op: Operation) -> list[str] | None:
         else:
             return None
         kinds.append("sum")
-    stored: set[SSAValue] = set()
+    memory = _memory_of_nest(op)
+    if memory is None:
+        return None
+    stores, loaded = memory
+    if not all(any(i is iv for i in s.indices) for s in stores):  # type: ignore[attr-defined]
+        return None
+    return kinds if _reads_apart(stores, loaded) else None
+
+
+def _memory_of_nest(op: Operation) -> tuple[list[Operation], set[SSAValue]] | None:
+    """The stores of loop nest ``op`` and the buffers it loads from
+    (``_carried_source``), or None if it holds an op that cannot leave its
+    function (a call, an allocation, a run-time check: ``cf.assert``, a checked
+    integer division, a loop with a dynamic step) or a buffer that an inner loop
+    or ``loop.if`` yields other than unchanged (its source would be unknown)."""
+    from xdsl.dialects import memref
+    from xdsl.dialects.builtin import MemRefType
+
+    from irtoolkit.dialects import loop
+    from irtoolkit.passes.lowering.to_llvm.arith import division_checks
+
+    stores: list[Operation] = []
     loaded: set[SSAValue] = set()
     for inner in op.walk():
         if inner is op:
@@ -509,38 +529,35 @@ def parallel_kinds(op: Operation) -> list[str] | None:
         if isinstance(inner, loop.IfOp) and any(isinstance(r.type, MemRefType) for r in inner.results):
             return None
         if isinstance(inner, memref.StoreOp):
-            if not any(i is iv for i in inner.indices):
-                return None
-            stored.add(_carried_source(inner.memref, loop))
+            stores.append(inner)
         elif isinstance(inner, memref.LoadOp):
             loaded.add(_carried_source(inner.memref, loop))
-    if stored & loaded:
-        return None
-    for m in stored:
-        if not isinstance(m.owner, memref.AllocOp):
-            return None
-    return kinds
+    return stores, loaded
 
 
-def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> tuple[Operation, Operation]:
-    """Move loop.for ``op`` (in function ``fn``) to a new private function ``name``
-    over ``[lo, hi)``; ``op`` becomes a call of it over its whole range. Returns
-    the function and the call."""
-    from xdsl.dialects import func
-    from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, i64
+def _reads_apart(stores: list[Operation], loaded: set[SSAValue]) -> bool:
+    """Whether a nest's ``stores`` write only buffers allocated in its function
+    that it does not read (``loaded``): its loads and stores never overlap."""
+    from xdsl.dialects import memref
 
     from irtoolkit.dialects import loop
 
-    # values used inside and defined outside (constants are cloned in)
+    stored = {_carried_source(s.memref, loop) for s in stores}  # type: ignore[attr-defined]
+    return not (stored & loaded) and all(isinstance(m.owner, memref.AllocOp) for m in stored)
+
+
+def _free_values(inside: list[Operation], top: Operation | None) -> tuple[list[SSAValue], list[SSAValue], set[Operation]]:
+    """Of the ops ``inside`` (whole nests, ``top``'s own operands left out): the
+    values they use that are defined elsewhere, constants apart (they are cloned
+    in), and the ops as a set."""
     caps: list[SSAValue] = []
     consts: list[SSAValue] = []
     seen: set[SSAValue] = set()
-    # what op holds, as sets: an ancestor test per operand climbs the whole nest
-    inside = list(op.walk())
+    # as sets: an ancestor test per operand climbs the whole nest
     inside_ops = set(inside)
     inside_blocks = {b for o in inside for r in o.regions for b in r.blocks}
     for inner in inside:
-        if inner is op:
+        if inner is top:
             continue
         for v in inner.operands:
             if v in seen or v.owner in inside_ops or v.owner in inside_blocks:
@@ -550,22 +567,42 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> t
                 consts.append(v)
             else:
                 caps.append(v)
-    inits = list(op.iter_args)  # type: ignore[attr-defined]
-    cost = loop_cost(op.body.block)  # type: ignore[attr-defined]
-    arg_types = [IndexType(), IndexType(), *(v.type for v in inits), *(v.type for v in caps)]
-    res_types = [r.type for r in op.results]
-    entry = Block(arg_types=arg_types)
-    mapping: dict[SSAValue, SSAValue] = {}
-    for v, a in zip(caps, entry.args[2 + len(inits):]):
-        mapping[v] = a
+    return caps, consts, inside_ops
+
+
+def _bind_free_values(entry: Block, caps: list[SSAValue], args: Sequence[SSAValue], consts: list[SSAValue],
+                      inside_ops: set[Operation], top: Operation | None) -> None:
+    """Make the ops of ``inside_ops`` (but ``top``) use ``args`` for ``caps`` and
+    clones of ``consts`` added to ``entry``."""
+    mapping: dict[SSAValue, SSAValue] = dict(zip(caps, args))
     for c in consts:
         new_c = c.owner.clone()  # type: ignore[union-attr]
         entry.add_op(new_c)
         mapping[c] = new_c.results[0]
     for v, new_v in mapping.items():
         for use in list(v.uses):
-            if use.operation is not op and use.operation in inside_ops:
+            if use.operation is not top and use.operation in inside_ops:
                 use.operation.operands[use.index] = new_v
+
+
+def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: str) -> tuple[Operation, Operation]:
+    """Move loop.for ``op`` (step 1, in function ``fn``) to a new private function
+    ``name`` over ``[lo, hi)``; ``op`` becomes a call of it over its whole range,
+    which may run on threads when ``kinds`` are given (how its iteration values
+    combine). Returns the function and the call."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, i64
+
+    from irtoolkit.dialects import loop
+
+    inside = list(op.walk())
+    caps, consts, inside_ops = _free_values(inside, op)
+    inits = list(op.iter_args)  # type: ignore[attr-defined]
+    cost = loop_cost(op.body.block)  # type: ignore[attr-defined]
+    arg_types = [IndexType(), IndexType(), *(v.type for v in inits), *(v.type for v in caps)]
+    res_types = [r.type for r in op.results]
+    entry = Block(arg_types=arg_types)
+    _bind_free_values(entry, caps, entry.args[2 + len(inits):], consts, inside_ops, op)
     one = arith.ConstantOp(IntegerAttr(1, IndexType()))
     entry.add_op(one)
     body = Region()
@@ -582,8 +619,9 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> t
     assert module_block is not None
     module_block.add_op(worker)
     call = func.CallOp(name, [op.lb, op.ub, *inits, *caps], res_types)  # type: ignore[attr-defined]
-    call.attributes[PARALLEL_ATTR] = ArrayAttr([StringAttr(k) for k in kinds])
-    call.attributes[WORK_ATTR] = IntegerAttr(cost, i64)
+    if kinds is not None:
+        call.attributes[PARALLEL_ATTR] = ArrayAttr([StringAttr(k) for k in kinds])
+        call.attributes[WORK_ATTR] = IntegerAttr(cost, i64)
     call.location = op.location
     Rewriter.replace_op(op, call)
     return worker, call
@@ -643,12 +681,148 @@ def outline_parallel_loops(module: ModuleOp) -> int:
     return count
 
 
+#: A function of at least NEST_FUNCTION_MIN_OPS ops has its runs of loop nests that
+#: can leave it (``_movable``) outlined, NEST_OPS ops or so at a time (runs of fewer
+#: than NEST_MIN_OPS stay), into private functions ``@__irt_nest_<func>_<k>`` (plain
+#: calls): LLVM inlines them back when they are compiled with their caller, and the
+#: JIT's code generation may compile them in other threads (runtime/codegen.py
+#: ``plan``). A gradient's function was otherwise one core's work: bench W7's, its
+#: ~60 small loops (the softmax, the bias sums, the filter flips) and the col2im
+#: scatter, 645 of 918 ms of LLVM's CPU time at tier 0 in one of two groups.
+NEST_FUNCTION_MIN_OPS = 1000
+NEST_OPS = 150
+NEST_MIN_OPS = 40
+NEST_PREFIX = "__irt_nest_"
+#: on an outlined run whose loads and stores never overlap (``_reads_apart``):
+#: kept by convert-func-to-llvm, turned into alias scopes by define-parallel-dispatchers
+READS_APART_ATTR = "irt.reads_apart"
+
+
+def _movable(op: Operation) -> bool:
+    """Whether ``op`` may move to another function: a loop.for of positive constant
+    step whose nest may (``_memory_of_nest``), or an op that ``_memory_of_nest``
+    allows in a nest."""
+    from irtoolkit.dialects import loop
+    from irtoolkit.passes.lowering.to_llvm.arith import division_checks
+
+    if isinstance(op, loop.ForOp):
+        return (_const_int(op.step) or 0) > 0 and _memory_of_nest(op) is not None
+    return not op.regions and (op.name in _ALLOWED or op.name.startswith(("arith.", "math."))) \
+        and not any(division_checks(op))
+
+
+def _buffer_lifetime_op(op: Operation) -> bool:
+    """A memref.alloc of static shape or a memref.dealloc: one that a run of outlined
+    ops may leave before (alloc) or after (dealloc) it."""
+    from xdsl.dialects import memref
+
+    return isinstance(op, memref.DeallocOp) or (isinstance(op, memref.AllocOp) and not op.operands)
+
+
+def outline_loop_nests(module: ModuleOp) -> int:
+    """Outline the runs of loop nests of large functions (see NEST_FUNCTION_MIN_OPS);
+    returns how many functions it made."""
+    from xdsl.dialects import func, memref
+
+    taken = {o.sym_name.data for o in module.body.block.ops if hasattr(o, "sym_name")}
+    count = 0
+    for fn in list(module.body.block.ops):
+        if not isinstance(fn, func.FuncOp) or len(fn.body.blocks) != 1 \
+                or sum(1 for _ in fn.walk()) < NEST_FUNCTION_MIN_OPS:
+            continue
+        runs: list[list[Operation]] = []
+        run: list[Operation] = []
+        size = 0
+        for op in list(fn.body.block.ops):
+            if _buffer_lifetime_op(op):
+                if run:
+                    run.append(op)
+                continue
+            if _movable(op):
+                run.append(op)
+                size += sum(1 for _ in op.walk())
+                if size < NEST_OPS:
+                    continue
+            if size >= NEST_MIN_OPS:
+                runs.append(run)
+            run, size = [], 0
+        if size >= NEST_MIN_OPS:
+            runs.append(run)
+        k = 0
+        for run in runs:
+            while f"{NEST_PREFIX}{fn.sym_name.data}_{k}" in taken:
+                k += 1
+            name = f"{NEST_PREFIX}{fn.sym_name.data}_{k}"
+            taken.add(name)
+            # the allocations move before the call, the deallocations after it
+            block = fn.body.block
+            allocs = [o for o in run if isinstance(o, memref.AllocOp)]
+            deallocs = [o for o in run if isinstance(o, memref.DeallocOp)]
+            ops = [o for o in run if not _buffer_lifetime_op(o)]
+            for o in allocs:
+                o.detach()
+                block.insert_op_before(o, ops[0])
+            for o in reversed(deallocs):
+                o.detach()
+                block.insert_op_after(o, ops[-1])
+            outline_ops(ops, fn, name)
+            count += 1
+    return count
+
+
+def outline_ops(ops: list[Operation], fn: Operation, name: str) -> tuple[Operation, Operation]:
+    """Move the consecutive ops ``ops`` of a block of function ``fn`` to a new private
+    function ``name`` (the values they use as arguments, those used after them as
+    results); they become a call of it. Returns the function and the call.
+    The function is marked READS_APART_ATTR when ``_reads_apart``."""
+    from xdsl.dialects import func, memref
+    from xdsl.dialects.builtin import UnitAttr
+
+    from irtoolkit.dialects import loop
+
+    inside = [o for op in ops for o in op.walk()]
+    caps, consts, inside_ops = _free_values(inside, None)
+    outs = [r for op in ops for r in op.results if any(u.operation not in inside_ops for u in r.uses)]
+    stores = [o for o in inside if isinstance(o, memref.StoreOp)]
+    loaded = {_carried_source(o.memref, loop) for o in inside if isinstance(o, memref.LoadOp)}  # type: ignore[attr-defined]
+    apart = _reads_apart(stores, loaded)
+    arg_types = [v.type for v in caps]
+    res_types = [r.type for r in outs]
+    entry = Block(arg_types=arg_types)
+    _bind_free_values(entry, caps, entry.args, consts, inside_ops, None)
+    call = func.CallOp(name, caps, res_types)
+    call.location = ops[0].location
+    block = ops[0].parent_block()
+    assert block is not None
+    block.insert_op_before(call, ops[0])
+    for r, new in zip(outs, call.results):
+        for use in list(r.uses):
+            if use.operation not in inside_ops:
+                use.operation.operands[use.index] = new
+    for op in ops:
+        op.detach()
+        entry.add_op(op)
+    ret = func.ReturnOp(*outs)
+    ret.location = ops[-1].location
+    entry.add_op(ret)
+    worker = func.FuncOp(name, (arg_types, res_types), Region(entry), visibility="private")
+    worker.location = ops[0].location
+    if apart:
+        worker.attributes[READS_APART_ATTR] = UnitAttr()
+    module_block = fn.parent_block()
+    assert module_block is not None
+    module_block.add_op(worker)
+    return worker, call
+
+
 @dataclass(frozen=True)
 class LowerLoopToCfPass(ModulePass):
     name = "lower-loop-to-cf"
 
     parallel: bool = option(True, "outline large parallel-safe loops into @__irt_par_* "
                                   "functions that the JIT runs on several threads")
+    outline_nests: bool = option(True, "outline the large loop nests of large functions into "
+                                       "@__irt_nest_* functions that the JIT may compile in parallel")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from irtoolkit.gcpause import paused_gc
@@ -656,4 +830,6 @@ class LowerLoopToCfPass(ModulePass):
         with paused_gc():
             if self.parallel:
                 outline_parallel_loops(op)
+            if self.outline_nests:
+                outline_loop_nests(op)
             lower_loops(op)

@@ -20,6 +20,7 @@ from xdsl.ir import Operation, Region
 from xdsl.passes import ModulePass
 
 from irtoolkit.diagnostics import op_error
+from irtoolkit.passes.lowering.loop_to_cf import READS_APART_ATTR
 from irtoolkit.passes.lowering.to_llvm.common import (
     Lowering,
     apply_handlers,
@@ -57,7 +58,7 @@ def lower_func(rw: Lowering, op: func.FuncOp) -> None:
     if op.arg_attrs is not None:
         pass  # func-level argument attributes have no meaning after lowering
     for name, attr in op.attributes.items():
-        if name.startswith("llvm."):
+        if name.startswith("llvm.") or name == READS_APART_ATTR:  # (the latter: see define_dispatchers)
             new.attributes[name] = attr
     if not is_decl:
         convert_block_args(body.blocks[0], ins)

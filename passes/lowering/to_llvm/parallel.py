@@ -404,11 +404,17 @@ def split_gemms(module: ModuleOp, min_work: int) -> None:
 
 def define_dispatchers(module: ModuleOp) -> None:
     """Define every dispatcher declared in ``module`` (llvm dialect), and those of
-    split gemms (``split_gemms``)."""
-    from irtoolkit.passes.lowering.loop_to_cf import PARALLEL_MIN_WORK
+    split gemms (``split_gemms``); tell LLVM the loads and stores of outlined loop
+    nests that never overlap apart (``separate_loads_and_stores``)."""
+    from irtoolkit.passes.lowering.loop_to_cf import PARALLEL_MIN_WORK, READS_APART_ATTR
 
     for op in list(module.ops):
-        if not isinstance(op, llvm.FuncOp) or op.body.blocks:
+        if not isinstance(op, llvm.FuncOp):
+            continue
+        if op.body.blocks:
+            if READS_APART_ATTR in op.attributes:
+                del op.attributes[READS_APART_ATTR]
+                separate_loads_and_stores(op)
             continue
         kinds_attr = op.attributes.get("irt.pfor")
         if kinds_attr is None:

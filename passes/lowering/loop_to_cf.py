@@ -25,7 +25,8 @@ its range (``parallel_kinds``: step 1; only arith/math/memref.load/store/dim and
 loop.for/loop.if in its body -- no ``cf.assert``, call or allocation, nor an op whose
 lowering checks at run time (integer division, a loop with a dynamic step); each store writes
 a buffer allocated in this function at an index holding the loop's induction variable,
-and the loop reads no buffer it writes; each iteration value is a buffer passed through
+and a buffer the loop both reads and writes only at its own slice (the induction variable
+as the index of one same dim of every access, none through a view); each iteration value is a buffer passed through
 unchanged, an integer sum or a ``fastmath<reassoc>`` float sum) and whose work may pay
 for a thread is *outlined*: its body moves to a private function
 ``@__irt_par_<func>_<k>(%lo, %hi, inits..., captures...)`` running it over
@@ -372,6 +373,7 @@ def lower_loops(module: ModuleOp) -> None:
 PARALLEL_MIN_WORK = 2_000_000
 #: attributes of the outlined call
 PARALLEL_ATTR = "irt.parallel"
+PARALLEL_PREFIX = "__irt_par_"
 WORK_ATTR = "irt.work"
 
 _ALLOWED = {"memref.load", "memref.store", "memref.dim", "loop.for", "loop.if", "loop.yield"}
@@ -430,9 +432,9 @@ _VIEWS = {"memref.cast", "memref.subview", "memref.reinterpret_cast", "memref.co
           "memref.expand_shape", "memref.transpose", "memref.view", "memref.memory_space_cast"}
 
 
-def _carried_source(v: SSAValue, loop) -> SSAValue:
+def _carried_source(v: SSAValue, loop, through_views: bool = True) -> SSAValue:
     """The buffer behind a memref: through the iteration arguments of enclosing
-    loop.for bodies and through views of other memrefs."""
+    loop.for bodies and (``through_views``) through views of other memrefs."""
     from xdsl.ir import BlockArgument
 
     for _ in range(64):
@@ -441,7 +443,7 @@ def _carried_source(v: SSAValue, loop) -> SSAValue:
             if v.index == 0 or not isinstance(owner, loop.ForOp):
                 break
             v = owner.iter_args[v.index - 1]
-        elif isinstance(v.owner, Operation) and v.owner.name in _VIEWS and v.owner.operands:
+        elif through_views and isinstance(v.owner, Operation) and v.owner.name in _VIEWS and v.owner.operands:
             v = v.owner.operands[0]
         else:
             break
@@ -451,6 +453,7 @@ def _carried_source(v: SSAValue, loop) -> SSAValue:
 def parallel_kinds(op: Operation) -> list[str] | None:
     """How each iteration value of ``op`` (a loop.for) combines when the range is split
     ("same": a buffer passed through; "sum"), or None if ``op`` cannot be split."""
+    from xdsl.dialects import memref
     from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, IndexType
 
     from irtoolkit.dialects import loop
@@ -490,15 +493,42 @@ def parallel_kinds(op: Operation) -> list[str] | None:
     memory = _memory_of_nest(op)
     if memory is None:
         return None
-    stores, loaded = memory
+    stores, loads = memory
     if not all(any(i is iv for i in s.indices) for s in stores):  # type: ignore[attr-defined]
         return None
-    return kinds if _reads_apart(stores, loaded) else None
+    stored = {_carried_source(s.memref, loop) for s in stores}  # type: ignore[attr-defined]
+    if not all(isinstance(m.owner, memref.AllocOp) for m in stored):
+        return None
+    for buf in stored & {_carried_source(o.memref, loop) for o in loads}:  # type: ignore[attr-defined]
+        if not _own_slices(buf, [*stores, *loads], iv):
+            return None
+    return kinds
 
 
-def _memory_of_nest(op: Operation) -> tuple[list[Operation], set[SSAValue]] | None:
-    """The stores of loop nest ``op`` and the buffers it loads from
-    (``_carried_source``), or None if it holds an op that cannot leave its
+def _own_slices(buf: SSAValue, accesses: list[Operation], iv: SSAValue) -> bool:
+    """Whether the loads and stores of ``accesses`` that reach buffer ``buf`` each
+    touch the slice of iteration ``iv`` only: ``iv`` itself as the index of one same
+    dim in all of them, none through a view (a buffer read and written, as the
+    read-add-writes of col2im's scatter: iterations that write their own slices
+    may run in any order)."""
+    from irtoolkit.dialects import loop
+
+    dims: set[int] | None = None
+    for o in accesses:
+        m = o.memref  # type: ignore[attr-defined]
+        if _carried_source(m, loop) is not buf:
+            continue
+        if _carried_source(m, loop, through_views=False) is not buf:
+            return False
+        at = {d for d, i in enumerate(o.indices) if i is iv}  # type: ignore[attr-defined]
+        dims = at if dims is None else dims & at
+        if not dims:
+            return False
+    return True
+
+
+def _memory_of_nest(op: Operation) -> tuple[list[Operation], list[Operation]] | None:
+    """The stores and the loads of loop nest ``op``, or None if it holds an op that cannot leave its
     function (a call, an allocation, a run-time check: ``cf.assert``, a checked
     integer division, a loop with a dynamic step) or a buffer that an inner loop
     or ``loop.if`` yields other than unchanged (its source would be unknown)."""
@@ -509,7 +539,7 @@ def _memory_of_nest(op: Operation) -> tuple[list[Operation], set[SSAValue]] | No
     from irtoolkit.passes.lowering.to_llvm.arith import division_checks
 
     stores: list[Operation] = []
-    loaded: set[SSAValue] = set()
+    loads: list[Operation] = []
     for inner in op.walk():
         if inner is op:
             continue
@@ -531,18 +561,19 @@ def _memory_of_nest(op: Operation) -> tuple[list[Operation], set[SSAValue]] | No
         if isinstance(inner, memref.StoreOp):
             stores.append(inner)
         elif isinstance(inner, memref.LoadOp):
-            loaded.add(_carried_source(inner.memref, loop))
-    return stores, loaded
+            loads.append(inner)
+    return stores, loads
 
 
-def _reads_apart(stores: list[Operation], loaded: set[SSAValue]) -> bool:
-    """Whether a nest's ``stores`` write only buffers allocated in its function
-    that it does not read (``loaded``): its loads and stores never overlap."""
+def _reads_apart(stores: list[Operation], loads: list[Operation]) -> bool:
+    """Whether ``stores`` write only buffers allocated in their function that
+    ``loads`` do not read: these loads and stores never overlap."""
     from xdsl.dialects import memref
 
     from irtoolkit.dialects import loop
 
     stored = {_carried_source(s.memref, loop) for s in stores}  # type: ignore[attr-defined]
+    loaded = {_carried_source(o.memref, loop) for o in loads}  # type: ignore[attr-defined]
     return not (stored & loaded) and all(isinstance(m.owner, memref.AllocOp) for m in stored)
 
 
@@ -635,6 +666,7 @@ def outline_parallel_loops(module: ModuleOp) -> int:
     """Outline every splittable loop.for whose work may reach PARALLEL_MIN_WORK
     (outermost first; loops nested in an outlined one move with it). Returns how many."""
     from xdsl.dialects import func
+    from xdsl.dialects.builtin import UnitAttr
 
     from irtoolkit.dialects import loop
 
@@ -654,11 +686,14 @@ def outline_parallel_loops(module: ModuleOp) -> int:
                     cost = loop_cost(op.body.block)
                     if trips is None or trips * cost >= PARALLEL_MIN_WORK:
                         k = 0
-                        base = f"__irt_par_{fn.sym_name.data}"  # type: ignore[attr-defined]
+                        base = f"{PARALLEL_PREFIX}{fn.sym_name.data}"  # type: ignore[attr-defined]
                         while f"{base}_{k}" in taken:
                             k += 1
                         taken.add(f"{base}_{k}")
+                        apart = _reads_apart(*_memory_of_nest(op))  # type: ignore[misc]
                         worker, call = outline_loop(op, kinds, fn, f"{base}_{k}")
+                        if apart:
+                            worker.attributes[READS_APART_ATTR] = UnitAttr()
                         size = sum(1 for _ in worker.walk())
                         same = next((w for w in workers.get(size, ()) if _same_function(worker, w)), None)
                         if same is None:
@@ -686,10 +721,10 @@ def outline_parallel_loops(module: ModuleOp) -> int:
 #: than NEST_MIN_OPS stay), into private functions ``@__irt_nest_<func>_<k>`` (plain
 #: calls): LLVM inlines them back when they are compiled with their caller, and the
 #: JIT's code generation may compile them in other threads (runtime/codegen.py
-#: ``plan``). A gradient's function was otherwise one core's work: bench W7's, its
+#: ``plan``); counted after the parallel loops are outlined. A gradient's function was otherwise one core's work: bench W7's, its
 #: ~60 small loops (the softmax, the bias sums, the filter flips) and the col2im
 #: scatter, 645 of 918 ms of LLVM's CPU time at tier 0 in one of two groups.
-NEST_FUNCTION_MIN_OPS = 1000
+NEST_FUNCTION_MIN_OPS = 500
 NEST_OPS = 150
 NEST_MIN_OPS = 40
 NEST_PREFIX = "__irt_nest_"
@@ -728,8 +763,9 @@ def outline_loop_nests(module: ModuleOp) -> int:
     count = 0
     for fn in list(module.body.block.ops):
         if not isinstance(fn, func.FuncOp) or len(fn.body.blocks) != 1 \
+                or fn.sym_name.data.startswith(PARALLEL_PREFIX) \
                 or sum(1 for _ in fn.walk()) < NEST_FUNCTION_MIN_OPS:
-            continue
+            continue  # (a parallel loop's worker is one loop, which LLVM would inline back)
         runs: list[list[Operation]] = []
         run: list[Operation] = []
         size = 0
@@ -778,14 +814,11 @@ def outline_ops(ops: list[Operation], fn: Operation, name: str) -> tuple[Operati
     from xdsl.dialects import func, memref
     from xdsl.dialects.builtin import UnitAttr
 
-    from irtoolkit.dialects import loop
-
     inside = [o for op in ops for o in op.walk()]
     caps, consts, inside_ops = _free_values(inside, None)
     outs = [r for op in ops for r in op.results if any(u.operation not in inside_ops for u in r.uses)]
-    stores = [o for o in inside if isinstance(o, memref.StoreOp)]
-    loaded = {_carried_source(o.memref, loop) for o in inside if isinstance(o, memref.LoadOp)}  # type: ignore[attr-defined]
-    apart = _reads_apart(stores, loaded)
+    apart = _reads_apart([o for o in inside if isinstance(o, memref.StoreOp)],
+                         [o for o in inside if isinstance(o, memref.LoadOp)])
     arg_types = [v.type for v in caps]
     res_types = [r.type for r in outs]
     entry = Block(arg_types=arg_types)

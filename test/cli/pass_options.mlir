@@ -46,9 +46,9 @@
 // SEGMENT: func.func @twice
 
 // FORWARD:      Pass Manager with 9 passes:
-// FORWARD-NEXT: builtin.module(convert-scf-to-loop,canonicalize,cse,tensor-fuse{simplify=true fuse=true},lower-tensor-to-loop{global-threshold=16 blas=false blas-threshold=-1 conv-unroll=-1},lower-loop-to-cf{parallel=false},convert-to-llvm,expand-vector-math,define-parallel-dispatchers)
+// FORWARD-NEXT: builtin.module(convert-scf-to-loop,canonicalize,cse,tensor-fuse{simplify=true fuse=true},lower-tensor-to-loop{global-threshold=16 blas=false blas-threshold=-1 conv-unroll=-1},lower-loop-to-cf{parallel=false outline-nests=true},convert-to-llvm,expand-vector-math,define-parallel-dispatchers)
 
-// PIPEOPT: <pass-pipeline>:1:15: error: pipeline 'lower-to-llvm' has no option 'bals'; did you mean 'blas'? (options: simplify, fuse, global-threshold, blas, blas-threshold, conv-unroll, parallel)
+// PIPEOPT: <pass-pipeline>:1:15: error: pipeline 'lower-to-llvm' has no option 'bals'; did you mean 'blas'? (options: simplify, fuse, global-threshold, blas, blas-threshold, conv-unroll, parallel, outline-nests)
 
 // NONE: <pass-pipeline>:1:5: error: pass 'cse' has no option 'x' (it takes no options)
 

@@ -30,9 +30,9 @@ one pool of threads for loops and gemms; see runtime/blas.py).
 The outlined loops contain no run-time check, call or allocation
 (``parallel_kinds``), so nothing in a worker needs the calling thread's
 error-handling state. Contexts live in the dispatcher's stack frame. The
-worker's loads and stores are told apart with alias scopes (``alias_scopes`` /
-``noalias_scopes`` on ``llvm.load``/``llvm.store``): no buffer of an outlined
-loop is both read and written.
+loads and stores of a worker that reads no buffer it writes are told apart with
+alias scopes (``alias_scopes`` / ``noalias_scopes`` on ``llvm.load``/``llvm.store``;
+``separate_loads_and_stores``).
 """
 
 from __future__ import annotations
@@ -327,9 +327,10 @@ def define_dispatcher(module: ModuleOp, fn: llvm.FuncOp, worker: llvm.FuncOp,
 
 
 def separate_loads_and_stores(fn: llvm.FuncOp) -> None:
-    """In an outlined loop, no buffer is both read and written (``parallel_kinds``) and
-    the written ones are fresh allocations: tell LLVM with one alias scope (loads in
-    it, stores ``noalias`` with it), so that it vectorizes without run-time overlap
+    """In an outlined loop (or run of loops) marked ``READS_APART_ATTR``, no buffer is
+    both read and written and the written ones are fresh allocations
+    (``loop_to_cf._reads_apart``): tell LLVM with one alias scope (loads in it,
+    stores ``noalias`` with it), so that it vectorizes without run-time overlap
     checks and a scalar copy of the loop."""
     scope = ArrayAttr([StringAttr("irt.reads." + fn.sym_name.data)])
     for op in fn.walk():
@@ -424,7 +425,6 @@ def define_dispatchers(module: ModuleOp) -> None:
         kinds = [k.data for k in kinds_attr.data]  # type: ignore[attr-defined]
         work = op.attributes["irt.work"].value.data  # type: ignore[attr-defined]
         define_dispatcher(module, op, worker, kinds, work, PARALLEL_MIN_WORK)
-        separate_loads_and_stores(worker)
     split_gemms(module, PARALLEL_MIN_WORK)
 
 

@@ -176,6 +176,47 @@ func.func @twice(%x: memref<?xf64>, %y: memref<?xf64>, %c: f64) -> (memref<?xf64
   func.return %ra, %rb : memref<?xf64>, memref<?xf64>
 }
 
+// A buffer read and written at the iteration's own slice only (the induction
+// variable as the index of one same dim of every access: col2im's read-add-write
+// scatter) splits too; its worker's loads and stores are not told apart (below).
+// Not when a read is at another dim.
+// CHECK-LABEL: func.func @own_slices(
+// CHECK:         func.call @__irt_par_own_slices_0({{.*}}) {irt.parallel = [], irt.work =
+// CHECK-LABEL: func.func @other_slice(
+// CHECK-NOT:     func.call
+// CHECK:         cf.cond_br
+func.func @own_slices(%x: memref<?x8xf64>) -> memref<?x8xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %x, %c0 : memref<?x8xf64>
+  %acc = memref.alloc(%n) : memref<?x8xf64>
+  loop.for %i = %c0 to %n step %c1 {
+    loop.for %j = %c0 to %c8 step %c1 {
+      %p = memref.load %acc[%i, %j] : memref<?x8xf64>
+      %v = memref.load %x[%i, %j] : memref<?x8xf64>
+      %s = arith.addf %p, %v : f64
+      memref.store %s, %acc[%i, %j] : memref<?x8xf64>
+    }
+  }
+  func.return %acc : memref<?x8xf64>
+}
+func.func @other_slice(%x: memref<?x?xf64>) -> memref<?x?xf64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %x, %c0 : memref<?x?xf64>
+  %acc = memref.alloc(%n, %n) : memref<?x?xf64>
+  loop.for %i = %c0 to %n step %c1 {
+    loop.for %j = %c0 to %n step %c1 {
+      %p = memref.load %acc[%j, %i] : memref<?x?xf64>
+      %v = memref.load %x[%i, %j] : memref<?x?xf64>
+      %s = arith.addf %p, %v : f64
+      memref.store %s, %acc[%i, %j] : memref<?x?xf64>
+    }
+  }
+  func.return %acc : memref<?x?xf64>
+}
+
 // The outlined functions: the loop over [lo, hi), constants cloned in.
 // CHECK-LABEL: func.func private @__irt_par_scale_0(
 // CHECK-SAME:      %[[LO:[^:]*]]: index, %[[HI:[^:]*]]: index, %[[O:[^:]*]]: memref<?xf64>, %[[X:[^:]*]]: memref<?xf64>, %[[C:[^:]*]]: f64) -> memref<?xf64>
@@ -187,6 +228,9 @@ func.func @twice(%x: memref<?xf64>, %y: memref<?xf64>, %c: f64) -> (memref<?xf64
 // CHECK:         memref.store
 // CHECK-LABEL: func.func private @__irt_par_sum_0(
 // CHECK:         arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f64
+// CHECK:         func.return
+// CHECK-LABEL: func.func private @__irt_par_own_slices_0(
+// CHECK-NOT:     irt.reads_apart
 // CHECK:         func.return
 
 // convert-func-to-llvm: the call goes to a thread dispatcher, declared with what
@@ -217,6 +261,9 @@ func.func @twice(%x: memref<?xf64>, %y: memref<?xf64>, %c: f64) -> (memref<?xf64
 // DISPATCH-LABEL: llvm.func internal @__irt_par_sum_0(
 // DISPATCH-SAME:    attributes {passthrough = ["noinline"]}
 // DISPATCH:         llvm.load %{{.*}} {alias_scopes = ["irt.reads.__irt_par_sum_0"]}
+// DISPATCH-LABEL: llvm.func internal @__irt_par_own_slices_0(
+// DISPATCH-NOT:     alias_scopes
+// DISPATCH:         llvm.return
 // DISPATCH-LABEL: llvm.func internal @__irt_pfor___irt_par_sum_0(
 // DISPATCH-SAME:    irt.worker = @__irt_par_sum_0, passthrough = ["noinline", ["irt-tier0", "optnone"]]
 // DISPATCH:         llvm.call @__irt_num_threads()

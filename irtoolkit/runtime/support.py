@@ -8,9 +8,9 @@ loop's thunk through a pointer, which the llvm dialect the passes build has no
 op for. A module's code refers to it by name:
 
 * the JIT compiles this text once per process (``irtoolkit.preload`` or the
-  first executable that needs it: ``symbols.register``) into an MCJIT engine of
-  its own and binds the name to it, for code just compiled and code from the
-  disk cache alike;
+  first executable that needs it: ``symbols.register``), or loads its object
+  from the disk cache, into an MCJIT engine of its own and binds the name to
+  it, for code just compiled and code from the disk cache alike;
 * an object file (``translate.llvm_ir``) links in a copy of it, ``linkonce_odr``
   (``link_runtime``): the object links alone, and several such objects into one
   program keep one copy.
@@ -255,16 +255,25 @@ def address(name: str) -> int:
 
 
 def _build() -> None:
-    from irtoolkit.runtime import codegen
+    """Compile the runtime (LLVM's pipeline and code generator: ~50 ms on a quiet
+    machine, mostly fixed costs) or load its object from the disk cache."""
+    from irtoolkit.runtime import codegen, diskcache
     from irtoolkit.runtime.executable import _Code, default_opt, init_llvm, target_machine
 
     llvm = init_llvm()
     opt = max(2, default_opt())
-    try:
-        obj = codegen.emit_file(llvm, runtime_text(), target_machine(llvm, opt), opt, False)
-    except RuntimeError as err:
-        raise DiagnosticError(Diagnostic(f"cannot compile the JIT's runtime functions: {err}")) from None
-    code = _Code(opt)
+    text = runtime_text()
+    key = diskcache.make_key(text, "irt-runtime", opt, llvm)
+    cached = diskcache.load(key)
+    if cached is not None:
+        obj = cached[1]
+    else:
+        try:
+            obj = codegen.emit_file(llvm, text, target_machine(llvm, opt), opt, False)
+        except RuntimeError as err:
+            raise DiagnosticError(Diagnostic(f"cannot compile the JIT's runtime functions: {err}")) from None
+        diskcache.store(key, {"runtime": True}, obj)
+    code = _Code(opt)  # (checks the object, cached or not, as every other)
     _addresses.update(code.add(llvm, [obj], None, {n: n for n in SYMBOLS}))
     _code.append(code)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 
-from irtoolkit.abi import PARALLEL_FOR_SYMBOL
+from irtoolkit.abi import MAX_CHUNKS, MAX_THREADS, MUTEX_BYTES, PARALLEL_FOR_SYMBOL, THREADS_ENV_VAR
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 
 _SC_NPROCESSORS_ONLN = 84  # glibc, Linux
@@ -225,13 +225,11 @@ done:
 def runtime_text(for_object: bool = False) -> str:
     """The LLVM IR of the shared runtime functions; ``for_object``: every definition
     ``linkonce_odr`` (a copy in each object file, one kept by the linker)."""
-    from irtoolkit.passes.lowering.to_llvm.parallel import ENV_VAR, MAX_CHUNKS, MAX_THREADS, MUTEX_BYTES
-
     first = MUTEX_BYTES // 8  # the words after the mutex
     return _TEXT.format(
         public="linkonce_odr " if for_object else "",
         private="linkonce_odr " if for_object else "internal ",
-        env=ENV_VAR, env_len=len(ENV_VAR) + 1, sc=_SC_NPROCESSORS_ONLN,
+        env=THREADS_ENV_VAR, env_len=len(THREADS_ENV_VAR) + 1, sc=_SC_NPROCESSORS_ONLN,
         max_threads=MAX_THREADS, max_chunks=MAX_CHUNKS, mutex_bytes=MUTEX_BYTES,
         shared_words=first + 9, parallel_for=PARALLEL_FOR_SYMBOL,
         **{f"w{k}": first + k for k in range(9)})

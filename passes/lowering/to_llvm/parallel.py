@@ -21,7 +21,7 @@ there are only
 
 ``__irt_parallel_for``: ``n = ub - lb``; when ``n < need`` (``n * c <
 PARALLEL_MIN_WORK``) or fewer than two threads are allowed (``IRT_NUM_THREADS``,
-default: the online CPUs, at most ``MAX_THREADS``) or ``gate`` is given and its
+default: the online CPUs, at most ``abi.MAX_THREADS``) or ``gate`` is given and its
 flag zero, chunk 0 is all of ``[lb, ub)`` on the calling thread (m = 1). Else it
 cuts ``[lb, ub)`` into ``m`` equal chunks (``m`` fixed by the trip count and
 ``per``: results are deterministic for a given ``m``), starts ``pthread_create``
@@ -60,8 +60,8 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 
 from irtoolkit.abi import (
-    BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, LOOPS_SERIAL_SYMBOL, NO_TRANS, PARALLEL_FOR_SYMBOL, ROW_MAJOR,
-    UNOPTIMIZED_AT_TIER0,
+    BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, LOOPS_SERIAL_SYMBOL, MAX_CHUNKS, NO_TRANS, PARALLEL_FOR_SYMBOL,
+    ROW_MAJOR, UNOPTIMIZED_AT_TIER0,
 )
 from irtoolkit.passes.lowering.to_llvm.build import (
     PTR, FunctionBuilder, declare, define, function_type, lookup, referenced_symbol,
@@ -69,14 +69,10 @@ from irtoolkit.passes.lowering.to_llvm.build import (
 )
 from irtoolkit.passes.lowering.to_llvm.common import constant_int
 
-MAX_THREADS = 8
-#: chunks of a split loop: at most MAX_CHUNKS, of about CHUNK_WORK cost units each
-MAX_CHUNKS = 32
+#: chunks of a split loop: at most abi.MAX_CHUNKS, of about CHUNK_WORK cost units each
 CHUNK_WORK = 250_000
 DISPATCH_PREFIX = "__irt_pfor_"
 THUNK_PREFIX = "__irt_pthunk_"
-ENV_VAR = "IRT_NUM_THREADS"
-MUTEX_BYTES = 64  # a pthread_mutex_t (40 bytes with glibc on x86-64), zeroed = initialized
 
 
 #: ``void thunk(ptr ctx, i64 k, i64 lo, i64 hi, ptr slot)``: chunk k of a loop

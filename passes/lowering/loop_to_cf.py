@@ -55,6 +55,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from irtoolkit import checks
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.pipeline import option
 
@@ -342,18 +343,9 @@ def parallel_to_for(op: Operation, loop) -> None:
 def ops_of_classes(root: Operation, classes: tuple[type[Operation], ...],
                    reverse: bool = False) -> list[Operation]:
     """The ops nested in ``root`` (``root`` included; in walk order) that are
-    instances of ``classes``: one test per op class, not an ``isinstance``
-    (through ``ABCMeta``, a Python call each) per op."""
-    is_instance: dict[type, bool] = {}
-    found = []
-    for op in root.walk(reverse=reverse):
-        cls = type(op)
-        hit = is_instance.get(cls)
-        if hit is None:
-            hit = is_instance[cls] = issubclass(cls, classes)
-        if hit:
-            found.append(op)
-    return found
+    instances of ``classes`` (tested once per op class)."""
+    test = instance_test(*classes)
+    return [op for op in root.walk(reverse=reverse) if test(op)]
 
 
 def lower_loops(module: ModuleOp) -> None:

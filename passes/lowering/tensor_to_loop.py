@@ -164,15 +164,14 @@ class _Scope:
     _region_uses: set[SSAValue] | None = None
 
     def analyse(self) -> None:
+        last_use = self.last_use
         for i, op in enumerate(self.block.ops):
-            for v in op.operands:
-                if is_tensor(v.type):
-                    self.last_use[v] = i
-            for r in op.regions:
-                for inner in r.walk():
-                    for v in inner.operands:
-                        if is_tensor(v.type):
-                            self.last_use[v] = i
+            # op and the ops nested in it (Operation.walk: xDSL's Region.walk
+            # stacks a generator per nested op)
+            for inner in op.walk() if op.regions else (op,):
+                for v in inner.operands:
+                    if is_tensor(v.type):
+                        last_use[v] = i
         for v, i in self.last_use.items():
             self.dies_at.setdefault(i, []).append(v)
 
@@ -186,8 +185,8 @@ class _Scope:
         if self._region_uses is None:
             uses: set[SSAValue] = set()
             assert self.op is not None
-            for r in self.op.regions:
-                for inner in r.walk():
+            for inner in self.op.walk():  # (the op's own operands are not region uses)
+                if inner is not self.op:
                     uses.update(v for v in inner.operands if is_tensor(v.type))
             self._region_uses = uses
         return self._region_uses

@@ -162,16 +162,28 @@ class _Scope:
     op: Operation | None = None
     # tensor values used inside the regions of the current op
     _region_uses: set[SSAValue] | None = None
+    # index of an op with regions -> the tensor values used inside them (found
+    # by analyse's walk: region_uses would walk the nest again)
+    nest_uses: dict[int, set[SSAValue]] = field(default_factory=dict)
 
     def analyse(self) -> None:
         last_use = self.last_use
         for i, op in enumerate(self.block.ops):
-            # op and the ops nested in it (Operation.walk: xDSL's Region.walk
-            # stacks a generator per nested op)
-            for inner in op.walk() if op.regions else (op,):
+            for v in op.operands:
+                if is_tensor(v.type):
+                    last_use[v] = i
+            if not op.regions:
+                continue
+            uses = self.nest_uses[i] = set()
+            # the ops nested in op (Operation.walk: xDSL's Region.walk stacks a
+            # generator per nested op)
+            for inner in op.walk():
+                if inner is op:
+                    continue
                 for v in inner.operands:
                     if is_tensor(v.type):
                         last_use[v] = i
+                        uses.add(v)
         for v, i in self.last_use.items():
             self.dies_at.setdefault(i, []).append(v)
 
@@ -182,6 +194,8 @@ class _Scope:
         return self._order.get(v, -1)
 
     def region_uses(self) -> set[SSAValue]:
+        if self._region_uses is None:
+            self._region_uses = self.nest_uses.get(self.index)
         if self._region_uses is None:
             uses: set[SSAValue] = set()
             assert self.op is not None

@@ -55,6 +55,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from irtoolkit import checks
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.pipeline import option
 
@@ -339,17 +340,27 @@ def parallel_to_for(op: Operation, loop) -> None:
     Rewriter.replace_op(op, current)
 
 
+def ops_of_classes(root: Operation, classes: tuple[type[Operation], ...],
+                   reverse: bool = False) -> list[Operation]:
+    """The ops nested in ``root`` (``root`` included; in walk order) that are
+    instances of ``classes`` (tested once per op class)."""
+    test = instance_test(*classes)
+    return [op for op in root.walk(reverse=reverse) if test(op)]
+
+
 def lower_loops(module: ModuleOp) -> None:
     from irtoolkit.dialects import loop
 
-    for op in list(module.walk()):
-        if isinstance(op, loop.ParallelOp) and op.parent is not None:
-            parallel_to_for(op, loop)
     # Outer ops before the ops nested in them, and within a block the last
     # loop first (reverse pre-order): each split then moves only the ops up to
     # the next, already lowered, loop -- linear in the size of the block.
-    kinds = (loop.ForOp, loop.IfOp, loop.WhileOp)
-    todo = [op for op in module.walk(reverse=True) if isinstance(op, kinds)]
+    structured = (loop.ForOp, loop.IfOp, loop.WhileOp)
+    todo = ops_of_classes(module, (*structured, loop.ParallelOp), reverse=True)
+    if any(isinstance(op, loop.ParallelOp) for op in todo):  # nests of loop.for replace them
+        for op in ops_of_classes(module, (loop.ParallelOp,)):  # (outer first)
+            if op.parent is not None:
+                parallel_to_for(op, loop)
+        todo = ops_of_classes(module, structured, reverse=True)
     for op in todo:
         if op.parent is None:
             continue
@@ -416,12 +427,13 @@ def loop_cost(block: Block) -> int:
 
     total = 0
     for op in block.ops:
-        if isinstance(op, loop.ForOp):
-            total += _trips(op) * sum(loop_cost(b) for b in op.body.blocks)
-        elif op.regions:
-            total += max((sum(loop_cost(b) for b in r.blocks) for r in op.regions), default=0)
+        if op.regions:
+            if isinstance(op, loop.ForOp):
+                total += _trips(op) * sum(loop_cost(b) for b in op.body.blocks)
+            else:
+                total += max((sum(loop_cost(b) for b in r.blocks) for r in op.regions), default=0)
         else:
-            total += int(cost_of(op))
+            total += cost_of(op)
     return max(total, 1)
 
 
@@ -494,10 +506,12 @@ def parallel_kinds(op: Operation) -> list[str] | None:
         if inner is op:
             continue
         name = inner.name
-        if not (name in _ALLOWED or name.startswith(("arith.", "math."))):
-            return None
-        if any(division_checks(inner)):
-            return None  # a run-time check cannot fail in a worker thread
+        if name not in _ALLOWED:
+            if not name.startswith(("arith.", "math.")):
+                return None
+            if name in checks.DIVISIONS and any(division_checks(inner)):
+                return None  # a run-time check cannot fail in a worker thread
+            continue  # (a scalar op: none of the tests below is about it)
         if isinstance(inner, loop.ForOp) and (_const_int(inner.step) or 0) <= 0:
             return None
         if isinstance(inner, loop.ForOp) and inner is not op:
@@ -522,10 +536,11 @@ def parallel_kinds(op: Operation) -> list[str] | None:
     return kinds
 
 
-def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> tuple[Operation, Operation]:
+def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str,
+                 cost: int | None = None) -> tuple[Operation, Operation]:
     """Move loop.for ``op`` (in function ``fn``) to a new private function ``name``
-    over ``[lo, hi)``; ``op`` becomes a call of it over its whole range. Returns
-    the function and the call."""
+    over ``[lo, hi)``; ``op`` becomes a call of it over its whole range (``cost``:
+    ``loop_cost`` of its body, when known). Returns the function and the call."""
     from xdsl.dialects import func
     from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, i64
 
@@ -535,15 +550,16 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> t
     caps: list[SSAValue] = []
     consts: list[SSAValue] = []
     seen: set[SSAValue] = set()
-    # what op holds, as sets: an ancestor test per operand climbs the whole nest
+    # what op holds, as sets of ids: an ancestor test per operand climbs the whole
+    # nest (and an op's hash is a Python call)
     inside = list(op.walk())
-    inside_ops = set(inside)
-    inside_blocks = {b for o in inside for r in o.regions for b in r.blocks}
+    inside_ids = {id(o) for o in inside}
+    inside_ids.update(id(b) for o in inside if o.regions for r in o.regions for b in r.blocks)
     for inner in inside:
         if inner is op:
             continue
         for v in inner.operands:
-            if v in seen or v.owner in inside_ops or v.owner in inside_blocks:
+            if id(v.owner) in inside_ids or v in seen:
                 continue
             seen.add(v)
             if isinstance(v.owner, arith.ConstantOp):
@@ -551,7 +567,8 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> t
             else:
                 caps.append(v)
     inits = list(op.iter_args)  # type: ignore[attr-defined]
-    cost = loop_cost(op.body.block)  # type: ignore[attr-defined]
+    if cost is None:
+        cost = loop_cost(op.body.block)  # type: ignore[attr-defined]
     arg_types = [IndexType(), IndexType(), *(v.type for v in inits), *(v.type for v in caps)]
     res_types = [r.type for r in op.results]
     entry = Block(arg_types=arg_types)
@@ -564,7 +581,7 @@ def outline_loop(op: Operation, kinds: list[str], fn: Operation, name: str) -> t
         mapping[c] = new_c.results[0]
     for v, new_v in mapping.items():
         for use in list(v.uses):
-            if use.operation is not op and use.operation in inside_ops:
+            if use.operation is not op and id(use.operation) in inside_ids:
                 use.operation.operands[use.index] = new_v
     one = arith.ConstantOp(IntegerAttr(1, IndexType()))
     entry.add_op(one)
@@ -620,7 +637,7 @@ def outline_parallel_loops(module: ModuleOp) -> int:
                         while f"{base}_{k}" in taken:
                             k += 1
                         taken.add(f"{base}_{k}")
-                        worker, call = outline_loop(op, kinds, fn, f"{base}_{k}")
+                        worker, call = outline_loop(op, kinds, fn, f"{base}_{k}", cost)
                         size = sum(1 for _ in worker.walk())
                         same = next((w for w in workers.get(size, ()) if _same_function(worker, w)), None)
                         if same is None:

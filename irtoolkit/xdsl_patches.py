@@ -67,10 +67,16 @@ installs them once (the parser and the verifier call it). Tested in
   walks it and sets its operands again; it is cloned with its operands at
   once, as ``clone_without_regions`` does (the lowerings clone every scalar op).
 * Ops, blocks, regions, SSA values and uses hash and compare by identity
-  through Python methods (``return id(self)``, ``return self is other``): a
-  Python call for every dict or set look-up of an IR object, in every pass
-  and in the verifier (a fifth of verify-each's time). ``object``'s own
+  through Python methods (``return id(self)``, ``return self is other``; an
+  IRDL op through IRDLOperation's own copies of them): a Python call for every
+  dict or set look-up of an IR object, in every pass and in the verifier (a
+  fifth of verify-each's time; canonicalize hashed every op ~20 times). ``object``'s own
   identity hash and equality are the same relation, in C.
+* ``cse`` hashes an op (its attributes, properties, result types and
+  operands) each time it wraps it in an ``OperationInfo`` and again on each
+  side of every ``OperationInfo.__eq__``: an ``OperationInfo`` keeps its hash.
+  (A look-up compares only keys whose stored hash is equal, and equal keys
+  hash equally, so the verdicts are xDSL's.)
 * ``BasePrinter.print_string`` goes through ``print(text, end="", file=...)``
   for every token printed; a piece of text without a newline is written to
   the stream directly.
@@ -78,6 +84,7 @@ installs them once (the parser and the verifier call it). Tested in
 
 from __future__ import annotations
 
+import operator
 import re
 
 _APPLIED: list[bool] = []
@@ -935,8 +942,10 @@ def _cheaper_attribute_construction() -> None:
 
 def _identity_in_c() -> None:
     from xdsl.ir.core import SSAValue, Use, _IRNode
+    from xdsl.irdl.operations import IRDLOperation
 
-    for cls in (_IRNode, SSAValue, Use):
+    # (IRDLOperation defines the same identity methods again over _IRNode's)
+    for cls in (_IRNode, SSAValue, Use, IRDLOperation):
         if (cls.__hash__.__code__.co_names != ("id",)
                 or cls.__eq__.__code__.co_code != _IDENTITY_EQ.__code__.co_code):
             continue  # not the identity methods this replaces
@@ -948,6 +957,34 @@ def _identity_in_c() -> None:
 
 def _IDENTITY_EQ(self, other: object) -> bool:
     return self is other
+
+
+def _operation_info_hash(self) -> int:
+    """xDSL's ``OperationInfo.__hash__`` (the same fields), computed once per
+    OperationInfo: its ``__eq__`` hashes both sides again, and a dict look-up
+    that meets an equal hash compares."""
+    state = self.__dict__
+    found = state.get("_irt_hash")
+    if found is None:
+        op = self.op
+        found = state["_irt_hash"] = hash((
+            self.name,
+            sum(map(hash, op.attributes.items())),
+            sum(map(hash, op.properties.items())),
+            hash(tuple(map(_RESULT_TYPE, op.results))),
+            hash(op._operands),
+        ))
+    return found
+
+
+_RESULT_TYPE = operator.attrgetter("_type")
+
+
+def _cse_hash_once() -> None:
+    from xdsl.transforms.common_subexpression_elimination import OperationInfo
+
+    ORIGINALS["OperationInfo.__hash__"] = OperationInfo.__hash__
+    OperationInfo.__hash__ = _operation_info_hash  # type: ignore[method-assign]
 
 
 def apply() -> None:
@@ -967,3 +1004,4 @@ def apply() -> None:
     _cheaper_clone()
     _direct_printing()
     _identity_in_c()
+    _cse_hash_once()

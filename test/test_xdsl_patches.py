@@ -122,6 +122,7 @@ def test_ir_objects_hash_and_compare_by_identity():
 
     xdsl_patches.apply()
     assert "SSAValue.__hash__" in xdsl_patches.ORIGINALS  # replaced by object's
+    assert arith.ConstantOp.__hash__ is object.__hash__  # IRDLOperation's too
     a, b = arith.ConstantOp(FloatAttr(1.0, f64)), arith.ConstantOp(FloatAttr(1.0, f64))
     block = Block([a, b], arg_types=[f64])
     region = Region(block)
@@ -425,3 +426,25 @@ def test_remembered_integer_attributes_match_xdsl():
     assert made == xdsl_patches.ORIGINALS["DenseArrayBase.from_list"](i32, [1, -2])
     assert DenseArrayBase.from_list(i32, (1, -2)) is made
     assert UnitAttr() == UnitAttr()
+
+
+def test_cse_operation_info_hashes_once_and_as_xdsl():
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import FloatAttr, f64
+    from xdsl.ir import Block
+    from xdsl.transforms.common_subexpression_elimination import OperationInfo
+
+    xdsl_patches.apply()
+    a, b = arith.ConstantOp(FloatAttr(1.0, f64)), arith.ConstantOp(FloatAttr(1.0, f64))
+    c = arith.ConstantOp(FloatAttr(2.0, f64))
+    adds = [arith.AddfOp(x, y) for x, y in ((a, b), (a, b), (b, a))]
+    Block([a, b, c, *adds])
+    infos = [OperationInfo(op) for op in (a, b, c, *adds)]
+    assert infos[0] == infos[1] and infos[0] != infos[2]
+    assert infos[3] == infos[4] and infos[3] != infos[5]
+    assert len(set(infos)) == 4
+    original = xdsl_patches.ORIGINALS["OperationInfo.__hash__"]
+    for x in infos:
+        for y in infos:  # equal keys hash equally, under both hashes
+            assert (x == y) <= (hash(x) == hash(y)) and (x == y) <= (original(x) == original(y))
+    assert infos[0].__dict__["_irt_hash"] == hash(infos[0])

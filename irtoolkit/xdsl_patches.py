@@ -181,7 +181,20 @@ def _trait_memo(cls) -> dict | None:
 
 
 def _cached_get_trait(cls, trait):
-    """xDSL's ``Operation.get_trait``, remembered per set of traits."""
+    """xDSL's ``Operation.get_trait``, remembered per set of traits. (The
+    remembered answer is read here directly: the passes ask several traits of
+    every op, ~1 us each through ``_trait_memo``.)"""
+    state = getattr(cls.traits, "__dict__", None)
+    memo = None if state is None else state.get("_irt_trait_memo")
+    if memo is not None and memo[0] is state.get("_traits"):
+        try:
+            return memo[1][trait]
+        except (KeyError, TypeError):
+            pass
+    return _remembered_trait(cls, trait)
+
+
+def _remembered_trait(cls, trait):
     memo = _trait_memo(cls)
     if memo is None:
         return _XDSL_GET_TRAIT(cls, trait)
@@ -195,8 +208,26 @@ def _cached_get_trait(cls, trait):
 
 
 def _cached_has_trait(cls, trait, *, value_if_unregistered: bool = True) -> bool:
-    """xDSL's ``Operation.has_trait`` (``get_trait(trait) is not None``)."""
-    return cls.get_trait(trait) is not None
+    """xDSL's ``Operation.has_trait`` (``get_trait(trait) is not None``; the
+    same fast path, without a second classmethod call, unless ``get_trait``
+    was overridden)."""
+    plain = _PLAIN_GET_TRAIT.get(cls)
+    if plain is None:
+        plain = _PLAIN_GET_TRAIT[cls] = getattr(cls.get_trait, "__func__", None) is _cached_get_trait
+    if not plain:
+        return cls.get_trait(trait) is not None
+    state = getattr(cls.traits, "__dict__", None)
+    memo = None if state is None else state.get("_irt_trait_memo")
+    if memo is not None and memo[0] is state.get("_traits"):
+        try:
+            return memo[1][trait] is not None
+        except (KeyError, TypeError):
+            pass
+    return _remembered_trait(cls, trait) is not None
+
+
+#: op class -> whether its ``get_trait`` is ``_cached_get_trait`` (not overridden)
+_PLAIN_GET_TRAIT: dict[type, bool] = {}
 
 
 def _cached_get_traits_of_type(cls, trait_type) -> list:

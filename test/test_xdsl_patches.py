@@ -335,6 +335,16 @@ def test_remembered_traits_match_xdsl_and_follow_add_trait():
     Plain.traits.add_trait(Pure())
     assert Plain.has_trait(Pure) and Plain.get_traits_of_type(Pure) == [Pure()]
 
+    @irdl_op_definition
+    class Overriding(IRDLOperation):  # has_trait follows an overridden get_trait, as xDSL's
+        name = "test.overriding_get_trait"
+
+        @classmethod
+        def get_trait(cls, trait):
+            return Pure() if trait is Pure else None
+
+    assert Overriding.has_trait(Pure) and not Overriding.has_trait(IsTerminator)
+
 
 def test_replace_all_uses_with_matches_xdsl():
     from xdsl.dialects import arith, builtin

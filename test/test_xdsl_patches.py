@@ -458,3 +458,49 @@ def test_cse_operation_info_hashes_once_and_as_xdsl():
         for y in infos:  # equal keys hash equally, under both hashes
             assert (x == y) <= (hash(x) == hash(y)) and (x == y) <= (original(x) == original(y))
     assert infos[0].__dict__["_irt_hash"] == hash(infos[0])
+
+
+def test_region_dce_liveness_matches_xdsl():
+    from xdsl.transforms.dead_code_elimination import LiveSet, region_dce
+
+    from irtoolkit.parsing import parse_module
+    from irtoolkit.printer import module_text
+
+    text = """
+func.func @f(%a: f64, %n: index, %c: i1) -> f64 {
+  %dead = arith.mulf %a, %a : f64
+  %dead2 = arith.addf %dead, %a : f64
+  %kept = arith.addf %a, %a : f64
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %kept) -> (f64) {
+    %unused = arith.mulf %acc, %acc : f64
+    %next = arith.addf %acc, %a : f64
+    scf.yield %next : f64
+  }
+  %r = scf.if %c -> (f64) {
+    %d = arith.subf %s, %s : f64
+    scf.yield %s : f64
+  } else {
+    scf.yield %a : f64
+  }
+  cf.br ^bb1(%r : f64)
+^bb1(%x: f64):
+  %y = arith.negf %x : f64
+  func.return %x : f64
+}
+"""
+    xdsl_patches.apply()
+    patched = LiveSet.propagate_region_liveness
+    outputs = []
+    for method in (xdsl_patches.ORIGINALS["LiveSet.propagate_region_liveness"], patched):
+        module = parse_module(text, "<dce>")
+        LiveSet.propagate_region_liveness = method
+        try:
+            changed = region_dce(module.body)
+        finally:
+            LiveSet.propagate_region_liveness = patched
+        outputs.append((changed, module_text(module)))
+    assert outputs[0] == outputs[1]
+    assert outputs[1][0] and "%dead" not in outputs[1][1] and "arith.negf" not in outputs[1][1]
+    assert "arith.subf" not in outputs[1][1] and "%unused" not in outputs[1][1]

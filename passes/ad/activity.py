@@ -9,6 +9,7 @@ Loops are handled by fixpoints over their carried values.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from xdsl.dialects import func
@@ -19,6 +20,7 @@ from irtoolkit.passes.ad.emit import is_float_like
 from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, no_rule_message, rule_inputs, vjp_rule
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _loop():
     from irtoolkit.dialects import loop
 

@@ -32,8 +32,10 @@ files for C (``irt-opt --emit obj``) do without it. It
   - SIGINT: loops that LLVM could not vectorize anyway (``loop.while``, loops
     holding another loop or a call, loops of unknown origin) and recursive
     functions poll the counter ``abi.INTERRUPTS_SYMBOL``; a change since the
-    call began stops it (``abi.INTERRUPTED``). Counted innermost loops are
-    not polled: they end by themselves and stay vectorizable.
+    call began stops it (``abi.INTERRUPTED``). A loop's poll is a call of
+    ``@__irt_poll`` at the end of its latch, which LLVM inlines (one op and one
+    line of LLVM IR a loop, where the test written out was seven). Counted
+    innermost loops are not polled: they end by themselves and stay vectorizable.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ TRACKED_FREE = "__irt_free"
 RELEASE = "__irt_release"
 CHECK_STACK = "__irt_check_stack"
 POLL = "__irt_interrupted"
+POLL_CHECK = "__irt_poll"
 
 JMPBUF_WORDS = 64  # glibc's x86-64 jmp_buf is 25 words; room for any target
 # after the jmp_buf: the status, the error words (copied to the frame), the
@@ -406,6 +409,20 @@ def define_interrupt_poll(module: ModuleOp) -> None:
     b.ret()
 
 
+def define_poll(module: ModuleOp) -> None:
+    """``void @__irt_poll()``, what a loop calls on its back edge: ``@__irt_interrupted``
+    when the interrupt count is not 0. ``alwaysinline``: each loop gets the load and
+    test of its own (as if written there), from one op and one line of LLVM IR a loop."""
+    _, b = define(module, POLL_CHECK, function_type([]), "internal", "alwaysinline")
+    slow, done = b.new_block(), b.new_block()
+    b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, done)
+    b.at(slow)
+    b.call(POLL, [])
+    b.br(done)
+    b.at(done)
+    b.ret()
+
+
 def _jump_back_if_interrupted(b: FunctionBuilder, buf: SSAValue) -> None:
     """Jump back if the interrupt count moved since the call began."""
     moved, same = b.new_block(), b.new_block()
@@ -524,9 +541,11 @@ def _needs_poll(latch: Block, header: Block, body: set[Block], headers: set[Bloc
     return not calling.isdisjoint(body)
 
 
-def poll_loops(module: ModuleOp, fn: llvm.FuncOp, calling: set[Block]) -> int:
-    """Insert an interrupt poll on the back edges of ``fn``'s loops that need one
-    (``calling``: the blocks that call a function of the program)."""
+def poll_loops(fn: llvm.FuncOp, calling: set[Block]) -> int:
+    """Insert an interrupt poll (a call of ``@__irt_poll``) at the end of the latch
+    of ``fn``'s loops that need one (``calling``: the blocks that call a function
+    of the program). One op a loop: LLVM inlines the check (see ``define_poll``);
+    where the latch also leaves the loop, the way out polls once too."""
     edges = _back_edges(fn)
     if not edges:
         return 0
@@ -535,38 +554,16 @@ def poll_loops(module: ModuleOp, fn: llvm.FuncOp, calling: set[Block]) -> int:
         for s in _successors(block):
             preds.setdefault(s, []).append(block)
     headers = {h for _, h in edges}
-    polled = 0
+    polled: set[Block] = set()  # (a latch of two loops polls once)
     for latch, header in edges:
-        if not _needs_poll(latch, header, _loop_body(latch, header, preds), headers, calling):
+        if latch in polled or not _needs_poll(
+                latch, header, _loop_body(latch, header, preds), headers, calling):
             continue
-        b = FunctionBuilder(fn, latch)
         branch = latch.last_op
         assert branch is not None
-        if isinstance(branch, llvm.BrOp):
-            # the test ends the latch itself: the slow path uses its values, so
-            # neither new block needs arguments (no phis in LLVM IR)
-            args = list(branch.operands)
-            kind = branch.attributes.get(LATCH)
-            branch.detach()
-            branch.erase()
-            slow = b.new_block()
-            b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, header, (), args)
-            if kind is not None:
-                latch.last_op.attributes[LATCH] = kind  # type: ignore[union-attr]
-            b.at(slow)
-            b.call(POLL, [])
-            b.br(header, *args)
-        else:
-            check = b.new_block([a.type for a in header.args])
-            slow = b.new_block([a.type for a in header.args])
-            branch.successors = [check if s is header else s for s in branch.successors]
-            b.at(check)
-            b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, header, check.args, check.args)
-            b.at(slow)
-            b.call(POLL, [])
-            b.br(header, *slow.args)
-        polled += 1
-    return polled
+        latch.insert_op_before(llvm.CallOp(POLL_CHECK), branch)
+        polled.add(latch)
+    return len(polled)
 
 
 # --------------------------------------------------------------------------- the pass
@@ -594,7 +591,7 @@ def add_jit_interface(module: ModuleOp) -> dict[str, str]:
     for fn in recursive:
         check_stack_on_entry(fn)
     calling = {block for _, block, _ in calls}
-    polled = sum(poll_loops(module, fn, calling) for fn in program)
+    polled = sum(poll_loops(fn, calling) for fn in program)
     referenced = {referenced_symbol(op) for op in users}
     checked = CHECK_FAILED in referenced
     # calls are rerouted before the helpers are defined: those call the real ones
@@ -617,6 +614,7 @@ def add_jit_interface(module: ModuleOp) -> dict[str, str]:
         define_stack_check(module)
     if polled:
         define_interrupt_poll(module)
+        define_poll(module)
     entries = {}
     for name, fn in public:
         if add_entry_point(module, name, fn, jumps, guarded, bool(recursive or polled)):

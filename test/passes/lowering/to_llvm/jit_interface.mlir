@@ -41,18 +41,13 @@ func.func @depth(%n: i64) -> i64 {
   return %c0 : i64
 }
 
-// A while loop polls the interrupt counter on its back edge; a counted
-// innermost loop does not (it ends by itself and stays vectorizable).
+// A while loop polls the interrupt counter at the end of its latch (a call LLVM
+// inlines: @__irt_poll, below); a counted innermost loop does not (it ends by
+// itself and stays vectorizable).
 // CHECK-LABEL: llvm.func @__irt_fn_loops(
-// The test ends the latch block: the slow path needs no block arguments.
-// CHECK:         %[[N:.*]] = llvm.load %{{.*}} atomic monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
-// CHECK:         %[[Z:.*]] = llvm.mlir.constant(0) : i64
-// CHECK:         %[[NZ:.*]] = llvm.icmp "ne" %[[N]], %[[Z]] : i64
-// CHECK:         llvm.cond_br %[[NZ]], ^[[SLOW:bb[0-9]+]], ^[[HEAD:bb[0-9]+]](%[[NEXT:.*]] : i64) {irt.latch = "while"}
-// CHECK:       ^[[SLOW]]:
-// CHECK-NEXT:    llvm.call @__irt_interrupted()
-// CHECK-NEXT:    llvm.br ^[[HEAD]](%[[NEXT]] : i64)
-// CHECK-NOT:     llvm.call @__irt_interrupted()
+// CHECK:         llvm.call @__irt_poll() : () -> ()
+// CHECK-NEXT:    llvm.br ^{{bb[0-9]+}}(%{{.*}} : i64) {irt.latch = "while"}
+// CHECK-NOT:     llvm.call @__irt_poll()
 // CHECK-LABEL: llvm.func internal @__irt_check_failed(
 func.func @loops(%n: i64) -> i64 {
   %c0 = arith.constant 0 : i64
@@ -85,6 +80,14 @@ func.func @loops(%n: i64) -> i64 {
 // CHECK-LABEL: llvm.func internal @__irt_free({{.*}} attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
 // CHECK-LABEL: llvm.func internal @__irt_check_stack(%{{.*}}: i64) attributes {passthrough = ["noinline"]}
 // CHECK-LABEL: llvm.func internal @__irt_interrupted() attributes {passthrough = ["noinline", "cold", ["irt-tier0", "optnone"]]}
+// The poll each loop calls: the test of the counter, inlined; the rest out of line.
+// CHECK-LABEL: llvm.func internal @__irt_poll() attributes {passthrough = ["alwaysinline"]}
+// CHECK:         %[[N:.*]] = llvm.load %{{.*}} atomic monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
+// CHECK:         %[[NZ:.*]] = llvm.icmp "ne" %[[N]], %{{.*}} : i64
+// CHECK:         llvm.cond_br %[[NZ]], ^[[SLOW:bb[0-9]+]], ^[[DONE:bb[0-9]+]]
+// CHECK:       ^[[SLOW]]:
+// CHECK-NEXT:    llvm.call @__irt_interrupted()
+// CHECK-NEXT:    llvm.br ^[[DONE]]
 
 // The entry points: a jmp_buf under the thread's key, the frame's stack limit.
 // CHECK-LABEL: llvm.func @_irt_call_f(%{{.*}}: !llvm.ptr) -> i64 attributes {passthrough = {{\[}}["irt-tier0", "optnone"]], irt.frame_words = 14 : i64}

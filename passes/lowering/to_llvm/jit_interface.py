@@ -67,20 +67,25 @@ RESERVED_PREFIXES = ("__irt_", "irt_vm_")  # runtime helpers: never renamed, nev
 GUARDED_MALLOC = "__irt_malloc"
 TRACKED_FREE = "__irt_free"
 RELEASE = "__irt_release"
+ENTER = "__irt_enter"
+LEAVE = "__irt_leave"
+FAIL = "__irt_fail"
 CHECK_STACK = "__irt_check_stack"
 POLL = "__irt_interrupted"
 POLL_CHECK = "__irt_poll"
 
 JMPBUF_WORDS = 64  # glibc's x86-64 jmp_buf is 25 words; room for any target
 # after the jmp_buf: the status, the error words (copied to the frame), the
-# stack limit and the interrupt count when the call began, and the list of
-# buffers the call malloc'ed and has not freed {ptr array, count, capacity}
+# stack limit and the interrupt count when the call began, the list of
+# buffers the call malloc'ed and has not freed {ptr array, count, capacity},
+# and the thread's previous buffer (restored when the call ends)
 STATUS_AT = JMPBUF_WORDS
 ERRORS_AT = STATUS_AT + 1
 LIMIT_AT = ERRORS_AT + ERROR_WORDS
 COUNT_AT = LIMIT_AT + 1
 TRACK_AT = COUNT_AT + 1
-BUFFER_WORDS = TRACK_AT + 3
+PREVIOUS_AT = TRACK_AT + 3
+BUFFER_WORDS = PREVIOUS_AT + 1
 
 
 # --------------------------------------------------------------------------- renaming
@@ -191,17 +196,16 @@ def define_guarded_malloc(module: ModuleOp, track: bool) -> None:
     _, b = define(module, GUARDED_MALLOC, function_type([i64], PTR), "internal", UNOPTIMIZED_AT_TIER0)
     (n,) = b.args
     p = b.call("malloc", [n], PTR)
+    buf = _current_buffer(b)  # (once: the failure and the list both need it)
     null = b.is_null(p)
     bad = b.or_(b.icmp("slt", n, b.i64(0)), b.and_(null, b.icmp("ne", n, b.i64(0))))
     fail, ok = b.new_block(), b.new_block()
     b.cond_br(bad, fail, ok)
     b.at(fail)
-    buf = _current_buffer(b)
     _abort_unless_in_a_call(b, buf)
     _jump_back(b, buf, FAILED_ALLOCATION, (n,))
     b.at(ok)
     if track:
-        buf = _current_buffer(b)
         listed, done = b.new_block(), b.new_block()
         b.cond_br(b.is_null(buf), done, listed)
         b.at(listed)
@@ -334,11 +338,53 @@ def _results(fty: llvm.LLVMFunctionType) -> list[Attribute]:
     return [out]
 
 
-def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool,
-                    track: bool, counted: bool) -> bool:
+def define_call_helpers(module: ModuleOp, track: bool, counted: bool) -> None:
+    """What every entry point with a jmp_buf does around its call, once a module
+    (``_setjmp`` excepted: it must run in the wrapper's own frame).
+
+    * ``void @__irt_enter(ptr buf, ptr tail)``: the call's buffer ready (``tail``:
+      the frame's error words, then its stack limit) and the thread's, its
+      previous one kept in it;
+    * ``void @__irt_leave(ptr buf, i1 failed)``: the allocation list released
+      (with ``failed``, every buffer in it too), the previous buffer restored;
+    * ``i64 @__irt_fail(ptr buf, ptr tail)``, after a jump back: the error words
+      copied to the frame, ``__irt_leave``, and the status.
+
+    ``track``: with a list of the call's buffers; ``counted``: noting the interrupt count."""
+    _, b = define(module, ENTER, function_type([PTR, PTR]), "internal", UNOPTIMIZED_AT_TIER0)
+    buf, tail = b.args
+    if track:
+        zero = b.i64(0)
+        for k in (TRACK_AT, TRACK_AT + 1, TRACK_AT + 2):
+            b.store(zero, _word(b, buf, k))
+    b.store(b.load(b.gep(tail, 8 * STACK_LIMIT_WORD), i64), _word(b, buf, LIMIT_AT))
+    if counted:
+        b.store(_interrupts(b), _word(b, buf, COUNT_AT))
+    key = _tls_key(b)
+    b.store(b.call("pthread_getspecific", [key], PTR), _word(b, buf, PREVIOUS_AT))
+    b.call("pthread_setspecific", [key, buf], i32)
+    b.ret()
+
+    _, b = define(module, LEAVE, function_type([PTR, i1]), "internal", UNOPTIMIZED_AT_TIER0)
+    buf, failed = b.args
+    if track:
+        b.call(RELEASE, [buf, failed])
+    b.call("pthread_setspecific", [_tls_key(b), b.load(_word(b, buf, PREVIOUS_AT), PTR)], i32)
+    b.ret()
+
+    _, b = define(module, FAIL, function_type([PTR, PTR], i64), "internal", "cold",
+                  UNOPTIMIZED_AT_TIER0)
+    buf, tail = b.args
+    for k in range(ERROR_WORDS):
+        b.store(b.load(_word(b, buf, ERRORS_AT + k), i64), _word(b, tail, k))
+    b.call(LEAVE, [buf, b.true()])
+    b.ret(b.load(_word(b, buf, STATUS_AT), i64))
+
+
+def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool) -> bool:
     """``i64 @_irt_call_<name>(ptr frame)`` calling ``fn``; False (nothing added)
-    when a type does not fit the frame. ``guarded``: with a jmp_buf; ``track``:
-    with a list of the call's buffers; ``counted``: noting the interrupt count."""
+    when a type does not fit the frame. ``guarded``: with a jmp_buf (the module
+    has the helpers of ``define_call_helpers``)."""
     fty = fn.function_type
     ins, outs = list(fty.inputs), _results(fty)
     words = [_frame_words(t) for t in (*ins, *outs)]
@@ -349,29 +395,16 @@ def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool,
     wrapper.attributes["irt.frame_words"] = IntegerAttr(sum(words) + FRAME_TAIL_WORDS, i64)  # type: ignore[arg-type]
     (frame,) = b.args
     offsets = [sum(words[:k]) * 8 for k in range(len(words))]
-    tail = sum(words) * 8
-    buf = prev = None
+    buf = None
     if guarded:
         buf = b.alloca(llvm.LLVMArrayType(BUFFER_WORDS, i64))
-        zero = b.i64(0)
-        for k in ([TRACK_AT, TRACK_AT + 1, TRACK_AT + 2] if track else []):
-            b.store(zero, _word(b, buf, k))
-        b.store(b.load(b.gep(frame, tail + 8 * STACK_LIMIT_WORD), i64), _word(b, buf, LIMIT_AT))
-        if counted:
-            b.store(_interrupts(b), _word(b, buf, COUNT_AT))
-        key = _tls_key(b)
-        prev = b.call("pthread_getspecific", [key], PTR)
-        b.call("pthread_setspecific", [key, buf], i32)
+        tail = b.gep(frame, sum(words) * 8)
+        b.call(ENTER, [buf, tail])
         jumped = b.call("_setjmp", [buf], i32)
         failed, run = b.new_block(), b.new_block()
         b.cond_br(b.icmp("ne", jumped, b.i32(0)), failed, run)
         b.at(failed)
-        for k in range(ERROR_WORDS):
-            b.store(b.load(_word(b, buf, ERRORS_AT + k), i64), b.gep(frame, tail + 8 * k))
-        if track:
-            b.call(RELEASE, [buf, b.true()])
-        b.call("pthread_setspecific", [_tls_key(b), prev], i32)
-        b.ret(b.load(_word(b, buf, STATUS_AT), i64))
+        b.ret(b.call(FAIL, [buf, tail], i64))
         b.at(run)
     args = []
     for t, off in zip(ins, offsets):
@@ -387,10 +420,8 @@ def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool,
         p = b.gep(frame, off) if off else frame
         b.store(b.zext(v, i8) if t == i1 else v, p)
     if guarded:
-        assert buf is not None and prev is not None
-        if track:  # the list only: the live buffers are results
-            b.call(RELEASE, [buf, b.const(0, i1)])
-        b.call("pthread_setspecific", [_tls_key(b), prev], i32)
+        assert buf is not None
+        b.call(LEAVE, [buf, b.const(0, i1)])  # (the list only: the live buffers are results)
     b.ret(b.i64(0))
     return True
 
@@ -618,9 +649,11 @@ def add_jit_interface(module: ModuleOp) -> dict[str, str]:
     if polled:
         define_interrupt_poll(module)
         define_poll(module)
+    if jumps:
+        define_call_helpers(module, track=guarded, counted=bool(recursive or polled))
     entries = {}
     for name, fn in public:
-        if add_entry_point(module, name, fn, jumps, guarded, bool(recursive or polled)):
+        if add_entry_point(module, name, fn, jumps):
             entries[name] = ENTRY_PREFIX + name
     return entries
 

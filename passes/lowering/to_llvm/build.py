@@ -95,14 +95,18 @@ def redirect_symbols(module: ModuleOp, mapping: dict[str, str],
     """Point calls and address-of ops (those of ``users``, by default all of the
     module's) at renamed symbols; True if any changed."""
     changed = False
+    refs: dict[str, SymbolRefAttr] = {}  # one (immutable) attribute a new name, shared by its users
     for op in symbol_users(module) if users is None else users:
         name = referenced_symbol(op)
         if name is None or name not in mapping:
             continue
+        ref = refs.get(name)
+        if ref is None:
+            ref = refs[name] = SymbolRefAttr(mapping[name])
         if type(op) is llvm.CallOp:
-            op.callee = SymbolRefAttr(mapping[name])  # type: ignore[attr-defined]
+            op.callee = ref  # type: ignore[attr-defined]
         else:
-            op.global_name = SymbolRefAttr(mapping[name])  # type: ignore[attr-defined]
+            op.global_name = ref  # type: ignore[attr-defined]
         changed = True
     return changed
 

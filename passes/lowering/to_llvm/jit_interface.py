@@ -19,7 +19,8 @@ files for C (``irt-opt --emit obj``) do without it. It
   from several threads each find their own): a failure stores its status and
   details after it and ``longjmp``s back; the wrapper frees every buffer the
   call allocated and has not freed, copies the details to the frame's error
-  words and returns the status. The failures:
+  words and returns the status (all but ``_setjmp``, which must run in the
+  wrapper's frame, in three helpers a module: ``define_call_helpers``). The failures:
 
   - ``malloc`` through ``@__irt_malloc``: a null result for a non-zero size,
     or a negative size (``abi.FAILED_ALLOCATION``); it also lists each buffer

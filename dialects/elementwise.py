@@ -363,8 +363,8 @@ DECLARED: dict[type[Operation], Elementwise] = {}
 _LIFTED: dict[tuple[type[Operation], ElementKind], type[Operation]] = {}
 #: non-elementwise op class -> its cost
 COSTS: dict[type[Operation], Cost] = {}
-#: answers of meaning_of and counterpart by class (cleared by every declaration:
-#: a later one may give a class, or one of its bases, a meaning)
+#: answers of meaning_of, counterpart and cost_of by class (cleared by every
+#: declaration: a later one may give a class, or one of its bases, a meaning or a cost)
 _BY_CLASS: dict[tuple, Any] = {}
 
 
@@ -395,6 +395,7 @@ def elementwise(meaning: Elementwise | None = None, **fields: Any):
 def declare_cost(cls: type[Operation], cost: Cost) -> None:
     """The cost of a non-elementwise op (matmul, reductions) for the cost models."""
     COSTS[cls] = cost
+    _BY_CLASS.clear()
 
 
 _LOADED = False
@@ -450,14 +451,22 @@ def cost_of(op: Operation | type[Operation]) -> Cost:
     """The declared cost of ``op`` (elementwise or not); CHEAP when none is declared."""
     _load_builtin_declarations()
     cls = op if isinstance(op, type) else type(op)
+    try:  # (the cost models ask once per op of a loop body)
+        return _BY_CLASS[cls, Cost]
+    except KeyError:
+        pass
+    found = Cost.CHEAP
     for base in cls.__mro__:
         decl = DECLARED.get(base)
         if decl is not None:
-            return decl.cost
+            found = decl.cost
+            break
         cost = COSTS.get(base)
         if cost is not None:
-            return cost
-    return Cost.CHEAP
+            found = cost
+            break
+    _BY_CLASS[cls, Cost] = found
+    return found
 
 
 def declared_ops() -> dict[type[Operation], Elementwise]:

@@ -26,6 +26,19 @@ BLAS_SPLIT_SYMBOL = "__irt_blas_split"
 #: the calling thread runs (runtime/blas.py, the SERIAL way); the dispatchers of
 #: parallel loops (to_llvm/parallel.py) then start no thread. Referenced weakly
 LOOPS_SERIAL_SYMBOL = "__irt_loops_serial"
+#: the runtime function that runs a parallel loop's or split gemm's chunks on threads
+#: (to_llvm/parallel.py): the JIT builds it once per process (runtime/support.py), an
+#: object file (``--emit obj``) holds its own copy
+#: ``i64 (ptr thunk, ptr ctx, i64 lb, i64 ub, i64 need, i64 per, ptr results,
+#: i64 result_size, ptr serial_flag, ptr gate_flag)``
+PARALLEL_FOR_SYMBOL = "__irt_parallel_for"
+#: its limits: threads at most, chunks of a split range at most, the environment
+#: variable that sets the thread count, the bytes of a pthread_mutex_t at most (40
+#: with glibc on x86-64; zeroed = initialized)
+MAX_THREADS = 8
+MAX_CHUNKS = 32
+THREADS_ENV_VAR = "IRT_NUM_THREADS"
+MUTEX_BYTES = 64
 
 # CBLAS enums
 ROW_MAJOR = 101

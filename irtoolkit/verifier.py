@@ -10,7 +10,7 @@ from operator import attrgetter
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import ErasedSSAValue, Operation
-from xdsl.traits import IsTerminator, NoTerminator
+from xdsl.traits import IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from irtoolkit import xdsl_patches
@@ -184,8 +184,6 @@ def _lookup_symbol(op: Operation, name, symbols: dict) -> Operation | None:
     per verification (a table's ops are scanned for every lookup in xDSL), and
     the symbol-table op around the ops of a block found once (``symbols`` holds
     both: symbol-table op -> its symbols, block -> its symbol-table op)."""
-    from xdsl.traits import SymbolOpInterface, SymbolTable
-
     if name.nested_references:
         return SymbolTable.lookup_symbol(op, name)
     block = None if op.has_trait(SymbolTable) else op.parent
@@ -198,28 +196,31 @@ def _lookup_symbol(op: Operation, name, symbols: dict) -> Operation | None:
             raise ValueError(f"Operation {op} has no SymbolTable ancestor")
         symbols[block] = anchor
     table = symbols.get(anchor)
-    if table is None:
+    if table is None:  # by the names' text: a StringAttr hashes through Python, a str in C
         table = symbols[anchor] = {}
         for o in anchor.regions[0].block.ops:
-            if (sym := o.get_trait(SymbolOpInterface)) is not None:
-                table.setdefault(sym.get_sym_attr_name(o), o)  # the first one, as xDSL's scan
-    return table.get(name.root_reference)
+            sym = o.get_trait(SymbolOpInterface)
+            if sym is not None and (sym_name := sym.get_sym_attr_name(o)) is not None:
+                table.setdefault(sym_name.data, o)  # the first one, as xDSL's scan
+    return table.get(name.root_reference.data)
 
 
 def _check_llvm_callee(op: Operation, symbols: dict) -> None:
     """``llvm.call``'s CallOpSymbolUserOpInterface check, same verdicts and words."""
-    from xdsl.dialects.llvm import FuncOp
-
+    global _LLVM_FUNC
+    if _LLVM_FUNC is None:  # (an import statement costs ~1 us a call; this runs on every call op)
+        from xdsl.dialects.llvm import FuncOp as _LLVM_FUNC
     callee = op.callee
     if callee is None:
         return
     found = _lookup_symbol(op, callee, symbols)
     if not found:
         raise VerifyException(f"'{callee}' could not be found in symbol table")
-    if not isinstance(found, FuncOp):
+    if not isinstance(found, _LLVM_FUNC):
         raise VerifyException(f"'{callee}' must reference an 'llvm.func', but found '{found.name}'")
 
 
+_LLVM_FUNC: type | None = None  # xDSL's llvm.func, imported at the first llvm.call checked
 _SYMBOL_USE_CHECKS = {("xdsl.dialects.llvm", "CallOpSymbolUserOpInterface"): _check_llvm_callee}
 
 

@@ -31,6 +31,10 @@ installs them once (the parser and the verifier call it). Tested in
   memory-effect traits, asked for every op by dead-code elimination), and so
   is dead-code elimination's ``would_be_trivially_dead`` when the traits alone
   decide it (``Pure`` ops, ops of unknown effects).
+* Region dead-code elimination (after each canonicalization sweep) visits
+  every op through three method calls and a generator (``is_live``,
+  ``set_live``, ``any`` over its uses); one loop makes the same visits and
+  verdicts.
 * ``tensor<42 x i32>`` is MLIR (spaces around ``x``); xDSL gives a trailing ``x``
   back by stepping one character back, which loses an ``x`` followed by a space.
 * Building an op (``irdl_op_init``) classifies each operand, result type,
@@ -67,10 +71,16 @@ installs them once (the parser and the verifier call it). Tested in
   walks it and sets its operands again; it is cloned with its operands at
   once, as ``clone_without_regions`` does (the lowerings clone every scalar op).
 * Ops, blocks, regions, SSA values and uses hash and compare by identity
-  through Python methods (``return id(self)``, ``return self is other``): a
-  Python call for every dict or set look-up of an IR object, in every pass
-  and in the verifier (a fifth of verify-each's time). ``object``'s own
+  through Python methods (``return id(self)``, ``return self is other``; an
+  IRDL op through IRDLOperation's own copies of them): a Python call for every
+  dict or set look-up of an IR object, in every pass and in the verifier (a
+  fifth of verify-each's time; canonicalize hashed every op ~20 times). ``object``'s own
   identity hash and equality are the same relation, in C.
+* ``cse`` hashes an op (its attributes, properties, result types and
+  operands) each time it wraps it in an ``OperationInfo`` and again on each
+  side of every ``OperationInfo.__eq__``: an ``OperationInfo`` keeps its hash.
+  (A look-up compares only keys whose stored hash is equal, and equal keys
+  hash equally, so the verdicts are xDSL's.)
 * ``BasePrinter.print_string`` goes through ``print(text, end="", file=...)``
   for every token printed; a piece of text without a newline is written to
   the stream directly.
@@ -78,6 +88,7 @@ installs them once (the parser and the verifier call it). Tested in
 
 from __future__ import annotations
 
+import operator
 import re
 
 _APPLIED: list[bool] = []
@@ -174,7 +185,20 @@ def _trait_memo(cls) -> dict | None:
 
 
 def _cached_get_trait(cls, trait):
-    """xDSL's ``Operation.get_trait``, remembered per set of traits."""
+    """xDSL's ``Operation.get_trait``, remembered per set of traits. (The
+    remembered answer is read here directly: the passes ask several traits of
+    every op, ~1 us each through ``_trait_memo``.)"""
+    state = getattr(cls.traits, "__dict__", None)
+    memo = None if state is None else state.get("_irt_trait_memo")
+    if memo is not None and memo[0] is state.get("_traits"):
+        try:
+            return memo[1][trait]
+        except (KeyError, TypeError):
+            pass
+    return _remembered_trait(cls, trait)
+
+
+def _remembered_trait(cls, trait):
     memo = _trait_memo(cls)
     if memo is None:
         return _XDSL_GET_TRAIT(cls, trait)
@@ -188,8 +212,26 @@ def _cached_get_trait(cls, trait):
 
 
 def _cached_has_trait(cls, trait, *, value_if_unregistered: bool = True) -> bool:
-    """xDSL's ``Operation.has_trait`` (``get_trait(trait) is not None``)."""
-    return cls.get_trait(trait) is not None
+    """xDSL's ``Operation.has_trait`` (``get_trait(trait) is not None``; the
+    same fast path, without a second classmethod call, unless ``get_trait``
+    was overridden)."""
+    plain = _PLAIN_GET_TRAIT.get(cls)
+    if plain is None:
+        plain = _PLAIN_GET_TRAIT[cls] = getattr(cls.get_trait, "__func__", None) is _cached_get_trait
+    if not plain:
+        return cls.get_trait(trait) is not None
+    state = getattr(cls.traits, "__dict__", None)
+    memo = None if state is None else state.get("_irt_trait_memo")
+    if memo is not None and memo[0] is state.get("_traits"):
+        try:
+            return memo[1][trait] is not None
+        except (KeyError, TypeError):
+            pass
+    return _remembered_trait(cls, trait) is not None
+
+
+#: op class -> whether its ``get_trait`` is ``_cached_get_trait`` (not overridden)
+_PLAIN_GET_TRAIT: dict[type, bool] = {}
 
 
 def _cached_get_traits_of_type(cls, trait_type) -> list:
@@ -268,6 +310,54 @@ def _remembered_traits() -> None:
     ORIGINALS["would_be_trivially_dead"] = _XDSL_WOULD_BE_TRIVIALLY_DEAD = \
         dead_code_elimination.would_be_trivially_dead
     dead_code_elimination.would_be_trivially_dead = _would_be_trivially_dead
+
+
+def _propagate_region_liveness(self, region) -> None:
+    """xDSL's ``LiveSet.propagate_region_liveness`` and ``propagate_op_liveness``
+    in one loop: the same visits in the same order (blocks in post order, each
+    one's ops last first, nested regions before their op), the same verdicts,
+    without three method calls and a generator per op (region DCE runs this
+    over every op at least twice after each canonicalization sweep)."""
+    first = region.first_block
+    if first is None:
+        return
+    live = self._live_ops
+    dead_if_unused = _would_be_trivially_dead
+    for block in _POST_ORDER_ITERATOR(first):
+        op = block._last_op
+        while op is not None:
+            if op.regions:
+                for nested in op.regions:
+                    self.propagate_region_liveness(nested)
+            if op not in live:
+                used = not dead_if_unused(op)
+                if not used:
+                    for result in op.results:
+                        use = result.first_use
+                        while use is not None:
+                            if use.operation in live:
+                                used = True
+                                break
+                            use = use._next_use
+                        if used:
+                            break
+                if used:
+                    self.changed = True
+                    live.add(op)
+            op = op._prev_op
+
+
+_POST_ORDER_ITERATOR = None
+
+
+def _cheaper_liveness() -> None:
+    global _POST_ORDER_ITERATOR
+    from xdsl.ir.post_order import PostOrderIterator
+    from xdsl.transforms.dead_code_elimination import LiveSet
+
+    _POST_ORDER_ITERATOR = PostOrderIterator
+    ORIGINALS["LiveSet.propagate_region_liveness"] = LiveSet.propagate_region_liveness
+    LiveSet.propagate_region_liveness = _propagate_region_liveness  # type: ignore[method-assign]
 
 
 def _nested_ops(op, reverse: bool):
@@ -935,8 +1025,10 @@ def _cheaper_attribute_construction() -> None:
 
 def _identity_in_c() -> None:
     from xdsl.ir.core import SSAValue, Use, _IRNode
+    from xdsl.irdl.operations import IRDLOperation
 
-    for cls in (_IRNode, SSAValue, Use):
+    # (IRDLOperation defines the same identity methods again over _IRNode's)
+    for cls in (_IRNode, SSAValue, Use, IRDLOperation):
         if (cls.__hash__.__code__.co_names != ("id",)
                 or cls.__eq__.__code__.co_code != _IDENTITY_EQ.__code__.co_code):
             continue  # not the identity methods this replaces
@@ -950,6 +1042,34 @@ def _IDENTITY_EQ(self, other: object) -> bool:
     return self is other
 
 
+def _operation_info_hash(self) -> int:
+    """xDSL's ``OperationInfo.__hash__`` (the same fields), computed once per
+    OperationInfo: its ``__eq__`` hashes both sides again, and a dict look-up
+    that meets an equal hash compares."""
+    state = self.__dict__
+    found = state.get("_irt_hash")
+    if found is None:
+        op = self.op
+        found = state["_irt_hash"] = hash((
+            self.name,
+            sum(map(hash, op.attributes.items())),
+            sum(map(hash, op.properties.items())),
+            hash(tuple(map(_RESULT_TYPE, op.results))),
+            hash(op._operands),
+        ))
+    return found
+
+
+_RESULT_TYPE = operator.attrgetter("_type")
+
+
+def _cse_hash_once() -> None:
+    from xdsl.transforms.common_subexpression_elimination import OperationInfo
+
+    ORIGINALS["OperationInfo.__hash__"] = OperationInfo.__hash__
+    OperationInfo.__hash__ = _operation_info_hash  # type: ignore[method-assign]
+
+
 def apply() -> None:
     if _APPLIED:
         return
@@ -958,6 +1078,7 @@ def apply() -> None:
     _linear_isolated_from_above()
     _linear_walk()
     _remembered_traits()
+    _cheaper_liveness()
     _fast_lexer()
     _hex_float_literals()
     _spaced_dimension_lists()
@@ -967,3 +1088,4 @@ def apply() -> None:
     _cheaper_clone()
     _direct_printing()
     _identity_in_c()
+    _cse_hash_once()

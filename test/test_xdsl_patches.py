@@ -122,6 +122,7 @@ def test_ir_objects_hash_and_compare_by_identity():
 
     xdsl_patches.apply()
     assert "SSAValue.__hash__" in xdsl_patches.ORIGINALS  # replaced by object's
+    assert arith.ConstantOp.__hash__ is object.__hash__  # IRDLOperation's too
     a, b = arith.ConstantOp(FloatAttr(1.0, f64)), arith.ConstantOp(FloatAttr(1.0, f64))
     block = Block([a, b], arg_types=[f64])
     region = Region(block)
@@ -334,6 +335,16 @@ def test_remembered_traits_match_xdsl_and_follow_add_trait():
     Plain.traits.add_trait(Pure())
     assert Plain.has_trait(Pure) and Plain.get_traits_of_type(Pure) == [Pure()]
 
+    @irdl_op_definition
+    class Overriding(IRDLOperation):  # has_trait follows an overridden get_trait, as xDSL's
+        name = "test.overriding_get_trait"
+
+        @classmethod
+        def get_trait(cls, trait):
+            return Pure() if trait is Pure else None
+
+    assert Overriding.has_trait(Pure) and not Overriding.has_trait(IsTerminator)
+
 
 def test_replace_all_uses_with_matches_xdsl():
     from xdsl.dialects import arith, builtin
@@ -425,3 +436,71 @@ def test_remembered_integer_attributes_match_xdsl():
     assert made == xdsl_patches.ORIGINALS["DenseArrayBase.from_list"](i32, [1, -2])
     assert DenseArrayBase.from_list(i32, (1, -2)) is made
     assert UnitAttr() == UnitAttr()
+
+
+def test_cse_operation_info_hashes_once_and_as_xdsl():
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import FloatAttr, f64
+    from xdsl.ir import Block
+    from xdsl.transforms.common_subexpression_elimination import OperationInfo
+
+    xdsl_patches.apply()
+    a, b = arith.ConstantOp(FloatAttr(1.0, f64)), arith.ConstantOp(FloatAttr(1.0, f64))
+    c = arith.ConstantOp(FloatAttr(2.0, f64))
+    adds = [arith.AddfOp(x, y) for x, y in ((a, b), (a, b), (b, a))]
+    Block([a, b, c, *adds])
+    infos = [OperationInfo(op) for op in (a, b, c, *adds)]
+    assert infos[0] == infos[1] and infos[0] != infos[2]
+    assert infos[3] == infos[4] and infos[3] != infos[5]
+    assert len(set(infos)) == 4
+    original = xdsl_patches.ORIGINALS["OperationInfo.__hash__"]
+    for x in infos:
+        for y in infos:  # equal keys hash equally, under both hashes
+            assert (x == y) <= (hash(x) == hash(y)) and (x == y) <= (original(x) == original(y))
+    assert infos[0].__dict__["_irt_hash"] == hash(infos[0])
+
+
+def test_region_dce_liveness_matches_xdsl():
+    from xdsl.transforms.dead_code_elimination import LiveSet, region_dce
+
+    from irtoolkit.parsing import parse_module
+    from irtoolkit.printer import module_text
+
+    text = """
+func.func @f(%a: f64, %n: index, %c: i1) -> f64 {
+  %dead = arith.mulf %a, %a : f64
+  %dead2 = arith.addf %dead, %a : f64
+  %kept = arith.addf %a, %a : f64
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %kept) -> (f64) {
+    %unused = arith.mulf %acc, %acc : f64
+    %next = arith.addf %acc, %a : f64
+    scf.yield %next : f64
+  }
+  %r = scf.if %c -> (f64) {
+    %d = arith.subf %s, %s : f64
+    scf.yield %s : f64
+  } else {
+    scf.yield %a : f64
+  }
+  cf.br ^bb1(%r : f64)
+^bb1(%x: f64):
+  %y = arith.negf %x : f64
+  func.return %x : f64
+}
+"""
+    xdsl_patches.apply()
+    patched = LiveSet.propagate_region_liveness
+    outputs = []
+    for method in (xdsl_patches.ORIGINALS["LiveSet.propagate_region_liveness"], patched):
+        module = parse_module(text, "<dce>")
+        LiveSet.propagate_region_liveness = method
+        try:
+            changed = region_dce(module.body)
+        finally:
+            LiveSet.propagate_region_liveness = patched
+        outputs.append((changed, module_text(module)))
+    assert outputs[0] == outputs[1]
+    assert outputs[1][0] and "%dead" not in outputs[1][1] and "arith.negf" not in outputs[1][1]
+    assert "arith.subf" not in outputs[1][1] and "%unused" not in outputs[1][1]

@@ -167,8 +167,9 @@ def cached_source(text: str, filename: str = "<string>", pipeline: str | None = 
 
 
 def preload() -> None:
-    """Load the runtime's part of the compiler now: the translation to LLVM and
-    LLVM itself for this CPU (``irtoolkit.preload`` loads the rest)."""
+    """Load the runtime's part of the compiler now: the translation to LLVM,
+    LLVM itself for this CPU and the runtime functions compiled code shares
+    (``support.py``); ``irtoolkit.preload`` loads the rest."""
     import importlib
     import pkgutil
 
@@ -181,6 +182,10 @@ def preload() -> None:
     for name in ("xdsl.backend.llvm.convert", "xdsl.transforms.reconcile_unrealized_casts"):
         importlib.import_module(name)
     target_machine(init_llvm(), default_opt())
+    from irtoolkit.abi import PARALLEL_FOR_SYMBOL
+    from irtoolkit.runtime.support import address
+
+    address(PARALLEL_FOR_SYMBOL)  # the functions compiled code shares, compiled once
 
 
 def clear_cache(disk: bool = False) -> None:

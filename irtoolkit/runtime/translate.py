@@ -565,17 +565,23 @@ def llvm_ir(module: ModuleOp, pipeline: str | None = None) -> str:
     """LLVM IR text of ``module``: an llvm-dialect module, or any level (lowered
     on a clone first with ``pipeline`` or the default lowering), for the host
     (its target triple and data layout). No JIT interface: the code links into a
-    C program. The text is checked by LLVM's parser and verifier."""
+    C program, with a copy of the runtime functions it calls (``support.link_runtime``).
+    The text is checked by LLVM's parser and verifier."""
     import llvmlite.binding as llvm_binding
 
     from irtoolkit.runtime.executable import init_llvm, target_machine
 
+    from irtoolkit.runtime.support import link_runtime
+
     lowered = lower_module(module, pipeline, jit=False)
     text = to_llvm_text(lowered, str(target_machine(init_llvm(), 0, jit=False).target_data)).text
     try:
-        llvm_binding.parse_assembly(text).verify()
+        mod = llvm_binding.parse_assembly(text)
+        mod.verify()
     except RuntimeError as err:
         raise _error(f"invalid LLVM IR produced: {err}") from None
+    if link_runtime(mod):  # the object links alone
+        text = str(mod)
     return text
 
 

@@ -9,6 +9,7 @@ Loops are handled by fixpoints over their carried values.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 from xdsl.dialects import func
@@ -19,6 +20,7 @@ from irtoolkit.passes.ad.emit import is_float_like
 from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, no_rule_message, rule_inputs, vjp_rule
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _loop():
     from irtoolkit.dialects import loop
 
@@ -60,47 +62,10 @@ class Activity:
             self._forward_op(op)
 
     def _forward_op(self, op: Operation) -> None:
-        loop = _loop()
-        if isinstance(op, loop.ForOp):
-            block = op.body.block
-            carried = list(block.args[1:])
-            yields = op.yield_op.operands
-            self._mark(a for a, init in zip(carried, op.iter_args) if init in self.varied)
-            while True:
-                self._forward_block(block)
-                if not self._mark(a for a, y in zip(carried, yields) if y in self.varied):
-                    break
-            self._mark(r for r, a in zip(op.res, carried) if a in self.varied)
+        # (the loops and other ops with regions first; most ops have none, and an
+        # isinstance test against an op class costs ~1 us: op classes are ABCs)
+        if op.regions and self._forward_regions(op):
             return
-        if isinstance(op, loop.IfOp):
-            for region in op.regions:
-                for block in region.blocks:
-                    self._forward_block(block)
-                    term = block.last_op
-                    if isinstance(term, loop.YieldOp):
-                        self._mark(r for r, y in zip(op.output, term.operands) if y in self.varied)
-            return
-        if isinstance(op, loop.WhileOp):
-            before, after = op.before_region.block, op.after_region.block
-            self._mark(a for a, init in zip(before.args, op.inits) if init in self.varied)
-            while True:
-                self._forward_block(before)
-                cond = op.condition_op
-                self._mark(a for a, v in zip(after.args, cond.args) if v in self.varied)
-                self._forward_block(after)
-                if not self._mark(a for a, y in zip(before.args, op.yield_op.operands) if y in self.varied):
-                    break
-            self._mark(r for r, v in zip(op.res, op.condition_op.args) if v in self.varied)
-            return
-        if isinstance(op, loop.ParallelOp):
-            self._forward_block(op.body.block)
-            reduced = op.body.block.last_op.operands
-            self._mark(r for r, i, v in zip(op.res, op.initVals, reduced) if i in self.varied or v in self.varied)
-            return
-        if op.regions and not isinstance(op, func.FuncOp):
-            for region in op.regions:
-                for block in region.blocks:
-                    self._forward_block(block)
         if not any(o in self.varied for o in rule_inputs(op)):
             return
         if is_nondiff(op):
@@ -114,6 +79,52 @@ class Activity:
         if rule is None:
             raise op_error(op, no_rule_message(op))
         self._mark(op.results)
+
+    def _forward_regions(self, op: Operation) -> bool:
+        """Varied values through the regions of ``op``; True when that is all
+        (a loop), False when ``op`` is still to be looked at as an op."""
+        loop = _loop()
+        if isinstance(op, loop.ForOp):
+            block = op.body.block
+            carried = list(block.args[1:])
+            yields = op.yield_op.operands
+            self._mark(a for a, init in zip(carried, op.iter_args) if init in self.varied)
+            while True:
+                self._forward_block(block)
+                if not self._mark(a for a, y in zip(carried, yields) if y in self.varied):
+                    break
+            self._mark(r for r, a in zip(op.res, carried) if a in self.varied)
+            return True
+        if isinstance(op, loop.IfOp):
+            for region in op.regions:
+                for block in region.blocks:
+                    self._forward_block(block)
+                    term = block.last_op
+                    if isinstance(term, loop.YieldOp):
+                        self._mark(r for r, y in zip(op.output, term.operands) if y in self.varied)
+            return True
+        if isinstance(op, loop.WhileOp):
+            before, after = op.before_region.block, op.after_region.block
+            self._mark(a for a, init in zip(before.args, op.inits) if init in self.varied)
+            while True:
+                self._forward_block(before)
+                cond = op.condition_op
+                self._mark(a for a, v in zip(after.args, cond.args) if v in self.varied)
+                self._forward_block(after)
+                if not self._mark(a for a, y in zip(before.args, op.yield_op.operands) if y in self.varied):
+                    break
+            self._mark(r for r, v in zip(op.res, op.condition_op.args) if v in self.varied)
+            return True
+        if isinstance(op, loop.ParallelOp):
+            self._forward_block(op.body.block)
+            reduced = op.body.block.last_op.operands
+            self._mark(r for r, i, v in zip(op.res, op.initVals, reduced) if i in self.varied or v in self.varied)
+            return True
+        if not isinstance(op, func.FuncOp):
+            for region in op.regions:
+                for block in region.blocks:
+                    self._forward_block(block)
+        return False
 
     # -- useful (reverse mode) ------------------------------------------------
     def backward(self, block: Block, outputs: Iterable[SSAValue]) -> None:

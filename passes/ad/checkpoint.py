@@ -40,6 +40,7 @@ gradients are identical to the unchecked ones.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -66,6 +67,7 @@ CHECKPOINT_ATTR = "autodiff.checkpoint"
 MEMORY_ATTR = "autodiff.checkpoint_memory"
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _loop():
     from irtoolkit.dialects import loop
 

@@ -16,6 +16,7 @@ a checkpointing attribute of the while goes to it.
 
 from __future__ import annotations
 
+import functools
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, SSAValue
@@ -24,6 +25,7 @@ from irtoolkit.passes.ad.activity import body_ops
 from irtoolkit.passes.ad.rules import is_primal_only
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _loop():
     from irtoolkit.dialects import loop
 

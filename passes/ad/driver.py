@@ -14,6 +14,7 @@ autodiff dialect.
 
 from __future__ import annotations
 
+import functools
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FlatSymbolRefAttr, ModuleOp, SymbolRefAttr, TensorType
 from xdsl.ir import Block, Operation, Region
@@ -27,6 +28,7 @@ CUSTOM_VJP = "autodiff.custom_vjp"
 CUSTOM_JVP = "autodiff.custom_jvp"
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _autodiff():
     from irtoolkit.dialects import autodiff
 

@@ -9,6 +9,7 @@ op being differentiated.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, math
@@ -56,6 +57,7 @@ def const_int(v: SSAValue) -> int | None:
     return None
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _tensor():
     from irtoolkit.dialects import tensor
 

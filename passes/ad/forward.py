@@ -9,6 +9,7 @@ varied results; calls become calls to the callee's generated JVP function.
 
 from __future__ import annotations
 
+import functools
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, Region, SSAValue
 
@@ -19,6 +20,7 @@ from irtoolkit.passes.ad.parallel import jvp_parallel
 from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, no_rule_message, rule_inputs
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _loop():
     from irtoolkit.dialects import loop
 

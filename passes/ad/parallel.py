@@ -31,6 +31,7 @@ The loops that recompute iterations leave out their prints (``primal_only``).
 
 from __future__ import annotations
 
+import functools
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -44,6 +45,7 @@ from irtoolkit.ties import even_split
 SUM, PROD, MAX, MIN = "sum", "product", "max", "min"
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _loop():
     from irtoolkit.dialects import loop
 

@@ -37,6 +37,7 @@ function input sliced by the iteration index) is not copied: that tensor is
 
 from __future__ import annotations
 
+import functools
 from xdsl.dialects import func
 from xdsl.dialects.builtin import AnyFloat, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
@@ -55,12 +56,14 @@ MAX_RESIDUAL_ELEMENTS = 1 << 16
 MAX_TAPE_ELEMENTS = 1 << 25
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _tensor():
     from irtoolkit.dialects import tensor
 
     return tensor
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _loop():
     from irtoolkit.dialects import loop
 

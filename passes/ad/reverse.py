@@ -24,6 +24,7 @@ strip-mined first (checkpoint.py), so that only segment starts are stored.
 
 from __future__ import annotations
 
+import functools
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -40,6 +41,7 @@ REVOLVE_ATTR = "autodiff.revolve_slots"  # internal: reversed by Revolve (checkp
 EXACT_TRIP_ATTR = "autodiff.exact_trip"  # internal: a strip-mined segment runs exactly this often
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _loop():
     from irtoolkit.dialects import loop
 

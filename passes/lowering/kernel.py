@@ -65,6 +65,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from irtoolkit.classtest import instance_test
 from irtoolkit.dialects import tensor
 from irtoolkit.dialects.elementwise import meaning_of
 from irtoolkit.dialects.loop import ForOp, YieldOp
@@ -747,5 +748,14 @@ def lower_to_kernels(top: Operation, keep: Container[Operation] = ()) -> None:
             raise op_error(op, f"cannot be lowered to a loop nest: {err}") from None
 
 
+_is_tensor = instance_test(TensorType)
+
+
 def _on_tensors(op: Operation) -> bool:
-    return bool(op.results) and any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results))
+    if not op.results:
+        return False
+    for values in (op.operands, op.results):
+        for v in values:
+            if _is_tensor(v.type):
+                return True
+    return False

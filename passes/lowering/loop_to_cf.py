@@ -57,6 +57,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from irtoolkit import checks
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.pipeline import option
 
@@ -341,17 +342,27 @@ def parallel_to_for(op: Operation, loop) -> None:
     Rewriter.replace_op(op, current)
 
 
+def ops_of_classes(root: Operation, classes: tuple[type[Operation], ...],
+                   reverse: bool = False) -> list[Operation]:
+    """The ops nested in ``root`` (``root`` included; in walk order) that are
+    instances of ``classes`` (tested once per op class)."""
+    test = instance_test(*classes)
+    return [op for op in root.walk(reverse=reverse) if test(op)]
+
+
 def lower_loops(module: ModuleOp) -> None:
     from irtoolkit.dialects import loop
 
-    for op in list(module.walk()):
-        if isinstance(op, loop.ParallelOp) and op.parent is not None:
-            parallel_to_for(op, loop)
     # Outer ops before the ops nested in them, and within a block the last
     # loop first (reverse pre-order): each split then moves only the ops up to
     # the next, already lowered, loop -- linear in the size of the block.
-    kinds = (loop.ForOp, loop.IfOp, loop.WhileOp)
-    todo = [op for op in module.walk(reverse=True) if isinstance(op, kinds)]
+    structured = (loop.ForOp, loop.IfOp, loop.WhileOp)
+    todo = ops_of_classes(module, (*structured, loop.ParallelOp), reverse=True)
+    if any(isinstance(op, loop.ParallelOp) for op in todo):  # nests of loop.for replace them
+        for op in ops_of_classes(module, (loop.ParallelOp,)):  # (outer first)
+            if op.parent is not None:
+                parallel_to_for(op, loop)
+        todo = ops_of_classes(module, structured, reverse=True)
     for op in todo:
         if op.parent is None:
             continue
@@ -419,12 +430,13 @@ def loop_cost(block: Block) -> int:
 
     total = 0
     for op in block.ops:
-        if isinstance(op, loop.ForOp):
-            total += _trips(op) * sum(loop_cost(b) for b in op.body.blocks)
-        elif op.regions:
-            total += max((sum(loop_cost(b) for b in r.blocks) for r in op.regions), default=0)
+        if op.regions:
+            if isinstance(op, loop.ForOp):
+                total += _trips(op) * sum(loop_cost(b) for b in op.body.blocks)
+            else:
+                total += max((sum(loop_cost(b) for b in r.blocks) for r in op.regions), default=0)
         else:
-            total += int(cost_of(op))
+            total += cost_of(op)
     return max(total, 1)
 
 
@@ -544,10 +556,12 @@ def _memory_of_nest(op: Operation) -> tuple[list[Operation], list[Operation]] | 
         if inner is op:
             continue
         name = inner.name
-        if not (name in _ALLOWED or name.startswith(("arith.", "math."))):
-            return None
-        if any(division_checks(inner)):
-            return None  # a run-time check cannot fail in a worker thread
+        if name not in _ALLOWED:
+            if not name.startswith(("arith.", "math.")):
+                return None
+            if name in checks.DIVISIONS and any(division_checks(inner)):
+                return None  # a run-time check cannot fail in a worker thread
+            continue  # (a scalar op: none of the tests below is about it)
         if isinstance(inner, loop.ForOp) and (_const_int(inner.step) or 0) <= 0:
             return None
         if isinstance(inner, loop.ForOp) and inner is not op:
@@ -577,33 +591,34 @@ def _reads_apart(stores: list[Operation], loads: list[Operation]) -> bool:
     return not (stored & loaded) and all(isinstance(m.owner, memref.AllocOp) for m in stored)
 
 
-def _free_values(inside: list[Operation], top: Operation | None) -> tuple[list[SSAValue], list[SSAValue], set[Operation]]:
+def _free_values(inside: list[Operation], top: Operation | None) -> tuple[list[SSAValue], list[SSAValue], set[int]]:
     """Of the ops ``inside`` (whole nests, ``top``'s own operands left out): the
     values they use that are defined elsewhere, constants apart (they are cloned
     in), and the ops as a set."""
     caps: list[SSAValue] = []
     consts: list[SSAValue] = []
     seen: set[SSAValue] = set()
-    # as sets: an ancestor test per operand climbs the whole nest
-    inside_ops = set(inside)
-    inside_blocks = {b for o in inside for r in o.regions for b in r.blocks}
+    # what the ops hold, as sets of ids: an ancestor test per operand climbs the
+    # whole nest (and an op's hash is a Python call)
+    inside_ids = {id(o) for o in inside}
+    inside_ids.update(id(b) for o in inside if o.regions for r in o.regions for b in r.blocks)
     for inner in inside:
         if inner is top:
             continue
         for v in inner.operands:
-            if v in seen or v.owner in inside_ops or v.owner in inside_blocks:
+            if id(v.owner) in inside_ids or v in seen:
                 continue
             seen.add(v)
             if isinstance(v.owner, arith.ConstantOp):
                 consts.append(v)
             else:
                 caps.append(v)
-    return caps, consts, inside_ops
+    return caps, consts, inside_ids
 
 
 def _bind_free_values(entry: Block, caps: list[SSAValue], args: Sequence[SSAValue], consts: list[SSAValue],
-                      inside_ops: set[Operation], top: Operation | None) -> None:
-    """Make the ops of ``inside_ops`` (but ``top``) use ``args`` for ``caps`` and
+                      inside_ids: set[int], top: Operation | None) -> None:
+    """Make the ops whose ids are in ``inside_ids`` (but ``top``) use ``args`` for ``caps`` and
     clones of ``consts`` added to ``entry``."""
     mapping: dict[SSAValue, SSAValue] = dict(zip(caps, args))
     for c in consts:
@@ -612,11 +627,12 @@ def _bind_free_values(entry: Block, caps: list[SSAValue], args: Sequence[SSAValu
         mapping[c] = new_c.results[0]
     for v, new_v in mapping.items():
         for use in list(v.uses):
-            if use.operation is not top and use.operation in inside_ops:
+            if use.operation is not top and id(use.operation) in inside_ids:
                 use.operation.operands[use.index] = new_v
 
 
-def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: str) -> tuple[Operation, Operation]:
+def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: str,
+                 cost: int | None = None) -> tuple[Operation, Operation]:
     """Move loop.for ``op`` (step 1, in function ``fn``) to a new private function
     ``name`` over ``[lo, hi)``; ``op`` becomes a call of it over its whole range,
     which may run on threads when ``kinds`` are given (how its iteration values
@@ -627,13 +643,14 @@ def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: st
     from irtoolkit.dialects import loop
 
     inside = list(op.walk())
-    caps, consts, inside_ops = _free_values(inside, op)
+    caps, consts, inside_ids = _free_values(inside, op)
     inits = list(op.iter_args)  # type: ignore[attr-defined]
-    cost = loop_cost(op.body.block)  # type: ignore[attr-defined]
+    if cost is None:
+        cost = loop_cost(op.body.block)  # type: ignore[attr-defined]
     arg_types = [IndexType(), IndexType(), *(v.type for v in inits), *(v.type for v in caps)]
     res_types = [r.type for r in op.results]
     entry = Block(arg_types=arg_types)
-    _bind_free_values(entry, caps, entry.args[2 + len(inits):], consts, inside_ops, op)
+    _bind_free_values(entry, caps, entry.args[2 + len(inits):], consts, inside_ids, op)
     one = arith.ConstantOp(IntegerAttr(1, IndexType()))
     entry.add_op(one)
     body = Region()
@@ -691,7 +708,7 @@ def outline_parallel_loops(module: ModuleOp) -> int:
                             k += 1
                         taken.add(f"{base}_{k}")
                         apart = _reads_apart(*_memory_of_nest(op))  # type: ignore[misc]
-                        worker, call = outline_loop(op, kinds, fn, f"{base}_{k}")
+                        worker, call = outline_loop(op, kinds, fn, f"{base}_{k}", cost)
                         if apart:
                             worker.attributes[READS_APART_ATTR] = UnitAttr()
                         size = sum(1 for _ in worker.walk())
@@ -815,14 +832,14 @@ def outline_ops(ops: list[Operation], fn: Operation, name: str) -> tuple[Operati
     from xdsl.dialects.builtin import UnitAttr
 
     inside = [o for op in ops for o in op.walk()]
-    caps, consts, inside_ops = _free_values(inside, None)
-    outs = [r for op in ops for r in op.results if any(u.operation not in inside_ops for u in r.uses)]
+    caps, consts, inside_ids = _free_values(inside, None)
+    outs = [r for op in ops for r in op.results if any(id(u.operation) not in inside_ids for u in r.uses)]
     apart = _reads_apart([o for o in inside if isinstance(o, memref.StoreOp)],
                          [o for o in inside if isinstance(o, memref.LoadOp)])
     arg_types = [v.type for v in caps]
     res_types = [r.type for r in outs]
     entry = Block(arg_types=arg_types)
-    _bind_free_values(entry, caps, entry.args, consts, inside_ops, None)
+    _bind_free_values(entry, caps, entry.args, consts, inside_ids, None)
     call = func.CallOp(name, caps, res_types)
     call.location = ops[0].location
     block = ops[0].parent_block()
@@ -830,7 +847,7 @@ def outline_ops(ops: list[Operation], fn: Operation, name: str) -> tuple[Operati
     block.insert_op_before(call, ops[0])
     for r, new in zip(outs, call.results):
         for use in list(r.uses):
-            if use.operation not in inside_ops:
+            if id(use.operation) not in inside_ids:
                 use.operation.operands[use.index] = new
     for op in ops:
         op.detach()

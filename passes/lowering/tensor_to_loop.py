@@ -69,7 +69,7 @@ into the gemm flags (options ``blas``, ``blas_threshold``; see ``blas.py``).
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -90,6 +90,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator
 
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.lowering.blas import plan_accumulations, plan_dots
 from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels
@@ -101,8 +102,8 @@ from irtoolkit.pipeline import option
 # ---------------------------------------------------------------------------
 
 
-def is_tensor(t: Attribute) -> bool:
-    return isinstance(t, TensorType)
+#: asked for every operand and result of the program
+is_tensor: Callable[[Attribute], bool] = instance_test(TensorType)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -133,6 +134,10 @@ def _has_tensor_types(op: Operation) -> bool:
     return False
 
 
+#: the ops lower_call lowers
+_is_call = instance_test(func.CallOp, printf.PrintFormatOp)
+_is_constant = instance_test(arith.ConstantOp)
+
 # Ops whose tensor block arguments are owned by their blocks, and whose tensor
 # operands at these positions are transferred into the regions (loop inits).
 _LOOPS_CARRYING = {"loop.for", "loop.while"}
@@ -157,17 +162,28 @@ class _Scope:
     op: Operation | None = None
     # tensor values used inside the regions of the current op
     _region_uses: set[SSAValue] | None = None
+    # index of an op with regions -> the tensor values used inside them (found
+    # by analyse's walk: region_uses would walk the nest again)
+    nest_uses: dict[int, set[SSAValue]] = field(default_factory=dict)
 
     def analyse(self) -> None:
+        last_use = self.last_use
         for i, op in enumerate(self.block.ops):
             for v in op.operands:
                 if is_tensor(v.type):
-                    self.last_use[v] = i
-            for r in op.regions:
-                for inner in r.walk():
-                    for v in inner.operands:
-                        if is_tensor(v.type):
-                            self.last_use[v] = i
+                    last_use[v] = i
+            if not op.regions:
+                continue
+            uses = self.nest_uses[i] = set()
+            # the ops nested in op (Operation.walk: xDSL's Region.walk stacks a
+            # generator per nested op)
+            for inner in op.walk():
+                if inner is op:
+                    continue
+                for v in inner.operands:
+                    if is_tensor(v.type):
+                        last_use[v] = i
+                        uses.add(v)
         for v, i in self.last_use.items():
             self.dies_at.setdefault(i, []).append(v)
 
@@ -179,10 +195,12 @@ class _Scope:
 
     def region_uses(self) -> set[SSAValue]:
         if self._region_uses is None:
+            self._region_uses = self.nest_uses.get(self.index)
+        if self._region_uses is None:
             uses: set[SSAValue] = set()
             assert self.op is not None
-            for r in self.op.regions:
-                for inner in r.walk():
+            for inner in self.op.walk():  # (the op's own operands are not region uses)
+                if inner is not self.op:
                     uses.update(v for v in inner.operands if is_tensor(v.type))
             self._region_uses = uses
         return self._region_uses
@@ -388,11 +406,13 @@ class TensorLowering(KernelEmitter):
                     if a not in s.last_use:
                         del s.owned[a]
                         self.dealloc(self.buf(a))
+                last = old.last_op
                 for i, op in enumerate(old.ops):
                     s.index, s.op, s._region_uses = i, op, None
                     self.loc = op.location
                     self.lower_op(op)
-                    if not op.has_trait(IsTerminator):
+                    # (a terminator is the last op of its block)
+                    if op is not last or not op.has_trait(IsTerminator):
                         self.flush_deaths()
                 if s.owned:  # every owned buffer must have been freed or handed on
                     raise LoweringError(
@@ -403,7 +423,7 @@ class TensorLowering(KernelEmitter):
             self.scopes.pop()
 
     def lower_op(self, op: Operation) -> None:
-        if op.has_trait(IsTerminator) and op is op.parent_block().last_op:  # type: ignore[union-attr]
+        if op is op.parent.last_op and op.has_trait(IsTerminator):  # type: ignore[union-attr]
             if op.regions:  # e.g. loop.reduce: nothing can be freed after it
                 s = self.scope
                 if any(v in s.owned for v in s.dies_at.get(s.index, ())):
@@ -412,10 +432,15 @@ class TensorLowering(KernelEmitter):
                 return
             self.lower_terminator(op)
             return
-        if isinstance(op, func.CallOp | printf.PrintFormatOp):
+        if _is_call(op):
             self.lower_call(op)
             return
-        touches_tensors = any(is_tensor(v.type) for v in (*op.operands, *op.results))
+        touches_tensors = False
+        for values in (op.operands, op.results):
+            for v in values:
+                if is_tensor(v.type):
+                    touches_tensors = True
+                    break
         rule = rule_of(op) if touches_tensors else None
         if rule is not None:
             rule(self, op)
@@ -528,20 +553,24 @@ class TensorLowering(KernelEmitter):
         self.emit(new)
 
     def clone_scalar(self, op: Operation) -> None:
-        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr | FloatAttr):
+        if _is_constant(op) and isinstance(op.value, IntegerAttr | FloatAttr):
             # one constant per value and type, at the function's entry (kernels bring
             # their own, and so does this lowering)
             self.vmap[op.result] = self.const(op.value.value.data, op.result.type)
             return
-        new = op.clone(value_mapper=dict(self._mapper_for(op)))
+        # op.clone, without a value mapper made per op (the op has no regions)
+        vmap = self.vmap
+        new = type(op).create(
+            operands=[vmap.get(v, v) for v in op.operands],
+            result_types=[r.type for r in op.results],
+            properties=op.properties,  # (copied by create)
+            attributes=op.attributes,
+            successors=op.successors,
+        )
         self.emit(new)
         for o, n in zip(op.results, new.results):
-            self.vmap[o] = n
-
-    def _mapper_for(self, op: Operation):
-        for v in op.operands:
-            if v in self.vmap:
-                yield v, self.vmap[v]
+            n.name_hint = o.name_hint
+            vmap[o] = n
 
     # -- functions -----------------------------------------------------------
 

@@ -26,7 +26,21 @@ from xdsl.transforms.canonicalize import CanonicalizationRewritePattern, Canonic
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import VerifyException
 
-from irtoolkit.dialects.elementwise import counterpart, element_kind
+from irtoolkit.dialects.elementwise import ElementKind, counterpart, element_kind
+
+
+def _has_tensor_counterpart(cls: type[Operation]) -> bool:
+    """Whether op class ``cls`` has a tensor counterpart for some element kind
+    (remembered per class: the pattern is tried on every op, nearly all of
+    them tensor or other ops that have none)."""
+    try:
+        return _LIFTABLE[cls]
+    except KeyError:
+        found = _LIFTABLE[cls] = any(counterpart(cls, kind) is not None for kind in ElementKind)
+        return found
+
+
+_LIFTABLE: dict[type, bool] = {}
 
 
 def _tensor_counterpart(op: Operation) -> type[Operation] | None:
@@ -38,7 +52,7 @@ class LiftScalarOpOnTensors(RewritePattern):
     """``%r = math.exp %x : tensor<4xf32>`` -> ``%r = tensor.exp %x : tensor<4xf32>``."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
-        if op.regions or len(op.results) != 1 or not op.operands:
+        if not _has_tensor_counterpart(type(op)) or op.regions or len(op.results) != 1 or not op.operands:
             return
         if not all(isinstance(v.type, TensorType) for v in (*op.operands, op.results[0])):
             return

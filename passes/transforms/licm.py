@@ -18,6 +18,7 @@ generates (the transposed weights of a reverse loop, for instance).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -31,6 +32,7 @@ __all__ = ["LoopInvariantCodeMotion", "defined_in", "hoist_loop_invariants", "is
 _DYN = -(2**63)
 
 
+@functools.cache  # (an import statement in a function costs ~1 us a call)
 def _loop_classes() -> tuple[type, ...]:
     from irtoolkit.dialects import loop
 

@@ -87,6 +87,28 @@ def test_reductions_declare_their_combiner():
             assert meaning_of(cls.COMBINER) is not None
 
 
+def test_cost_of_is_remembered_per_class_until_a_declaration():
+    """cost_of answers from a per-class memo; a later declare_cost (or declare) of a
+    class, or of a base, is seen."""
+    from irtoolkit.dialects import elementwise as E
+
+    class Base(T.MatmulOp):
+        pass
+
+    class Derived(Base):
+        pass
+
+    assert E.cost_of(Derived) == E.cost_of(T.MatmulOp)
+    try:
+        E.declare_cost(Base, E.Cost.MEDIUM)
+        assert E.cost_of(Derived) == E.Cost.MEDIUM
+        E.declare_cost(Base, E.Cost.EXPENSIVE)
+        assert E.cost_of(Derived) == E.Cost.EXPENSIVE
+    finally:
+        del E.COSTS[Base]
+        E._BY_CLASS.clear()
+
+
 @pytest.mark.parametrize("cls", DECLARED_TENSOR_OPS, ids=lambda c: c.name)
 def test_scalar_counterparts_on_tensors_canonicalize_to_the_tensor_op(cls):
     """`math.tan` on tensors is valid (SPEC §2) and `canonicalize` makes it `tensor.tan`."""

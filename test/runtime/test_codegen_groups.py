@@ -134,6 +134,7 @@ def test_large_functions_are_compiled_in_one_group_and_called_from_the_others(mo
     tier up."""
     monkeypatch.setattr(codegen, "available_cores", lambda: 2)
     monkeypatch.setattr(codegen, "SPLIT_MIN_SIZE", 10)
+    monkeypatch.setattr(codegen, "SPLIT_FLOOR", 10)  # (no function of the program has 100)
     exe = built(irt.compile(PROGRAM))
     defined = [s for obj in exe._objects for s in read_object(obj).defined]
     shared = [s for s in defined if not s.startswith("_irt_call_")]

@@ -81,10 +81,11 @@ def test_an_entry_point_is_built_at_its_first_call_and_the_others_at_the_next(mo
 
 
 def test_a_later_build_calls_the_functions_an_earlier_one_exports(monkeypatch):
-    """With every function split off (SPLIT_MIN_SIZE 10), the second entry point's
+    """With every function split off (SPLIT_MIN_SIZE and SPLIT_FLOOR 10), the second entry point's
     build declares what the first exported: its object leaves them undefined."""
     monkeypatch.setattr(codegen, "available_cores", lambda: 2)
     monkeypatch.setattr(codegen, "SPLIT_MIN_SIZE", 10)
+    monkeypatch.setattr(codegen, "SPLIT_FLOOR", 10)  # (no function of the program has 100)
     exe = irt.compile(PROGRAM)
     check(exe, "loss")
     first = set(exe._code.defined())

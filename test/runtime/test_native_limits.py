@@ -216,7 +216,7 @@ def test_counted_innermost_loops_are_not_polled():
     from irtoolkit.runtime.translate import lower_module
 
     text = str(lower_module(irt.parse(SPIN)))
-    assert text.count("llvm.call @__irt_interrupted()") == 1  # the while loop's
+    assert text.count("llvm.call @__irt_poll()") == 1  # the while loop's
     assert 'irt.latch = "for"' in text  # the exp loop: counted, not polled
 
 

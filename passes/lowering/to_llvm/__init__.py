@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 
 
@@ -88,7 +89,8 @@ class ConvertToLLVMPass(ModulePass):
         funcs: list[func.FuncOp] = []
 
         def prepare(ops: list[Operation]) -> None:
-            funcs.extend(o for o in ops if isinstance(o, func.FuncOp))
+            is_func = instance_test(func.FuncOp)
+            funcs.extend(o for o in ops if is_func(o))
             convert_entry_blocks(funcs)
             convert_branch_targets(ops)
 

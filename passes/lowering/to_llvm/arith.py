@@ -22,6 +22,7 @@ interpreter computes the same):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xdsl.context import Context
 from xdsl.dialects import arith, llvm
@@ -55,7 +56,16 @@ def _fastmath(op: Operation) -> llvm.FastMathAttr | None:
     if fm is None or not fm.data:
         return None
     try:
-        return llvm.FastMathAttr(tuple(fm.data))
+        return _llvm_fastmath(fm)
+    except TypeError:  # an unhashable attribute
+        return _llvm_fastmath.__wrapped__(fm)
+
+
+@lru_cache(maxsize=256)
+def _llvm_fastmath(fm: Attribute) -> llvm.FastMathAttr | None:
+    """The llvm flags of arith's (made once per set of flags, not per op)."""
+    try:
+        return llvm.FastMathAttr(tuple(fm.data))  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - flags llvm does not know: drop them
         return None
 

@@ -95,14 +95,18 @@ def redirect_symbols(module: ModuleOp, mapping: dict[str, str],
     """Point calls and address-of ops (those of ``users``, by default all of the
     module's) at renamed symbols; True if any changed."""
     changed = False
+    refs: dict[str, SymbolRefAttr] = {}  # one (immutable) attribute a new name, shared by its users
     for op in symbol_users(module) if users is None else users:
         name = referenced_symbol(op)
         if name is None or name not in mapping:
             continue
+        ref = refs.get(name)
+        if ref is None:
+            ref = refs[name] = SymbolRefAttr(mapping[name])
         if type(op) is llvm.CallOp:
-            op.callee = SymbolRefAttr(mapping[name])  # type: ignore[attr-defined]
+            op.callee = ref  # type: ignore[attr-defined]
         else:
-            op.global_name = SymbolRefAttr(mapping[name])  # type: ignore[attr-defined]
+            op.global_name = ref  # type: ignore[attr-defined]
         changed = True
     return changed
 
@@ -171,6 +175,10 @@ def global_string(module: ModuleOp, name: str, text: bytes) -> None:
         module.body.block.add_op(llvm.GlobalOp(
             llvm.LLVMArrayType(len(data), i8), name, "internal", constant=True,
             value=StringAttr(data.decode("latin-1"))))
+
+
+# (callee, arity, result type) -> the properties of such a call (immutable attributes)
+_CALL_PROPERTIES: dict[tuple[str, int, Attribute | None], dict[str, Attribute]] = {}
 
 
 class FunctionBuilder:
@@ -291,7 +299,16 @@ class FunctionBuilder:
 
     # -- calls and control flow ---------------------------------------------------
     def call(self, callee: str, args: Sequence[SSAValue], ret: Attribute | None = None) -> SSAValue:
-        return self.emit(llvm.CallOp(callee, *args, return_type=ret))
+        # a call like an earlier one (callee, arity, result) is made from its
+        # properties: ~10 us, where CallOp() (symbol, types, segments) is ~55
+        key = (callee, len(args), ret)
+        properties = _CALL_PROPERTIES.get(key)
+        if properties is None:
+            op = llvm.CallOp(callee, *args, return_type=ret)
+            _CALL_PROPERTIES[key] = op.properties
+            return self.emit(op)
+        return self.emit(llvm.CallOp.create(operands=list(args), result_types=() if ret is None else (ret,),
+                                            properties=properties))
 
     def intrinsic(self, name: str, args: Sequence[SSAValue], ret: Attribute | None) -> SSAValue:
         return self.emit(llvm.CallIntrinsicOp(name, list(args), [] if ret is None else [ret]))

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import location_of
 from irtoolkit.passes.lowering.to_llvm.common import (
     I64,
@@ -175,8 +176,9 @@ def convert_branch_targets(ops: list[Operation]) -> None:
     operands convert to those types; an entry block belongs to its function's
     signature, converted by ``convert-func-to-llvm``)."""
     regions: dict[int, Region] = {}
+    is_branch = instance_test(*_BRANCHES)
     for op in ops:
-        if isinstance(op, _BRANCHES):
+        if is_branch(op):
             region = op.parent
             region = region.parent if region is not None else None
             if region is not None:

@@ -334,7 +334,8 @@ class Conversion:
                     new = cast.results[0]
                 old.replace_all_uses_with(new)
             op.detach()
-            op.erase()
+            # (its results have no uses left: nothing for erase to replace them by)
+            op.drop_all_references()
         erase_unused(self.maybe_dead)
         self.values.clear()
         self.replaced.clear()
@@ -371,8 +372,8 @@ class Lowering:
     def __init__(self, op: Operation, conversion: Conversion | None = None):
         self.op = op
         self.conversion = conversion
-        self._consts: dict = {}
-        block = op.parent_block()
+        self._consts: dict | None = None  # (made when first needed: one Lowering per op)
+        block = op.parent
         assert block is not None
         self.block = block
 
@@ -401,6 +402,8 @@ class Lowering:
         if isinstance(t, IntegerType) and t.width.data == 1:
             value = 1 if value else 0
         if self.conversion is None:
+            if self._consts is None:
+                self._consts = {}
             cache, key = self._consts, (value, t)
         else:  # (i64: the most frequent, keyed without hashing the type)
             cache, key = self.conversion.local, (self.block, value) if t is I64 else (self.block, value, t)
@@ -462,7 +465,9 @@ class Lowering:
         return self.emit(llvm.UndefOp(t)).results[0]
 
     def intrinsic(self, name: str, args: Sequence[SSAValue], result: Attribute | None) -> SSAValue | None:
-        op = self.emit(llvm.CallIntrinsicOp(name, list(args), [result] if result is not None else []))
+        op = self.emit(llvm.CallIntrinsicOp.create(
+            operands=args, result_types=[result] if result is not None else [],
+            properties=_intrinsic_properties(name, len(args))))
         return op.results[0] if op.results else None
 
     def call(self, callee: str, args: Sequence[SSAValue], result: Attribute | None) -> SSAValue | None:
@@ -496,12 +501,22 @@ class Lowering:
         op.erase()
 
 
+@lru_cache(maxsize=1024)
+def _intrinsic_properties(name: str, n_args: int) -> dict:
+    """The properties of an ``llvm.call_intrinsic`` of ``name`` with ``n_args``
+    arguments and no operand bundles, as its constructor makes them (shared:
+    attributes are immutable, and ``create`` copies the dict)."""
+    return {"intrin": StringAttr(name), "op_bundle_sizes": _NO_BUNDLES,
+            "operandSegmentSizes": DenseArrayBase.from_list(i32, (n_args, 0))}
+
+
 @lru_cache(maxsize=4096)
 def _int_attr(value: int, t: Attribute) -> IntegerAttr:
     return IntegerAttr(value, t)
 
 
 _NO_OVERFLOW = IntegerAttr(0, 32)
+_NO_BUNDLES = DenseArrayBase.from_list(i32, ())
 _NO_FASTMATH = llvm.FastMathAttr(None)
 _I64_ZERO = IntegerAttr(0, i64)
 

@@ -19,7 +19,8 @@ files for C (``irt-opt --emit obj``) do without it. It
   from several threads each find their own): a failure stores its status and
   details after it and ``longjmp``s back; the wrapper frees every buffer the
   call allocated and has not freed, copies the details to the frame's error
-  words and returns the status. The failures:
+  words and returns the status (all but ``_setjmp``, which must run in the
+  wrapper's frame, in three helpers a module: ``define_call_helpers``). The failures:
 
   - ``malloc`` through ``@__irt_malloc``: a null result for a non-zero size,
     or a negative size (``abi.FAILED_ALLOCATION``); it also lists each buffer
@@ -32,8 +33,10 @@ files for C (``irt-opt --emit obj``) do without it. It
   - SIGINT: loops that LLVM could not vectorize anyway (``loop.while``, loops
     holding another loop or a call, loops of unknown origin) and recursive
     functions poll the counter ``abi.INTERRUPTS_SYMBOL``; a change since the
-    call began stops it (``abi.INTERRUPTED``). Counted innermost loops are
-    not polled: they end by themselves and stay vectorizable.
+    call began stops it (``abi.INTERRUPTED``). A loop's poll is a call of
+    ``@__irt_poll`` at the end of its latch, which LLVM inlines (one op and one
+    line of LLVM IR a loop, where the test written out was seven). Counted
+    innermost loops are not polled: they end by themselves and stay vectorizable.
 """
 
 from __future__ import annotations
@@ -65,19 +68,25 @@ RESERVED_PREFIXES = ("__irt_", "irt_vm_")  # runtime helpers: never renamed, nev
 GUARDED_MALLOC = "__irt_malloc"
 TRACKED_FREE = "__irt_free"
 RELEASE = "__irt_release"
+ENTER = "__irt_enter"
+LEAVE = "__irt_leave"
+FAIL = "__irt_fail"
 CHECK_STACK = "__irt_check_stack"
 POLL = "__irt_interrupted"
+POLL_CHECK = "__irt_poll"
 
 JMPBUF_WORDS = 64  # glibc's x86-64 jmp_buf is 25 words; room for any target
 # after the jmp_buf: the status, the error words (copied to the frame), the
-# stack limit and the interrupt count when the call began, and the list of
-# buffers the call malloc'ed and has not freed {ptr array, count, capacity}
+# stack limit and the interrupt count when the call began, the list of
+# buffers the call malloc'ed and has not freed {ptr array, count, capacity},
+# and the thread's previous buffer (restored when the call ends)
 STATUS_AT = JMPBUF_WORDS
 ERRORS_AT = STATUS_AT + 1
 LIMIT_AT = ERRORS_AT + ERROR_WORDS
 COUNT_AT = LIMIT_AT + 1
 TRACK_AT = COUNT_AT + 1
-BUFFER_WORDS = TRACK_AT + 3
+PREVIOUS_AT = TRACK_AT + 3
+BUFFER_WORDS = PREVIOUS_AT + 1
 
 
 # --------------------------------------------------------------------------- renaming
@@ -188,17 +197,16 @@ def define_guarded_malloc(module: ModuleOp, track: bool) -> None:
     _, b = define(module, GUARDED_MALLOC, function_type([i64], PTR), "internal", UNOPTIMIZED_AT_TIER0)
     (n,) = b.args
     p = b.call("malloc", [n], PTR)
+    buf = _current_buffer(b)  # (once: the failure and the list both need it)
     null = b.is_null(p)
     bad = b.or_(b.icmp("slt", n, b.i64(0)), b.and_(null, b.icmp("ne", n, b.i64(0))))
     fail, ok = b.new_block(), b.new_block()
     b.cond_br(bad, fail, ok)
     b.at(fail)
-    buf = _current_buffer(b)
     _abort_unless_in_a_call(b, buf)
     _jump_back(b, buf, FAILED_ALLOCATION, (n,))
     b.at(ok)
     if track:
-        buf = _current_buffer(b)
         listed, done = b.new_block(), b.new_block()
         b.cond_br(b.is_null(buf), done, listed)
         b.at(listed)
@@ -331,11 +339,53 @@ def _results(fty: llvm.LLVMFunctionType) -> list[Attribute]:
     return [out]
 
 
-def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool,
-                    track: bool, counted: bool) -> bool:
+def define_call_helpers(module: ModuleOp, track: bool, counted: bool) -> None:
+    """What every entry point with a jmp_buf does around its call, once a module
+    (``_setjmp`` excepted: it must run in the wrapper's own frame).
+
+    * ``void @__irt_enter(ptr buf, ptr tail)``: the call's buffer ready (``tail``:
+      the frame's error words, then its stack limit) and the thread's, its
+      previous one kept in it;
+    * ``void @__irt_leave(ptr buf, i1 failed)``: the allocation list released
+      (with ``failed``, every buffer in it too), the previous buffer restored;
+    * ``i64 @__irt_fail(ptr buf, ptr tail)``, after a jump back: the error words
+      copied to the frame, ``__irt_leave``, and the status.
+
+    ``track``: with a list of the call's buffers; ``counted``: noting the interrupt count."""
+    _, b = define(module, ENTER, function_type([PTR, PTR]), "internal", UNOPTIMIZED_AT_TIER0)
+    buf, tail = b.args
+    if track:
+        zero = b.i64(0)
+        for k in (TRACK_AT, TRACK_AT + 1, TRACK_AT + 2):
+            b.store(zero, _word(b, buf, k))
+    b.store(b.load(b.gep(tail, 8 * STACK_LIMIT_WORD), i64), _word(b, buf, LIMIT_AT))
+    if counted:
+        b.store(_interrupts(b), _word(b, buf, COUNT_AT))
+    key = _tls_key(b)
+    b.store(b.call("pthread_getspecific", [key], PTR), _word(b, buf, PREVIOUS_AT))
+    b.call("pthread_setspecific", [key, buf], i32)
+    b.ret()
+
+    _, b = define(module, LEAVE, function_type([PTR, i1]), "internal", UNOPTIMIZED_AT_TIER0)
+    buf, failed = b.args
+    if track:
+        b.call(RELEASE, [buf, failed])
+    b.call("pthread_setspecific", [_tls_key(b), b.load(_word(b, buf, PREVIOUS_AT), PTR)], i32)
+    b.ret()
+
+    _, b = define(module, FAIL, function_type([PTR, PTR], i64), "internal", "cold",
+                  UNOPTIMIZED_AT_TIER0)
+    buf, tail = b.args
+    for k in range(ERROR_WORDS):
+        b.store(b.load(_word(b, buf, ERRORS_AT + k), i64), _word(b, tail, k))
+    b.call(LEAVE, [buf, b.true()])
+    b.ret(b.load(_word(b, buf, STATUS_AT), i64))
+
+
+def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool) -> bool:
     """``i64 @_irt_call_<name>(ptr frame)`` calling ``fn``; False (nothing added)
-    when a type does not fit the frame. ``guarded``: with a jmp_buf; ``track``:
-    with a list of the call's buffers; ``counted``: noting the interrupt count."""
+    when a type does not fit the frame. ``guarded``: with a jmp_buf (the module
+    has the helpers of ``define_call_helpers``)."""
     fty = fn.function_type
     ins, outs = list(fty.inputs), _results(fty)
     words = [_frame_words(t) for t in (*ins, *outs)]
@@ -346,29 +396,16 @@ def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool,
     wrapper.attributes["irt.frame_words"] = IntegerAttr(sum(words) + FRAME_TAIL_WORDS, i64)  # type: ignore[arg-type]
     (frame,) = b.args
     offsets = [sum(words[:k]) * 8 for k in range(len(words))]
-    tail = sum(words) * 8
-    buf = prev = None
+    buf = None
     if guarded:
         buf = b.alloca(llvm.LLVMArrayType(BUFFER_WORDS, i64))
-        zero = b.i64(0)
-        for k in ([TRACK_AT, TRACK_AT + 1, TRACK_AT + 2] if track else []):
-            b.store(zero, _word(b, buf, k))
-        b.store(b.load(b.gep(frame, tail + 8 * STACK_LIMIT_WORD), i64), _word(b, buf, LIMIT_AT))
-        if counted:
-            b.store(_interrupts(b), _word(b, buf, COUNT_AT))
-        key = _tls_key(b)
-        prev = b.call("pthread_getspecific", [key], PTR)
-        b.call("pthread_setspecific", [key, buf], i32)
+        tail = b.gep(frame, sum(words) * 8)
+        b.call(ENTER, [buf, tail])
         jumped = b.call("_setjmp", [buf], i32)
         failed, run = b.new_block(), b.new_block()
         b.cond_br(b.icmp("ne", jumped, b.i32(0)), failed, run)
         b.at(failed)
-        for k in range(ERROR_WORDS):
-            b.store(b.load(_word(b, buf, ERRORS_AT + k), i64), b.gep(frame, tail + 8 * k))
-        if track:
-            b.call(RELEASE, [buf, b.true()])
-        b.call("pthread_setspecific", [_tls_key(b), prev], i32)
-        b.ret(b.load(_word(b, buf, STATUS_AT), i64))
+        b.ret(b.call(FAIL, [buf, tail], i64))
         b.at(run)
     args = []
     for t, off in zip(ins, offsets):
@@ -384,10 +421,8 @@ def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool,
         p = b.gep(frame, off) if off else frame
         b.store(b.zext(v, i8) if t == i1 else v, p)
     if guarded:
-        assert buf is not None and prev is not None
-        if track:  # the list only: the live buffers are results
-            b.call(RELEASE, [buf, b.const(0, i1)])
-        b.call("pthread_setspecific", [_tls_key(b), prev], i32)
+        assert buf is not None
+        b.call(LEAVE, [buf, b.const(0, i1)])  # (the list only: the live buffers are results)
     b.ret(b.i64(0))
     return True
 
@@ -403,6 +438,20 @@ def define_interrupt_poll(module: ModuleOp) -> None:
     buf = _current_buffer(b)
     _return_unless_in_a_call(b, buf)
     _jump_back_if_interrupted(b, buf)
+    b.ret()
+
+
+def define_poll(module: ModuleOp) -> None:
+    """``void @__irt_poll()``, what a loop calls on its back edge: ``@__irt_interrupted``
+    when the interrupt count is not 0. ``alwaysinline``: each loop gets the load and
+    test of its own (as if written there), from one op and one line of LLVM IR a loop."""
+    _, b = define(module, POLL_CHECK, function_type([]), "internal", "alwaysinline")
+    slow, done = b.new_block(), b.new_block()
+    b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, done)
+    b.at(slow)
+    b.call(POLL, [])
+    b.br(done)
+    b.at(done)
     b.ret()
 
 
@@ -524,9 +573,12 @@ def _needs_poll(latch: Block, header: Block, body: set[Block], headers: set[Bloc
     return not calling.isdisjoint(body)
 
 
-def poll_loops(module: ModuleOp, fn: llvm.FuncOp, calling: set[Block]) -> int:
-    """Insert an interrupt poll on the back edges of ``fn``'s loops that need one
-    (``calling``: the blocks that call a function of the program)."""
+def poll_loops(fn: llvm.FuncOp, calling: set[Block], poll: llvm.CallOp) -> int:
+    """Insert an interrupt poll (a copy of ``poll``, the call of ``@__irt_poll``)
+    at the end of the latch of ``fn``'s loops that need one (``calling``: the
+    blocks that call a function of the program). One op a loop: LLVM inlines the
+    check (see ``define_poll``); where the latch also leaves the loop, the way
+    out polls once too."""
     edges = _back_edges(fn)
     if not edges:
         return 0
@@ -535,38 +587,17 @@ def poll_loops(module: ModuleOp, fn: llvm.FuncOp, calling: set[Block]) -> int:
         for s in _successors(block):
             preds.setdefault(s, []).append(block)
     headers = {h for _, h in edges}
-    polled = 0
+    polled: set[Block] = set()  # (a latch of two loops polls once)
     for latch, header in edges:
-        if not _needs_poll(latch, header, _loop_body(latch, header, preds), headers, calling):
+        if latch in polled or not _needs_poll(
+                latch, header, _loop_body(latch, header, preds), headers, calling):
             continue
-        b = FunctionBuilder(fn, latch)
         branch = latch.last_op
         assert branch is not None
-        if isinstance(branch, llvm.BrOp):
-            # the test ends the latch itself: the slow path uses its values, so
-            # neither new block needs arguments (no phis in LLVM IR)
-            args = list(branch.operands)
-            kind = branch.attributes.get(LATCH)
-            branch.detach()
-            branch.erase()
-            slow = b.new_block()
-            b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, header, (), args)
-            if kind is not None:
-                latch.last_op.attributes[LATCH] = kind  # type: ignore[union-attr]
-            b.at(slow)
-            b.call(POLL, [])
-            b.br(header, *args)
-        else:
-            check = b.new_block([a.type for a in header.args])
-            slow = b.new_block([a.type for a in header.args])
-            branch.successors = [check if s is header else s for s in branch.successors]
-            b.at(check)
-            b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, header, check.args, check.args)
-            b.at(slow)
-            b.call(POLL, [])
-            b.br(header, *slow.args)
-        polled += 1
-    return polled
+        # (made from the properties of one call: ~10 us, where CallOp() is ~55)
+        latch.insert_op_before(llvm.CallOp.create(properties=poll.properties), branch)
+        polled.add(latch)
+    return len(polled)
 
 
 # --------------------------------------------------------------------------- the pass
@@ -594,7 +625,8 @@ def add_jit_interface(module: ModuleOp) -> dict[str, str]:
     for fn in recursive:
         check_stack_on_entry(fn)
     calling = {block for _, block, _ in calls}
-    polled = sum(poll_loops(module, fn, calling) for fn in program)
+    poll = llvm.CallOp(POLL_CHECK)
+    polled = sum(poll_loops(fn, calling, poll) for fn in program)
     referenced = {referenced_symbol(op) for op in users}
     checked = CHECK_FAILED in referenced
     # calls are rerouted before the helpers are defined: those call the real ones
@@ -617,9 +649,12 @@ def add_jit_interface(module: ModuleOp) -> dict[str, str]:
         define_stack_check(module)
     if polled:
         define_interrupt_poll(module)
+        define_poll(module)
+    if jumps:
+        define_call_helpers(module, track=guarded, counted=bool(recursive or polled))
     entries = {}
     for name, fn in public:
-        if add_entry_point(module, name, fn, jumps, guarded, bool(recursive or polled)):
+        if add_entry_point(module, name, fn, jumps):
             entries[name] = ENTRY_PREFIX + name
     return entries
 

@@ -5,27 +5,38 @@
 ``@__irt_pfor_<w>`` with the same operands: a bodyless ``llvm.func`` carrying
 ``irt.pfor`` (the kinds), ``irt.work`` and ``irt.worker = @w``. The pass
 ``define-parallel-dispatchers`` (the last step of ``lower-to-llvm``) gives it
-its body, in the llvm dialect (pthreads, no C compiler):
+its body, in the llvm dialect (pthreads, no C compiler). What does not depend on
+the loop is one runtime function, ``abi.PARALLEL_FOR_SYMBOL``
+(LLVM IR in runtime/support.py), which the JIT builds once per process and an
+object file holds a ``linkonce_odr`` copy of (``translate.llvm_ir``); per loop
+there are only
 
-* ``n = ub - lb``; when ``n * c < PARALLEL_MIN_WORK`` or fewer than two threads are
-  allowed (``IRT_NUM_THREADS``, default: the online CPUs, at most ``MAX_THREADS``),
-  it calls ``@w(lb, ub, ...)`` on the calling thread;
-* else it cuts ``[lb, ub)`` into ``t`` equal chunks (fixed: results are
-  deterministic for a given ``t``), starts ``pthread_create`` workers for chunks
-  1..t-1 (each runs ``@w`` on the chunks it takes through
-  ``@__irt_pthunk_<w>(ctx)``; a worker that cannot be created runs inline),
-  takes chunks itself, joins the workers in order and combines their results
-  in order: "sum" adds the partial sums (chunks after the first start from 0),
-  "same" (a buffer passed through) keeps the first. Threads take the next chunk
-  from a counter under a mutex in the shared context (a thread slowed down by
-  other work on its core does not hold the others up). While the runtime asks
-  for serial loops (``abi.LOOPS_SERIAL_SYMBOL``: a function measured faster so on a
-  busy machine, runtime/blas.py) the calling thread takes every chunk itself.
+* the dispatcher: it stores its operands (but the bounds) in a context in its
+  stack frame, calls ``__irt_parallel_for(@__irt_pthunk_<w>, ctx, lb, ub, need,
+  per, results, size, serial, gate)`` and combines the ``m`` chunk results it
+  returns, in order: "sum" adds the partial sums (chunks after the first start
+  from 0), "same" (a buffer passed through) keeps the first;
+* the thunk ``void @__irt_pthunk_<w>(ctx, k, lo, hi, slot)``: chunk ``k`` =
+  ``@w(lo, hi, ...)`` with the operands from the context, its result to ``slot``.
+
+``__irt_parallel_for``: ``n = ub - lb``; when ``n < need`` (``n * c <
+PARALLEL_MIN_WORK``) or fewer than two threads are allowed (``IRT_NUM_THREADS``,
+default: the online CPUs, at most ``abi.MAX_THREADS``) or ``gate`` is given and its
+flag zero, chunk 0 is all of ``[lb, ub)`` on the calling thread (m = 1). Else it
+cuts ``[lb, ub)`` into ``m`` equal chunks (``m`` fixed by the trip count and
+``per``: results are deterministic for a given ``m``), starts ``pthread_create``
+workers (a worker that cannot be created runs inline), takes chunks itself and
+joins the workers. Threads take the next chunk from a counter under a mutex (a
+thread slowed down by other work on its core does not hold the others up).
+While ``serial`` is given and its flag nonzero (``abi.LOOPS_SERIAL_SYMBOL``: a
+function measured faster so on a busy machine, runtime/blas.py) the calling
+thread takes every chunk itself. The module passes the flags' addresses, so
+what it references tells the runtime which ways it has (``blas.thread_ways``).
 
 Gemm calls with static N and K whose M*N*K may reach the threshold get dispatchers
 of their own (``split_gemms``): chunks of rows of C, one gemm call each, only while
-the runtime asks for it (``abi.BLAS_SPLIT_SYMBOL``, with OpenBLAS held at one thread:
-one pool of threads for loops and gemms; see runtime/blas.py).
+the runtime asks for it (``abi.BLAS_SPLIT_SYMBOL``, the gate, with OpenBLAS held at
+one thread: one pool of threads for loops and gemms; see runtime/blas.py).
 
 The outlined loops contain no run-time check, call or allocation
 (``parallel_kinds``), so nothing in a worker needs the calling thread's
@@ -49,84 +60,25 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 
 from irtoolkit.abi import (
-    BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, LOOPS_SERIAL_SYMBOL, NO_TRANS, ROW_MAJOR, UNOPTIMIZED_AT_TIER0,
+    BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, LOOPS_SERIAL_SYMBOL, MAX_CHUNKS, NO_TRANS, PARALLEL_FOR_SYMBOL,
+    ROW_MAJOR, UNOPTIMIZED_AT_TIER0,
 )
 from irtoolkit.passes.lowering.to_llvm.build import (
-    PTR, FunctionBuilder, declare, define, function_type, global_string, lookup, referenced_symbol,
+    PTR, FunctionBuilder, declare, define, function_type, lookup, referenced_symbol,
     set_passthrough, symbol_users,
 )
 from irtoolkit.passes.lowering.to_llvm.common import constant_int
 
-MAX_THREADS = 8
-#: chunks of a split loop: at most MAX_CHUNKS, of about CHUNK_WORK cost units each
-MAX_CHUNKS = 32
+#: chunks of a split loop: at most abi.MAX_CHUNKS, of about CHUNK_WORK cost units each
 CHUNK_WORK = 250_000
 DISPATCH_PREFIX = "__irt_pfor_"
 THUNK_PREFIX = "__irt_pthunk_"
-NUM_THREADS = "__irt_num_threads"
-ENV_VAR = "IRT_NUM_THREADS"
-_SC_NPROCESSORS_ONLN = 84  # glibc, Linux
 
 
-MUTEX_BYTES = 64  # a pthread_mutex_t (40 bytes with glibc on x86-64), zeroed = initialized
-
-
-def _num_threads_function(module: ModuleOp) -> None:
-    """``i64 @__irt_num_threads()``: IRT_NUM_THREADS if set (at least 1), else the
-    number of online CPUs (sysconf, cached); at most MAX_THREADS."""
-    if lookup(module, NUM_THREADS) is not None:
-        return
-    declare(module, "getenv", function_type([PTR], PTR))
-    declare(module, "atol", function_type([PTR], i64))
-    declare(module, "sysconf", function_type([i32], i64))
-    global_string(module, "__irt_env_num_threads", ENV_VAR.encode())
-    module.body.block.add_op(llvm.GlobalOp(i64, "__irt_ncpu", "internal",
-                                           value=IntegerAttr(0, i64)))
-    _, b = define(module, NUM_THREADS, function_type([], i64), "internal", UNOPTIMIZED_AT_TIER0)
-    from_env, from_cpus, ask, done = b.new_block(), b.new_block(), b.new_block(), b.new_block([i64])
-    p = b.call("getenv", [b.addressof("__irt_env_num_threads")], PTR)
-    b.cond_br(b.is_null(p), from_cpus, from_env)
-    b.at(from_env)
-    b.br(done, b.call("atol", [p], i64))
-    b.at(from_cpus)
-    cache = b.addressof("__irt_ncpu")
-    cached = b.load(cache, i64, ordering=MONOTONIC)  # (threads may race here)
-    b.cond_br(b.icmp("sgt", cached, b.i64(0)), done, ask, (cached,))
-    b.at(ask)
-    v = b.call("sysconf", [b.i32(_SC_NPROCESSORS_ONLN)], i64)
-    v = b.select(b.icmp("slt", v, b.i64(1)), b.i64(1), v)
-    b.store(v, b.addressof("__irt_ncpu"), ordering=MONOTONIC)
-    b.br(done, v)
-    b.at(done)
-    v = done.args[0]
-    lo = b.select(b.icmp("slt", v, b.i64(1)), b.i64(1), v)
-    b.ret(b.select(b.icmp("sgt", lo, b.i64(MAX_THREADS)), b.i64(MAX_THREADS), lo))
-
-
-MONOTONIC = 2  # LLVM's atomic ordering code
-
-
-def _runtime_flag(module: ModuleOp, b: FunctionBuilder, name: str, linkage: str) -> SSAValue:
-    """The address of the i64 flag ``name`` the runtime defines, declared in
-    ``module`` with ``linkage`` on first use."""
-    if lookup(module, name) is None:
-        module.body.block.add_op(llvm.GlobalOp(i64, name, linkage))
-    return b.addressof(name)
-
-
-def _one_thread_if_serial(module: ModuleOp, b: FunctionBuilder, t: SSAValue) -> SSAValue:
-    """``t``, or 1 while the runtime asks for serial loops (``abi.LOOPS_SERIAL_SYMBOL``:
-    the same chunks, combined in the same order, all taken by the calling thread, so
-    the results do not depend on it). The flag is weak: code linked without our
-    runtime (``--emit obj``) finds it absent and keeps its threads."""
-    flag = _runtime_flag(module, b, LOOPS_SERIAL_SYMBOL, "extern_weak")
-    present, after = b.new_block(), b.new_block([i64])
-    b.cond_br(b.is_null(flag), after, present, (t,))
-    b.at(present)
-    on = b.icmp("ne", b.load(flag, i64, ordering=MONOTONIC), b.i64(0))
-    b.br(after, b.select(on, b.i64(1), t))
-    b.at(after)
-    return after.args[0]
+#: ``void thunk(ptr ctx, i64 k, i64 lo, i64 hi, ptr slot)``: chunk k of a loop
+THUNK_TYPE = function_type([PTR, i64, i64, i64, PTR])
+#: ``abi.PARALLEL_FOR_SYMBOL``'s type (its definition: runtime/support.py)
+PARALLEL_FOR_TYPE = function_type([PTR, PTR, i64, i64, i64, i64, PTR, i64, PTR, PTR], i64)
 
 
 def _size(t: Attribute) -> int:
@@ -163,145 +115,95 @@ def _combine(b: FunctionBuilder, kind: str, acc: SSAValue, x: SSAValue) -> SSAVa
     return b.fadd(acc, x)
 
 
+def _context_offsets(types: list[Attribute]) -> tuple[list[int], int]:
+    """Byte offsets of values of ``types`` in a context, each 8-byte aligned; its words."""
+    offsets = []
+    words = 0
+    for t in types:
+        offsets.append(words * 8)
+        words += -(-_size(t) // 8)
+    return offsets, max(words, 1)
+
+
+def _define_thunk(module: ModuleOp, worker: llvm.FuncOp, kinds: list[str]) -> str:
+    """``void @__irt_pthunk_<worker>(ctx, k, lo, hi, slot)`` (once per worker): chunk
+    ``k`` is ``worker(lo, hi, operands...)`` with the operands from the context ("sum"
+    inits of chunks after the first are 0), its result stored to ``slot``."""
+    name = THUNK_PREFIX + worker.sym_name.data
+    if lookup(module, name) is not None:
+        return name
+    fty = worker.function_type
+    ret = fty.output
+    arg_types = list(fty.inputs)[2:]
+    offsets, _ = _context_offsets(arg_types)
+    _, tb = define(module, name, THUNK_TYPE, "internal", "noinline", UNOPTIMIZED_AT_TIER0)
+    ctx, k, lo, hi, slot = tb.args
+    first = tb.icmp("eq", k, tb.i64(0)) if "sum" in kinds else None
+    wargs = [lo, hi]
+    for j, t in enumerate(arg_types):
+        v = tb.load(tb.gep(ctx, offsets[j]), t)
+        if j < len(kinds) and kinds[j] == "sum":  # chunks after the first start from 0
+            v = tb.select(first, v, tb.const(0, t))
+        wargs.append(v)
+    void = isinstance(ret, llvm.LLVMVoidType)
+    r = tb.call(worker.sym_name.data, wargs, None if void else ret)
+    if not void:
+        tb.store(r, slot)
+    tb.ret()
+    return name
+
+
+def _flag_address(module: ModuleOp, b: FunctionBuilder, name: str, linkage: str) -> SSAValue:
+    """The address of the i64 flag ``name`` the runtime defines, declared in
+    ``module`` with ``linkage`` on first use."""
+    if lookup(module, name) is None:
+        module.body.block.add_op(llvm.GlobalOp(i64, name, linkage))
+    return b.addressof(name)
+
+
 def define_dispatcher(module: ModuleOp, fn: llvm.FuncOp, worker: llvm.FuncOp,
                       kinds: list[str], work: int, min_work: int, chunk_work: int = CHUNK_WORK,
                       gate: str | None = None) -> None:
-    """Give the declared dispatcher ``fn(lb, ub, inits..., caps...)`` its body.
+    """Give the declared dispatcher ``fn(lb, ub, inits..., caps...)`` its body: the
+    operands to a context, ``__irt_parallel_for`` over the thunk of ``worker``, the
+    chunks' results combined in order (see the module doc).
 
-    Above the threshold the range is cut into ``m`` chunks (``m`` depends on the trip
-    count and the cost only: the result does not depend on the number of threads or on
-    which thread ran which chunk); the threads take chunks from a shared counter, each
-    chunk's result goes to its slot, and the slots are combined in order. ``gate``: an
-    external i64 global; threads only while it is nonzero."""
-    name = fn.sym_name.data
+    Above the threshold the range is cut into chunks (their number depends on the
+    trip count and the cost only: the result does not depend on the number of
+    threads or on which thread ran which chunk). ``gate``: an external i64 global;
+    threads only while it is nonzero (and then whatever ``abi.LOOPS_SERIAL_SYMBOL``
+    says); without it the loop runs serially while ``abi.LOOPS_SERIAL_SYMBOL`` is set.
+    The flag is weak: code linked without our runtime (``--emit obj``) finds it
+    absent and keeps its threads."""
     fty = fn.function_type
     ret = fty.output
     void = isinstance(ret, llvm.LLVMVoidType)
-    arg_types = list(fty.inputs)
     nk = len(kinds)
     rsize = 0 if void else -(-_size(ret) // 8) * 8
-    # shared context: {mutex, counter, chunks, chunk size, lb, ub, results ptr, args...};
-    # each field at an 8-byte aligned offset
-    fields: list[Attribute] = [llvm.LLVMArrayType(MUTEX_BYTES // 8, i64), i64, i64, i64, i64, i64,
-                               PTR, *arg_types[2:]]
-    offsets = []
-    words = 0
-    for t in fields:
-        offsets.append(words * 8)
-        words += -(-_size(t) // 8)
-    MUTEX, COUNTER, CHUNKS, SIZE, LB, UB, RESULTS = range(7)
-    declare(module, "pthread_mutex_lock", function_type([PTR], i32))
-    declare(module, "pthread_mutex_unlock", function_type([PTR], i32))
-    declare(module, "pthread_create", function_type([PTR, PTR, PTR, PTR], i32))
-    declare(module, "pthread_join", function_type([i64, PTR], i32))
-    _num_threads_function(module)
-
-    def field(b: FunctionBuilder, c: SSAValue, k: int) -> SSAValue:
-        return b.gep(c, offsets[k])
-
-    # the function a worker thread runs: ptr (ptr ctx), "while (k = counter++) < chunks:
-    # results[k] = worker(chunk k)"
-    thunk_name = THUNK_PREFIX + name
-    _, tb = define(module, thunk_name, function_type([PTR], PTR), "internal", "noinline",
-                   UNOPTIMIZED_AT_TIER0)
-    (c,) = tb.args
-    loop, body, done = tb.new_block(), tb.new_block(), tb.new_block()
-    tb.br(loop)
-    tb.at(loop)
-    mutex = field(tb, c, MUTEX)
-    tb.call("pthread_mutex_lock", [mutex], i32)
-    k = tb.load(field(tb, c, COUNTER), i64)
-    tb.store(tb.add(k, tb.i64(1)), field(tb, c, COUNTER))
-    tb.call("pthread_mutex_unlock", [mutex], i32)
-    tb.cond_br(tb.icmp("slt", k, tb.load(field(tb, c, CHUNKS), i64)), body, done)
-    tb.at(body)
-    size = tb.load(field(tb, c, SIZE), i64)
-    lb_ = tb.load(field(tb, c, LB), i64)
-    ub_ = tb.load(field(tb, c, UB), i64)
-    lo = tb.add(lb_, tb.mul(k, size))
-    lo = tb.select(tb.icmp("sgt", lo, ub_), ub_, lo)
-    hi = tb.add(lo, size)
-    hi = tb.select(tb.icmp("sgt", hi, ub_), ub_, hi)
-    wargs = [lo, hi]
-    first = tb.icmp("eq", k, tb.i64(0))
-    for j, t in enumerate(arg_types[2:]):
-        v = tb.load(field(tb, c, 7 + j), t)
-        if j < nk and kinds[j] == "sum":  # chunks after the first start from 0
-            v = tb.select(first, v, tb.const(0, t))
-        wargs.append(v)
-    r = tb.call(worker.sym_name.data, wargs, None if void else ret)
-    if not void:
-        res = tb.load(field(tb, c, RESULTS), PTR)
-        tb.store(r, tb.gep(res, tb.mul(k, tb.i64(rsize))))
-    tb.br(loop)
-    tb.at(done)
-    tb.ret(tb.null())
+    declare(module, PARALLEL_FOR_SYMBOL, PARALLEL_FOR_TYPE)
+    thunk = _define_thunk(module, worker, kinds)
 
     # the worker (the loop) is compiled once, not once per call site of it
     if "alwaysinline" not in str(worker.attributes.get("passthrough", "")):
         set_passthrough(worker, "noinline")
-    _, b = define(module, name, fty, "internal", "noinline", UNOPTIMIZED_AT_TIER0)
+    _, b = define(module, fn.sym_name.data, fty, "internal", "noinline", UNOPTIMIZED_AT_TIER0)
     args = list(b.args)
-    lb, ub = args[0], args[1]
+    offsets, words = _context_offsets(list(fty.inputs)[2:])
     ctx = b.alloca(llvm.LLVMArrayType(words, i64))
-    tids = b.alloca(llvm.LLVMArrayType(MAX_THREADS, i64))
-    oks = b.alloca(llvm.LLVMArrayType(MAX_THREADS, i32))
-    results = None if void else b.alloca(llvm.LLVMArrayType(rsize * MAX_CHUNKS, i8))
-    n = b.sub(ub, lb)
-    need = max(2, -(-min_work // max(work, 1)))  # trip count that pays for threads
-    try_b, seq, par = b.new_block(), b.new_block(), b.new_block()
-    b.cond_br(b.icmp("sge", n, b.i64(need)), try_b, seq)
-    b.at(try_b)
-    t = b.call(NUM_THREADS, [], i64)
-    if gate is None:
-        b.cond_br(b.icmp("sgt", t, b.i64(1)), par, seq)
-    else:
-        gated = b.new_block()
-        b.cond_br(b.icmp("sgt", t, b.i64(1)), gated, seq)
-        b.at(gated)
-        on = b.load(_runtime_flag(module, b, gate, "external"), i64, ordering=MONOTONIC)
-        b.cond_br(b.icmp("ne", on, b.i64(0)), par, seq)
-    b.at(seq)
-    r = b.call(worker.sym_name.data, args, None if void else ret)
-    b.ret(None if void else r)
-    b.at(par)
-    # chunks: about one per CHUNK_WORK of work, at least 2, at most MAX_CHUNKS and n
-    per = max(1, -(-chunk_work // max(work, 1)))  # iterations per chunk at least
-    m = b.sdiv(n, b.i64(per))
-    m = b.select(b.icmp("slt", m, b.i64(2)), b.i64(2), m)
-    m = b.select(b.icmp("sgt", m, b.i64(MAX_CHUNKS)), b.i64(MAX_CHUNKS), m)
-    m = b.select(b.icmp("sgt", m, n), n, m)
-    size = b.sdiv(b.add(n, b.sub(m, b.i64(1))), m)
-    t = b.select(b.icmp("sgt", t, m), m, t)
-    if gate is None:  # (a split gemm's gate is the SPLIT way itself)
-        t = _one_thread_if_serial(module, b, t)
-    for k in range(MUTEX_BYTES // 8):
-        b.store(b.i64(0), b.gep(ctx, offsets[MUTEX] + 8 * k))
-    for k, v in ((COUNTER, b.i64(0)), (CHUNKS, m), (SIZE, size), (LB, lb), (UB, ub)):
-        b.store(v, field(b, ctx, k))
-    b.store(b.null() if results is None else results, field(b, ctx, RESULTS))
+    results = b.null() if void else b.alloca(llvm.LLVMArrayType(rsize * MAX_CHUNKS, i8))
     for j, a in enumerate(args[2:]):
-        b.store(a, field(b, ctx, 7 + j))
-
-    def spawn(j: SSAValue) -> None:
-        rc = b.call("pthread_create", [b.gep(tids, j, i64), b.null(), b.addressof(thunk_name), ctx], i32)
-        b.store(b.zext(b.icmp("eq", rc, b.i32(0)), i32), b.gep(oks, j, i32))
-
-    def wait(j: SSAValue) -> None:
-        joined, after = b.new_block(), b.new_block()
-        b.cond_br(b.icmp("ne", b.load(b.gep(oks, j, i32), i32), b.i32(0)), joined, after)
-        b.at(joined)
-        b.call("pthread_join", [b.load(b.gep(tids, j, i64), i64), b.null()], i32)
-        b.br(after)
-        b.at(after)
-
-    b.counted_loop(b.i64(1), t, spawn)
-    b.call(thunk_name, [ctx], PTR)  # this thread takes chunks too (all of them if no thread started)
-    b.counted_loop(b.i64(1), t, wait)
+        b.store(a, b.gep(ctx, offsets[j]))
+    need = max(2, -(-min_work // max(work, 1)))  # trip count that pays for threads
+    per = max(1, -(-chunk_work // max(work, 1)))  # iterations per chunk at least
+    if gate is None:
+        serial, gated = _flag_address(module, b, LOOPS_SERIAL_SYMBOL, "extern_weak"), b.null()
+    else:  # (a split gemm's gate is the SPLIT way itself)
+        serial, gated = b.null(), _flag_address(module, b, gate, "external")
+    m = b.call(PARALLEL_FOR_SYMBOL, [b.addressof(thunk), ctx, args[0], args[1], b.i64(need), b.i64(per),
+                                     results, b.i64(rsize), serial, gated], i64)
     if void:
         b.ret()
         return
-    assert results is not None
     acc_slot = b.alloca(ret, align=16)
 
     def slot(k: SSAValue) -> SSAValue:

@@ -857,32 +857,43 @@ def _called(op: Operation) -> tuple[str, str] | None:
         base, _, suffix = op.intrin.data.rpartition(".")
         return base, suffix
     if isinstance(op, llvm.CallOp) and len(op.results) == 1:
-        fn = _LIBM_NAMES.get(op.callee.string_value())
+        callee = op.callee
+        fn = None if callee is None else _LIBM_NAMES.get(callee.string_value())
         t = op.results[0].type
         if fn is not None and isinstance(t, (Float32Type, Float64Type)):
             return fn, "f32" if isinstance(t, Float32Type) else "f64"
     return None
 
 
+# kernels by arity
+_KERNELS_BY_ARITY = {1: {**KERNELS, **LIBM_KERNELS}, 2: KERNELS2}
+
+
 def _kernel_of(op: Operation):
-    """(kernel, computes in f32) for a call that has one, else None."""
+    """(kernel, computes in f32, ``_called(op)``, arguments) for a call that has
+    one, else None."""
     called = _called(op)
     if called is None:
         return None
     base, suffix = called
     args = _args(op)
-    kernel = {1: {**KERNELS, **LIBM_KERNELS}, 2: KERNELS2}.get(len(args), {}).get(base)
+    kernel = _KERNELS_BY_ARITY.get(len(args), {}).get(base)
     if kernel is None or suffix not in ("f32", "f64"):
         return None
     t = op.results[0].type
     if any(a.type != t for a in args) or not isinstance(t, (Float32Type, Float64Type)):
         return None
     if isinstance(t, Float32Type) and base in KERNELS_F32:
-        return KERNELS_F32[base], True
-    return kernel, False
+        return KERNELS_F32[base], True, called, args
+    return kernel, False, called, args
 
 
 def _args(op: Operation) -> list[SSAValue]:
+    """The call's arguments: all its operands when it has no operand bundles
+    (without the IRDL accessor, which decodes the segment sizes at each use)."""
+    bundles = op.properties.get("op_bundle_sizes")
+    if bundles is None or not bundles.data.data:  # type: ignore[attr-defined]
+        return list(op.operands)
     return list(op.args)  # type: ignore[attr-defined]
 
 
@@ -891,9 +902,8 @@ def expand_call(op: Operation) -> bool:
     found = _kernel_of(op)
     if found is None:
         return False
-    kernel, single = found
+    kernel, single, _, args = found
     rw = Lowering(op)
-    args = _args(op)
     t = args[0].type
     if single:
         rw.replace([kernel(_B(rw, single=True), *args)])
@@ -940,21 +950,34 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
     of its kernel's vectorizable arithmetic, defined
     once per module as an internal function the JIT always inlines (building and
     translating one copy per call site cost first calls 10-25 ms); returns how many."""
-    from xdsl.rewriter import Rewriter
-
     if not ENABLED:
         return 0
-    kernels: dict[tuple[str, str], llvm.FuncOp] = {}
+    # (function, suffix) -> the properties of a call of its kernel function, made
+    # once (attributes are immutable: every call shares them; xDSL's CallOp
+    # constructor builds and verifies a new symbol reference per call)
+    kernel_calls: dict[tuple[str, str], dict] = {}
     count = 0
-    for op in list(module.walk()):
-        if op.parent is None or _kernel_of(op) is None:
+    calls = (llvm.CallIntrinsicOp, llvm.CallOp)
+    for op in [o for o in module.walk() if isinstance(o, calls)]:
+        found = None if op.parent is None else _kernel_of(op)
+        if found is None:
             continue
-        key = _called(op)
-        fn = kernels.get(key)  # type: ignore[arg-type]
-        if fn is None:
-            fn = kernels[key] = _kernel_function(module, op)  # type: ignore[index]
-        call = llvm.CallOp(fn.sym_name.data, *_args(op), return_type=op.results[0].type)
-        Rewriter.replace_op(op, call)
+        _, _, key, args = found
+        properties = kernel_calls.get(key)
+        old = op.results[0]
+        if properties is None:
+            fn = _kernel_function(module, op)
+            prototype = llvm.CallOp(fn.sym_name.data, *args, return_type=old.type)
+            properties = kernel_calls[key] = prototype.properties  # type: ignore[index]
+            prototype.erase()
+        call = llvm.CallOp.create(operands=args, result_types=[old.type], properties=properties)
+        call.location = op.location
+        op.parent.insert_op_before(call, op)
+        new = call.results[0]
+        new.name_hint = old.name_hint
+        old.replace_all_uses_with(new)
+        op.detach()
+        op.erase()
         count += 1
     return count
 

@@ -242,22 +242,30 @@ func.func @other_slice(%x: memref<?x?xf64>) -> memref<?x?xf64> {
 // LLVM-DAG:    llvm.func @__irt_pfor___irt_par_scale_0({{.*}}) -> {{.*}} attributes {irt.pfor = ["same"], irt.work = 24 : i64, irt.worker = @__irt_par_scale_0}
 // LLVM-DAG:    llvm.func @__irt_pfor___irt_par_sum_0(i64, i64, f64, {{.*}}) -> f64 attributes {irt.pfor = ["sum"], irt.work = 3 : i64, irt.worker = @__irt_par_sum_0}
 
-// The dispatcher: sequential below the threshold or with one thread, else
-// pthread_create workers, the first chunk inline, join, partial sums added in order.
+// The dispatcher: its operands to a context, the chunks run by the runtime's
+// @__irt_parallel_for (sequential below the threshold or with one thread, else
+// pthread workers), the partial sums added in order. An object file (--emit llvm)
+// holds a linkonce_odr copy of the runtime function, so that it links alone.
 // IR:          c"IRT_NUM_THREADS\00"
-// IR-LABEL:    define internal double @{{"?}}__irt_pfor___irt_par_sum_0{{"?}}({{.*}}) "irt-tier0"="optnone" noinline
-// IR-DAG:        call {{.*}} @{{"?}}__irt_par_sum_0{{"?}}(
-// IR-DAG:        call {{.*}}i32 @{{"?}}pthread_create{{"?}}(
-// IR-DAG:        call {{.*}}i32 @{{"?}}pthread_join{{"?}}(
-// IR-DAG:        fadd double
-// IR:          define internal i64 @{{"?}}__irt_num_threads{{"?}}()
-// IR:            call {{.*}}ptr @{{"?}}getenv{{"?}}(
+// IR-LABEL:    define internal double @{{"?}}__irt_pfor___irt_par_sum_0{{"?}}({{.*}}) #{{[0-9]+}}
+// IR:            call i64 @__irt_parallel_for(ptr @__irt_pthunk___irt_par_sum_0, ptr {{.*}}, ptr @__irt_loops_serial, ptr null)
+// IR:            fadd double
+// IR-NOT:        fadd
+// IR:            ret double
+// IR-LABEL:    define internal void @{{"?}}__irt_pthunk___irt_par_sum_0{{"?}}(ptr {{.*}}, i64 {{.*}}, i64 {{.*}}, i64 {{.*}}, ptr {{.*}})
+// IR:            call double @{{"?}}__irt_par_sum_0{{"?}}(
+// IR-LABEL:    define linkonce_odr i64 @__irt_parallel_for(
+// IR-DAG:        call i32 @pthread_create(ptr {{.*}}, ptr null, ptr @__irt_parallel_worker, ptr {{.*}})
+// IR-DAG:        call i32 @pthread_join(
+// IR-DAG:        call i64 @__irt_num_threads()
+// IR:          define linkonce_odr i64 @__irt_num_threads()
+// IR:            call ptr @getenv(
 
 // define-parallel-dispatchers (a step of lower-to-llvm): the worker's loads and
-// stores in separate alias scopes, the dispatcher defined in the llvm dialect
-// (threads take chunks from a counter under a mutex), the thread count cached.
-// The dispatcher, its thunk and the thread count are marked for the JIT's first
-// tier to leave unoptimized; the worker (the loop) is not.
+// stores in separate alias scopes, the dispatcher and its thunk defined in the
+// llvm dialect, the runtime function declared only. The dispatcher and its thunk
+// are marked for the JIT's first tier to leave unoptimized; the worker (the loop)
+// is not. Without the JIT's runtime the serial flag is absent (a weak reference).
 // DISPATCH-LABEL: llvm.func internal @__irt_par_sum_0(
 // DISPATCH-SAME:    attributes {passthrough = ["noinline"]}
 // DISPATCH:         llvm.load %{{.*}} {alias_scopes = ["irt.reads.__irt_par_sum_0"]}
@@ -266,15 +274,18 @@ func.func @other_slice(%x: memref<?x?xf64>) -> memref<?x?xf64> {
 // DISPATCH:         llvm.return
 // DISPATCH-LABEL: llvm.func internal @__irt_pfor___irt_par_sum_0(
 // DISPATCH-SAME:    irt.worker = @__irt_par_sum_0, passthrough = ["noinline", ["irt-tier0", "optnone"]]
-// DISPATCH:         llvm.call @__irt_num_threads()
-// DISPATCH:         llvm.call @pthread_create(
-// DISPATCH:         llvm.call @__irt_pthunk___irt_pfor___irt_par_sum_0(
-// DISPATCH:         llvm.call @pthread_join(
+// DISPATCH:         llvm.store %{{.*}}, %[[CTX:.*]] : f64, !llvm.ptr
+// DISPATCH:         %[[SERIAL:.*]] = llvm.mlir.addressof @__irt_loops_serial
+// DISPATCH:         %[[THUNK:.*]] = llvm.mlir.addressof @__irt_pthunk___irt_par_sum_0
+// DISPATCH:         %[[M:.*]] = llvm.call @__irt_parallel_for(%[[THUNK]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SERIAL]], %{{.*}})
+// DISPATCH:         llvm.icmp "slt" %{{.*}}, %[[M]] : i64
 // DISPATCH:         llvm.fadd %{{.*}}, %{{.*}} : f64
 // DISPATCH-NOT:     fastmath
-// DISPATCH:       llvm.func internal @__irt_num_threads() -> i64 attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
-// DISPATCH:         llvm.load %{{.*}} atomic monotonic
-// DISPATCH-LABEL: llvm.func internal @__irt_pthunk___irt_pfor___irt_par_sum_0(
+// DISPATCH-DAG:   llvm.mlir.global extern_weak @__irt_loops_serial() {addr_space = 0 : i32} : i64
+// DISPATCH-DAG:   llvm.func @__irt_parallel_for(!llvm.ptr, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr) -> i64
+// DISPATCH-LABEL: llvm.func internal @__irt_pthunk___irt_par_sum_0(
 // DISPATCH-SAME:    passthrough = ["noinline", ["irt-tier0", "optnone"]]
-// DISPATCH:         llvm.call @pthread_mutex_lock(
-// DISPATCH:         llvm.call @__irt_par_sum_0(
+// DISPATCH:         %[[FIRST:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i64
+// DISPATCH:         llvm.select %[[FIRST]], %{{.*}}, %{{.*}} : i1, f64
+// DISPATCH:         %[[R:.*]] = llvm.call @__irt_par_sum_0(
+// DISPATCH:         llvm.store %[[R]], %{{.*}} : f64, !llvm.ptr

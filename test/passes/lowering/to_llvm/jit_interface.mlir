@@ -41,18 +41,13 @@ func.func @depth(%n: i64) -> i64 {
   return %c0 : i64
 }
 
-// A while loop polls the interrupt counter on its back edge; a counted
-// innermost loop does not (it ends by itself and stays vectorizable).
+// A while loop polls the interrupt counter at the end of its latch (a call LLVM
+// inlines: @__irt_poll, below); a counted innermost loop does not (it ends by
+// itself and stays vectorizable).
 // CHECK-LABEL: llvm.func @__irt_fn_loops(
-// The test ends the latch block: the slow path needs no block arguments.
-// CHECK:         %[[N:.*]] = llvm.load %{{.*}} atomic monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
-// CHECK:         %[[Z:.*]] = llvm.mlir.constant(0) : i64
-// CHECK:         %[[NZ:.*]] = llvm.icmp "ne" %[[N]], %[[Z]] : i64
-// CHECK:         llvm.cond_br %[[NZ]], ^[[SLOW:bb[0-9]+]], ^[[HEAD:bb[0-9]+]](%[[NEXT:.*]] : i64) {irt.latch = "while"}
-// CHECK:       ^[[SLOW]]:
-// CHECK-NEXT:    llvm.call @__irt_interrupted()
-// CHECK-NEXT:    llvm.br ^[[HEAD]](%[[NEXT]] : i64)
-// CHECK-NOT:     llvm.call @__irt_interrupted()
+// CHECK:         llvm.call @__irt_poll() : () -> ()
+// CHECK-NEXT:    llvm.br ^{{bb[0-9]+}}(%{{.*}} : i64) {irt.latch = "while"}
+// CHECK-NOT:     llvm.call @__irt_poll()
 // CHECK-LABEL: llvm.func internal @__irt_check_failed(
 func.func @loops(%n: i64) -> i64 {
   %c0 = arith.constant 0 : i64
@@ -85,10 +80,39 @@ func.func @loops(%n: i64) -> i64 {
 // CHECK-LABEL: llvm.func internal @__irt_free({{.*}} attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
 // CHECK-LABEL: llvm.func internal @__irt_check_stack(%{{.*}}: i64) attributes {passthrough = ["noinline"]}
 // CHECK-LABEL: llvm.func internal @__irt_interrupted() attributes {passthrough = ["noinline", "cold", ["irt-tier0", "optnone"]]}
+// The poll each loop calls: the test of the counter, inlined; the rest out of line.
+// CHECK-LABEL: llvm.func internal @__irt_poll() attributes {passthrough = ["alwaysinline"]}
+// CHECK:         %[[N:.*]] = llvm.load %{{.*}} atomic monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
+// CHECK:         %[[NZ:.*]] = llvm.icmp "ne" %[[N]], %{{.*}} : i64
+// CHECK:         llvm.cond_br %[[NZ]], ^[[SLOW:bb[0-9]+]], ^[[DONE:bb[0-9]+]]
+// CHECK:       ^[[SLOW]]:
+// CHECK-NEXT:    llvm.call @__irt_interrupted()
+// CHECK-NEXT:    llvm.br ^[[DONE]]
 
-// The entry points: a jmp_buf under the thread's key, the frame's stack limit.
+// What every entry point does around its call: the call's buffer (jmp_buf, the
+// frame's stack limit, the interrupt count) under the thread's key; the frame's
+// error words and the status after a failure; the allocation list released.
+// CHECK-LABEL: llvm.func internal @__irt_enter(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
+// CHECK:         llvm.call @pthread_getspecific(
+// CHECK:         llvm.call @pthread_setspecific(
+// CHECK-LABEL: llvm.func internal @__irt_leave(%{{.*}}: !llvm.ptr, %{{.*}}: i1) attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
+// CHECK:         llvm.call @__irt_release(
+// CHECK:         llvm.call @pthread_setspecific(
+// CHECK-LABEL: llvm.func internal @__irt_fail(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i64 attributes {passthrough = ["cold", ["irt-tier0", "optnone"]]}
+// CHECK:         llvm.call @__irt_leave(
+
+// The entry points: the helpers around the call, _setjmp in the entry point's own frame.
 // CHECK-LABEL: llvm.func @_irt_call_f(%{{.*}}: !llvm.ptr) -> i64 attributes {passthrough = {{\[}}["irt-tier0", "optnone"]], irt.frame_words = 14 : i64}
-// CHECK:         llvm.call @_setjmp(
+// CHECK:         %[[BUF:.*]] = llvm.alloca %{{.*}} x !llvm.array<75 x i64>
+// CHECK:         %[[TAIL:.*]] = llvm.getelementptr inbounds %{{.*}}[72] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:    llvm.call @__irt_enter(%[[BUF]], %[[TAIL]])
+// CHECK-NEXT:    %[[J:.*]] = llvm.call @_setjmp(%[[BUF]])
+// CHECK:         llvm.cond_br %{{.*}}, ^[[FAILED:bb[0-9]+]], ^[[CALL:bb[0-9]+]]
+// CHECK:       ^[[FAILED]]:
+// CHECK-NEXT:    %[[S:.*]] = llvm.call @__irt_fail(%[[BUF]], %[[TAIL]])
+// CHECK-NEXT:    llvm.return %[[S]] : i64
+// CHECK:       ^[[CALL]]:
 // CHECK:         llvm.call @__irt_fn_f(
+// CHECK:         llvm.call @__irt_leave(%[[BUF]], %{{.*}})
 // CHECK-LABEL: llvm.func @_irt_call_depth(%{{.*}}: !llvm.ptr) -> i64 attributes {passthrough = {{\[}}["irt-tier0", "optnone"]], irt.frame_words = 7 : i64}
 // CHECK-LABEL: llvm.func @_irt_call_loops(

@@ -1,0 +1,28 @@
+"""``isinstance`` tests answered once per class.
+
+xDSL's op and attribute classes are abstract (``ABCMeta``): ``isinstance``
+against them is a Python call through ``ABCMeta.__instancecheck__``. Passes
+that test every op or value of a program (10^5 of them) ask
+:func:`instance_test` for a predicate that remembers its answer per class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def instance_test(*classes: type) -> Callable[[Any], bool]:
+    """``lambda x: isinstance(x, classes)``, with the answer for each class of ``x``
+    worked out once (classes whose instances ``isinstance`` would answer
+    differently, through ``__instancecheck__`` tricks, are not for this)."""
+    answers: dict[type, bool] = {}
+
+    def test(x: Any) -> bool:
+        cls = type(x)
+        found = answers.get(cls)
+        if found is None:
+            found = answers[cls] = issubclass(cls, classes)
+        return found
+
+    return test

@@ -1,0 +1,291 @@
+"""The runtime functions that compiled code shares, compiled once per process.
+
+What every dispatcher of a parallel loop or split gemm did the same way -- the
+thread count, the chunks, ``pthread_create``/``join``, the counter under a mutex
+-- is one function, ``abi.PARALLEL_FOR_SYMBOL`` (its contract: the module doc of
+``passes/lowering/to_llvm/parallel.py``), written here as LLVM IR: it calls the
+loop's thunk through a pointer, which the llvm dialect the passes build has no
+op for. A module's code refers to it by name:
+
+* the JIT compiles this text once per process (``irtoolkit.preload`` or the
+  first executable that needs it: ``symbols.register``), or loads its object
+  from the disk cache, into an MCJIT engine of its own and binds the name to
+  it, for code just compiled and code from the disk cache alike;
+* an object file (``translate.llvm_ir``) links in a copy of it, ``linkonce_odr``
+  (``link_runtime``): the object links alone, and several such objects into one
+  program keep one copy.
+
+Per loop (and chunk order) nothing changes: chunks and their combination are as
+before, so results are bit-identical for a given thread count.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from irtoolkit.abi import MAX_CHUNKS, MAX_THREADS, MUTEX_BYTES, PARALLEL_FOR_SYMBOL, THREADS_ENV_VAR
+from irtoolkit.diagnostics import Diagnostic, DiagnosticError
+
+_SC_NPROCESSORS_ONLN = 84  # glibc, Linux
+
+# {public}: the linkage of __irt_parallel_for, {private}: its helpers' (and the
+# cached CPU count's); the shared context of the threads, in i64 words: the mutex
+# (MUTEX_BYTES, zeroed = initialized), then counter, chunks, size, lb, ub, thunk,
+# ctx, results, result size
+_TEXT = """\
+@__irt_env_num_threads = private unnamed_addr constant [{env_len} x i8] c"{env}\\00"
+@__irt_ncpu = {private}global i64 0, align 8
+
+declare ptr @getenv(ptr)
+declare i64 @atol(ptr)
+declare i64 @sysconf(i32)
+declare i32 @pthread_mutex_lock(ptr)
+declare i32 @pthread_mutex_unlock(ptr)
+declare i32 @pthread_create(ptr, ptr, ptr, ptr)
+declare i32 @pthread_join(i64, ptr)
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+
+; IRT_NUM_THREADS if set (at least 1), else the online CPUs (sysconf, cached); at most MAX_THREADS
+define {private}i64 @__irt_num_threads() {{
+entry:
+  %p = call ptr @getenv(ptr @__irt_env_num_threads)
+  %unset = icmp eq ptr %p, null
+  br i1 %unset, label %cpus, label %env
+env:
+  %e = call i64 @atol(ptr %p)
+  br label %done
+cpus:
+  %cached = load atomic i64, ptr @__irt_ncpu monotonic, align 8
+  %known = icmp sgt i64 %cached, 0
+  br i1 %known, label %done, label %ask
+ask:
+  %v = call i64 @sysconf(i32 {sc})
+  %none = icmp slt i64 %v, 1
+  %v1 = select i1 %none, i64 1, i64 %v
+  store atomic i64 %v1, ptr @__irt_ncpu monotonic, align 8
+  br label %done
+done:
+  %t = phi i64 [ %e, %env ], [ %cached, %cpus ], [ %v1, %ask ]
+  %low = icmp slt i64 %t, 1
+  %t1 = select i1 %low, i64 1, i64 %t
+  %high = icmp sgt i64 %t1, {max_threads}
+  %t2 = select i1 %high, i64 {max_threads}, i64 %t1
+  ret i64 %t2
+}}
+
+; what a thread runs: "while (k = counter++) < chunks: thunk(ctx, k, chunk k, results + k * size)"
+define {private}ptr @__irt_parallel_worker(ptr %s) noinline {{
+entry:
+  %counter = getelementptr inbounds i64, ptr %s, i64 {w0}
+  %chunksp = getelementptr inbounds i64, ptr %s, i64 {w1}
+  %sizep = getelementptr inbounds i64, ptr %s, i64 {w2}
+  %lbp = getelementptr inbounds i64, ptr %s, i64 {w3}
+  %ubp = getelementptr inbounds i64, ptr %s, i64 {w4}
+  %thunkp = getelementptr inbounds i64, ptr %s, i64 {w5}
+  %ctxp = getelementptr inbounds i64, ptr %s, i64 {w6}
+  %resultsp = getelementptr inbounds i64, ptr %s, i64 {w7}
+  %rsizep = getelementptr inbounds i64, ptr %s, i64 {w8}
+  br label %next
+next:
+  call i32 @pthread_mutex_lock(ptr %s)
+  %k = load i64, ptr %counter, align 8
+  %k1 = add i64 %k, 1
+  store i64 %k1, ptr %counter, align 8
+  call i32 @pthread_mutex_unlock(ptr %s)
+  %chunks = load i64, ptr %chunksp, align 8
+  %more = icmp slt i64 %k, %chunks
+  br i1 %more, label %chunk, label %done
+chunk:
+  %size = load i64, ptr %sizep, align 8
+  %lb = load i64, ptr %lbp, align 8
+  %ub = load i64, ptr %ubp, align 8
+  %from = mul i64 %k, %size
+  %lo0 = add i64 %lb, %from
+  %lo_out = icmp sgt i64 %lo0, %ub
+  %lo = select i1 %lo_out, i64 %ub, i64 %lo0
+  %hi0 = add i64 %lo, %size
+  %hi_out = icmp sgt i64 %hi0, %ub
+  %hi = select i1 %hi_out, i64 %ub, i64 %hi0
+  %thunk = load ptr, ptr %thunkp, align 8
+  %ctx = load ptr, ptr %ctxp, align 8
+  %results = load ptr, ptr %resultsp, align 8
+  %rsize = load i64, ptr %rsizep, align 8
+  %at = mul i64 %k, %rsize
+  %slot = getelementptr i8, ptr %results, i64 %at
+  call void %thunk(ptr %ctx, i64 %k, i64 %lo, i64 %hi, ptr %slot)
+  br label %next
+done:
+  ret ptr null
+}}
+
+define {public}i64 @{parallel_for}(ptr %thunk, ptr %ctx, i64 %lb, i64 %ub, i64 %need, i64 %per, ptr %results, i64 %rsize, ptr %serial, ptr %gate) noinline {{
+entry:
+  %shared = alloca [{shared_words} x i64], align 16
+  %tids = alloca [{max_threads} x i64], align 16
+  %oks = alloca [{max_threads} x i32], align 16
+  %n = sub i64 %ub, %lb
+  %big = icmp sge i64 %n, %need
+  br i1 %big, label %count, label %one
+count:
+  %t0 = call i64 @__irt_num_threads()
+  %several = icmp sgt i64 %t0, 1
+  br i1 %several, label %gated, label %one
+gated:
+  %ungated = icmp eq ptr %gate, null
+  br i1 %ungated, label %split, label %ask_gate
+ask_gate:
+  %g = load atomic i64, ptr %gate monotonic, align 8
+  %open = icmp ne i64 %g, 0
+  br i1 %open, label %split, label %one
+one:
+  call void %thunk(ptr %ctx, i64 0, i64 %lb, i64 %ub, ptr %results)
+  ret i64 1
+split:
+  %m0 = sdiv i64 %n, %per
+  %few = icmp slt i64 %m0, 2
+  %m1 = select i1 %few, i64 2, i64 %m0
+  %many = icmp sgt i64 %m1, {max_chunks}
+  %m2 = select i1 %many, i64 {max_chunks}, i64 %m1
+  %past = icmp sgt i64 %m2, %n
+  %m = select i1 %past, i64 %n, i64 %m2
+  %m_1 = sub i64 %m, 1
+  %n_up = add i64 %n, %m_1
+  %size = sdiv i64 %n_up, %m
+  %idle = icmp sgt i64 %t0, %m
+  %t1 = select i1 %idle, i64 %m, i64 %t0
+  %no_serial = icmp eq ptr %serial, null
+  br i1 %no_serial, label %start, label %ask_serial
+ask_serial:
+  %sv = load atomic i64, ptr %serial monotonic, align 8
+  %on = icmp ne i64 %sv, 0
+  %t2 = select i1 %on, i64 1, i64 %t1
+  br label %start
+start:
+  %t = phi i64 [ %t1, %split ], [ %t2, %ask_serial ]
+  call void @llvm.memset.p0.i64(ptr align 16 %shared, i8 0, i64 {mutex_bytes}, i1 false)
+  %counter = getelementptr inbounds i64, ptr %shared, i64 {w0}
+  store i64 0, ptr %counter, align 8
+  %chunksp = getelementptr inbounds i64, ptr %shared, i64 {w1}
+  store i64 %m, ptr %chunksp, align 8
+  %sizep = getelementptr inbounds i64, ptr %shared, i64 {w2}
+  store i64 %size, ptr %sizep, align 8
+  %lbp = getelementptr inbounds i64, ptr %shared, i64 {w3}
+  store i64 %lb, ptr %lbp, align 8
+  %ubp = getelementptr inbounds i64, ptr %shared, i64 {w4}
+  store i64 %ub, ptr %ubp, align 8
+  %thunkp = getelementptr inbounds i64, ptr %shared, i64 {w5}
+  store ptr %thunk, ptr %thunkp, align 8
+  %ctxp = getelementptr inbounds i64, ptr %shared, i64 {w6}
+  store ptr %ctx, ptr %ctxp, align 8
+  %resultsp = getelementptr inbounds i64, ptr %shared, i64 {w7}
+  store ptr %results, ptr %resultsp, align 8
+  %rsizep = getelementptr inbounds i64, ptr %shared, i64 {w8}
+  store i64 %rsize, ptr %rsizep, align 8
+  br label %spawn_head
+spawn_head:
+  %j = phi i64 [ 1, %start ], [ %j1, %spawn ]
+  %to_spawn = icmp slt i64 %j, %t
+  br i1 %to_spawn, label %spawn, label %work
+spawn:
+  %tid = getelementptr inbounds i64, ptr %tids, i64 %j
+  %rc = call i32 @pthread_create(ptr %tid, ptr null, ptr @__irt_parallel_worker, ptr %shared)
+  %ok = icmp eq i32 %rc, 0
+  %ok32 = zext i1 %ok to i32
+  %okp = getelementptr inbounds i32, ptr %oks, i64 %j
+  store i32 %ok32, ptr %okp, align 4
+  %j1 = add i64 %j, 1
+  br label %spawn_head
+work:
+  ; this thread takes chunks too (all of them if no thread started)
+  call ptr @__irt_parallel_worker(ptr %shared)
+  br label %join_head
+join_head:
+  %i = phi i64 [ 1, %work ], [ %i1, %joined ]
+  %to_join = icmp slt i64 %i, %t
+  br i1 %to_join, label %join, label %done
+join:
+  %okq = getelementptr inbounds i32, ptr %oks, i64 %i
+  %started = load i32, ptr %okq, align 4
+  %was_started = icmp ne i32 %started, 0
+  br i1 %was_started, label %do_join, label %joined
+do_join:
+  %tidq = getelementptr inbounds i64, ptr %tids, i64 %i
+  %tidv = load i64, ptr %tidq, align 8
+  call i32 @pthread_join(i64 %tidv, ptr null)
+  br label %joined
+joined:
+  %i1 = add i64 %i, 1
+  br label %join_head
+done:
+  ret i64 %m
+}}
+"""
+
+
+def runtime_text(for_object: bool = False) -> str:
+    """The LLVM IR of the shared runtime functions; ``for_object``: every definition
+    ``linkonce_odr`` (a copy in each object file, one kept by the linker)."""
+    first = MUTEX_BYTES // 8  # the words after the mutex
+    return _TEXT.format(
+        public="linkonce_odr " if for_object else "",
+        private="linkonce_odr " if for_object else "internal ",
+        env=THREADS_ENV_VAR, env_len=len(THREADS_ENV_VAR) + 1, sc=_SC_NPROCESSORS_ONLN,
+        max_threads=MAX_THREADS, max_chunks=MAX_CHUNKS, mutex_bytes=MUTEX_BYTES,
+        shared_words=first + 9, parallel_for=PARALLEL_FOR_SYMBOL,
+        **{f"w{k}": first + k for k in range(9)})
+
+
+#: the names the shared runtime defines (``symbols.register`` binds them)
+SYMBOLS = (PARALLEL_FOR_SYMBOL,)
+
+_lock = threading.Lock()
+_addresses: dict[str, int] = {}
+_code: list = []  # the engine's holder, kept alive for the process
+
+
+def address(name: str) -> int:
+    """The address of the shared runtime function ``name`` in this process,
+    compiling the runtime first if it is not yet (once)."""
+    with _lock:
+        if not _addresses:
+            _build()
+        return _addresses[name]
+
+
+def _build() -> None:
+    """Compile the runtime (LLVM's pipeline and code generator: ~50 ms on a quiet
+    machine, mostly fixed costs) or load its object from the disk cache."""
+    from irtoolkit.runtime import codegen, diskcache
+    from irtoolkit.runtime.executable import _Code, default_opt, init_llvm, target_machine
+
+    llvm = init_llvm()
+    opt = max(2, default_opt())
+    text = runtime_text()
+    key = diskcache.make_key(text, "irt-runtime", opt, llvm)
+    cached = diskcache.load(key)
+    if cached is not None:
+        obj = cached[1]
+    else:
+        try:
+            obj = codegen.emit_file(llvm, text, target_machine(llvm, opt), opt, False)
+        except RuntimeError as err:
+            raise DiagnosticError(Diagnostic(f"cannot compile the JIT's runtime functions: {err}")) from None
+        diskcache.store(key, {"runtime": True}, obj)
+    code = _Code(opt)  # (checks the object, cached or not, as every other)
+    _addresses.update(code.add(llvm, [obj], None, {n: n for n in SYMBOLS}))
+    _code.append(code)
+
+
+def link_runtime(mod) -> bool:
+    """Link a ``linkonce_odr`` copy of the shared runtime into the llvmlite module
+    ``mod`` if it declares a function of it (an object file's module); whether it did."""
+    import llvmlite.binding as llvm
+
+    declared = {f.name for f in mod.functions if f.is_declaration}
+    if declared.isdisjoint(SYMBOLS):
+        return False
+    runtime = llvm.parse_assembly(runtime_text(for_object=True))  # (``mod``'s context: the global one)
+    runtime.triple = mod.triple
+    runtime.data_layout = mod.data_layout
+    mod.link_in(runtime)
+    return True

@@ -1,0 +1,28 @@
+"""irtoolkit.classtest.instance_test: isinstance answered once per class."""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, f64, i32
+
+from irtoolkit.classtest import instance_test
+
+
+def test_answers_as_isinstance_for_classes_and_subclasses():
+    is_const_or_return = instance_test(arith.ConstantOp, func.ReturnOp)
+    const = arith.ConstantOp(IntegerAttr(1, IndexType()))
+    assert is_const_or_return(const)
+    assert is_const_or_return(func.ReturnOp())
+    assert not is_const_or_return(arith.AddiOp(const, const))
+    # a subclass (as irtoolkit's arith ops subclass xDSL's) answers as isinstance does
+    class Subclass(arith.ConstantOp):
+        pass
+
+    assert is_const_or_return(Subclass.__new__(Subclass))
+
+def test_answers_per_value_not_per_first_class_seen():
+    is_tensor = instance_test(TensorType)
+    assert is_tensor(TensorType(f64, [2]))
+    assert not is_tensor(f64)
+    assert not is_tensor(i32)
+    assert is_tensor(TensorType(i32, [3, 4]))

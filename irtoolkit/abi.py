@@ -136,8 +136,9 @@ LOOP_INTERLEAVE = 4
 
 #: LLVM function attribute (a ``"key"="value"`` pair of ``passthrough``) that the
 #: lowering passes put on the runtime's scaffolding: entry wrappers, thread
-#: dispatchers and their thunks, the allocation and thread-count helpers, the
-#: failure paths. They run once per call, per parallel loop or per allocation, never
+#: dispatchers and their thunks (the allocation, failure and thread helpers they
+#: call are the shared runtime's, runtime/support.py: built once per process, at
+#: full optimization). They run once per call or per parallel loop, never
 #: per element, yet were most of LLVM's work at the JIT's first tier on small
 #: programs; that tier compiles them unoptimized (``translate.first_tier_text``:
 #: ``noinline optnone``), the tier-up and every other build as all the rest.

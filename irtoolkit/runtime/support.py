@@ -29,11 +29,11 @@ from __future__ import annotations
 import threading
 
 from irtoolkit.abi import (
-    CALL_HELPER_SYMBOLS, CHECK_FAILED_SYMBOL, CHECK_STACK_SYMBOL, COUNT_AT, ENTER_SYMBOL, ERROR_WORDS, ERRORS_AT,
-    FAIL_SYMBOL, FAILED_ALLOCATION, FAILED_CHECK, GUARDED_MALLOC_SYMBOL, INTERRUPTED, INTERRUPTED_SYMBOL,
-    INTERRUPTS_SYMBOL, LEAVE_SYMBOL, LIMIT_AT, MAX_CHUNKS, MAX_THREADS, MUTEX_BYTES, PARALLEL_FOR_SYMBOL,
-    PREVIOUS_AT, STACK_EXHAUSTED, STACK_LIMIT_WORD, STATUS_AT, THREADS_ENV_VAR, TLS_KEY_SYMBOL, TRACK_AT,
-    TRACKED_FREE_SYMBOL,
+    CALL_HELPER_SYMBOLS, CHECK_FAILED_SYMBOL, CHECK_STACK_SYMBOL, COUNT_AT, ENTER_SYMBOL, ERROR_WORDS,
+    ERRORS_AT, FAIL_SYMBOL, FAILED_ALLOCATION, FAILED_CHECK, GUARDED_MALLOC_SYMBOL, INTERRUPTED,
+    INTERRUPTED_SYMBOL, INTERRUPTS_SYMBOL, LEAVE_SYMBOL, LIMIT_AT, MAX_CHUNKS, MAX_THREADS, MUTEX_BYTES,
+    PARALLEL_FOR_SYMBOL, PREVIOUS_AT, STACK_EXHAUSTED, STACK_LIMIT_WORD, STATUS_AT, THREADS_ENV_VAR,
+    TLS_KEY_SYMBOL, TRACK_AT, TRACKED_FREE_SYMBOL,
 )
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 
@@ -589,14 +589,16 @@ def _build() -> None:
 
 
 def link_runtime(mod) -> bool:
-    """Link a ``linkonce_odr`` copy of the shared runtime into the llvmlite module
-    ``mod`` if it declares a function of it (an object file's module); whether it did."""
+    """Link a ``linkonce_odr`` copy of the pieces of the shared runtime that the
+    llvmlite module ``mod`` declares a function of into it (an object file's
+    module); whether it did."""
     import llvmlite.binding as llvm
 
     declared = {f.name for f in mod.functions if f.is_declaration}
     if declared.isdisjoint(SYMBOLS):
         return False
-    runtime = llvm.parse_assembly(runtime_text(for_object=True, names=frozenset(declared)))  # (``mod``'s context: the global one)
+    # (in ``mod``'s context: the global one)
+    runtime = llvm.parse_assembly(runtime_text(True, frozenset(declared)))
     runtime.triple = mod.triple
     runtime.data_layout = mod.data_layout
     mod.link_in(runtime)

@@ -76,6 +76,35 @@ TLS_KEY_SYMBOL = "__irt_tls_key"
 # the entry point of public function @f that the JIT calls: i64 @_irt_call_f(ptr frame)
 ENTRY_PREFIX = "_irt_call_"
 
+# The functions behind an entry point's jmp_buf (``add-jit-interface``: when they are
+# called and why), shared by every module as PARALLEL_FOR_SYMBOL is: the JIT builds
+# them once per process (runtime/support.py), a module only declares them.
+GUARDED_MALLOC_SYMBOL = "__irt_malloc"  # ptr (i64 n): malloc, listed for the call
+TRACKED_FREE_SYMBOL = "__irt_free"  # void (ptr p): free, dropped from the list
+CHECK_FAILED_SYMBOL = "__irt_check_failed"  # void (ptr msg, i64 has_values, i64 a, i64 b)
+CHECK_STACK_SYMBOL = "__irt_check_stack"  # void (i64 sp), on entry to a recursive function
+INTERRUPTED_SYMBOL = "__irt_interrupted"  # void (), when the interrupt count is not 0
+ENTER_SYMBOL = "__irt_enter"  # void (ptr buf, ptr tail), before the entry's _setjmp
+LEAVE_SYMBOL = "__irt_leave"  # void (ptr buf, i1 failed), when the call returns
+FAIL_SYMBOL = "__irt_fail"  # i64 (ptr buf, ptr tail), after a jump back: the status
+CALL_HELPER_SYMBOLS = (GUARDED_MALLOC_SYMBOL, TRACKED_FREE_SYMBOL, CHECK_FAILED_SYMBOL,
+                       CHECK_STACK_SYMBOL, INTERRUPTED_SYMBOL, ENTER_SYMBOL, LEAVE_SYMBOL, FAIL_SYMBOL)
+
+# the call's buffer (an entry point's alloca of CALL_BUFFER_WORDS i64 words; the
+# thread's, under the pthread key, while the call runs): the jmp_buf, then the
+# status, the error words (copied to the frame), the stack limit and the interrupt
+# count when the call began, the list of buffers the call malloc'ed and has not
+# freed {ptr array, count, capacity}, and the thread's previous buffer (restored
+# when the call ends)
+JMPBUF_WORDS = 64  # glibc's x86-64 jmp_buf is 25 words; room for any target
+STATUS_AT = JMPBUF_WORDS
+ERRORS_AT = STATUS_AT + 1
+LIMIT_AT = ERRORS_AT + ERROR_WORDS
+COUNT_AT = LIMIT_AT + 1
+TRACK_AT = COUNT_AT + 1
+PREVIOUS_AT = TRACK_AT + 3
+CALL_BUFFER_WORDS = PREVIOUS_AT + 1
+
 # printf.print_format in compiled code (passes/lowering/to_llvm/printf.py) calls
 #   void PRINT_SYMBOL(ptr spec, ptr frame)
 # ``spec``: a NUL-terminated string "<arg>;<arg>...<PRINT_SEPARATOR><format>", each
@@ -107,8 +136,9 @@ LOOP_INTERLEAVE = 4
 
 #: LLVM function attribute (a ``"key"="value"`` pair of ``passthrough``) that the
 #: lowering passes put on the runtime's scaffolding: entry wrappers, thread
-#: dispatchers and their thunks, the allocation and thread-count helpers, the
-#: failure paths. They run once per call, per parallel loop or per allocation, never
+#: dispatchers and their thunks (the allocation, failure and thread helpers they
+#: call are the shared runtime's, runtime/support.py: built once per process, at
+#: full optimization). They run once per call or per parallel loop, never
 #: per element, yet were most of LLVM's work at the JIT's first tier on small
 #: programs; that tier compiles them unoptimized (``translate.first_tier_text``:
 #: ``noinline optnone``), the tier-up and every other build as all the rest.

@@ -5,15 +5,20 @@ thread count, the chunks, ``pthread_create``/``join``, the counter under a mutex
 -- is one function, ``abi.PARALLEL_FOR_SYMBOL`` (its contract: the module doc of
 ``passes/lowering/to_llvm/parallel.py``), written here as LLVM IR: it calls the
 loop's thunk through a pointer, which the llvm dialect the passes build has no
-op for. A module's code refers to it by name:
+op for. So are the functions behind an entry point's jmp_buf,
+``abi.CALL_HELPER_SYMBOLS`` (their contract: the module doc of
+``passes/lowering/to_llvm/jit_interface.py``): their code is the same in every
+module, which only declares them (about 170 ops and 40 % of ``add-jit-interface``'s
+time a module were theirs). A module's code refers to them by name:
 
 * the JIT compiles this text once per process (``irtoolkit.preload`` or the
   first executable that needs it: ``symbols.register``), or loads its object
   from the disk cache, into an MCJIT engine of its own and binds the name to
   it, for code just compiled and code from the disk cache alike;
 * an object file (``translate.llvm_ir``) links in a copy of it, ``linkonce_odr``
-  (``link_runtime``): the object links alone, and several such objects into one
-  program keep one copy.
+  (``link_runtime``; the piece it calls only: the call helpers need the JIT's
+  thread key and interrupt count): the object links alone, and several such
+  objects into one program keep one copy.
 
 Per loop (and chunk order) nothing changes: chunks and their combination are as
 before, so results are bit-identical for a given thread count.
@@ -23,7 +28,13 @@ from __future__ import annotations
 
 import threading
 
-from irtoolkit.abi import MAX_CHUNKS, MAX_THREADS, MUTEX_BYTES, PARALLEL_FOR_SYMBOL, THREADS_ENV_VAR
+from irtoolkit.abi import (
+    CALL_HELPER_SYMBOLS, CHECK_FAILED_SYMBOL, CHECK_STACK_SYMBOL, COUNT_AT, ENTER_SYMBOL, ERROR_WORDS,
+    ERRORS_AT, FAIL_SYMBOL, FAILED_ALLOCATION, FAILED_CHECK, GUARDED_MALLOC_SYMBOL, INTERRUPTED,
+    INTERRUPTED_SYMBOL, INTERRUPTS_SYMBOL, LEAVE_SYMBOL, LIMIT_AT, MAX_CHUNKS, MAX_THREADS, MUTEX_BYTES,
+    PARALLEL_FOR_SYMBOL, PREVIOUS_AT, STACK_EXHAUSTED, STACK_LIMIT_WORD, STATUS_AT, THREADS_ENV_VAR,
+    TLS_KEY_SYMBOL, TRACK_AT, TRACKED_FREE_SYMBOL,
+)
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 
 _SC_NPROCESSORS_ONLN = 84  # glibc, Linux
@@ -32,7 +43,7 @@ _SC_NPROCESSORS_ONLN = 84  # glibc, Linux
 # cached CPU count's); the shared context of the threads, in i64 words: the mutex
 # (MUTEX_BYTES, zeroed = initialized), then counter, chunks, size, lb, ub, thunk,
 # ctx, results, result size
-_TEXT = """\
+_PARALLEL_TEXT = """\
 @__irt_env_num_threads = private unnamed_addr constant [{env_len} x i8] c"{env}\\00"
 @__irt_ncpu = {private}global i64 0, align 8
 
@@ -222,21 +233,322 @@ done:
 """
 
 
-def runtime_text(for_object: bool = False) -> str:
-    """The LLVM IR of the shared runtime functions; ``for_object``: every definition
-    ``linkonce_odr`` (a copy in each object file, one kept by the linker)."""
+# The call helpers ({public}/{private} as above). The call's buffer is the thread's
+# (pthread_getspecific of the key at @{tls_key} minus one), null outside a call (a
+# worker thread, a C caller). Every failure stores its status and the error words
+# in it and longjmps to the entry point's _setjmp (@__irt_jump_back); outside a
+# call a failed allocation or check aborts instead.
+_CALLS_TEXT = """\
+@{tls_key} = external global i8
+@{interrupts} = external global i64
+
+declare ptr @pthread_getspecific(i32)
+declare i32 @pthread_setspecific(i32, ptr)
+declare void @longjmp(ptr, i32) noreturn
+declare void @abort() noreturn
+declare i32 @puts(ptr)
+declare ptr @malloc(i64)
+declare ptr @realloc(ptr, i64)
+declare void @free(ptr)
+
+define {private}i32 @__irt_key() alwaysinline {{
+  %a = ptrtoint ptr @{tls_key} to i64
+  %t = trunc i64 %a to i32
+  %k = sub i32 %t, 1
+  ret i32 %k
+}}
+
+define {private}ptr @__irt_buffer() alwaysinline {{
+  %k = call i32 @__irt_key()
+  %buf = call ptr @pthread_getspecific(i32 %k)
+  ret ptr %buf
+}}
+
+define {private}void @__irt_jump_back(ptr %buf, i64 %status, i64 %d0, i64 %d1, i64 %d2, i64 %d3) noinline noreturn cold {{
+  %sp = getelementptr inbounds i64, ptr %buf, i64 {status_at}
+  store i64 %status, ptr %sp, align 8
+  %p0 = getelementptr inbounds i64, ptr %buf, i64 {errors_at}
+  store i64 %d0, ptr %p0, align 8
+  %p1 = getelementptr inbounds i64, ptr %p0, i64 1
+  store i64 %d1, ptr %p1, align 8
+  %p2 = getelementptr inbounds i64, ptr %p0, i64 2
+  store i64 %d2, ptr %p2, align 8
+  %p3 = getelementptr inbounds i64, ptr %p0, i64 3
+  store i64 %d3, ptr %p3, align 8
+  call void @longjmp(ptr %buf, i32 1)
+  unreachable
+}}
+
+; jumps back if the interrupt count moved since the call began
+define {private}void @__irt_jump_back_if_interrupted(ptr %buf) alwaysinline {{
+entry:
+  %now = load atomic i64, ptr @{interrupts} monotonic, align 8
+  %thenp = getelementptr inbounds i64, ptr %buf, i64 {count_at}
+  %then = load i64, ptr %thenp, align 8
+  %moved = icmp ne i64 %now, %then
+  br i1 %moved, label %jump, label %same
+jump:
+  call void @__irt_jump_back(ptr %buf, i64 {interrupted_status}, i64 0, i64 0, i64 0, i64 0)
+  unreachable
+same:
+  ret void
+}}
+
+; malloc, or a jump back (FAILED_ALLOCATION, the size): a null result for a
+; non-zero size, a negative size; the buffer joins the call's list (grown by realloc)
+define {public}ptr @{malloc}(i64 %n) {{
+entry:
+  %p = call ptr @malloc(i64 %n)
+  %buf = call ptr @__irt_buffer()
+  %neg = icmp slt i64 %n, 0
+  %null = icmp eq ptr %p, null
+  %some = icmp ne i64 %n, 0
+  %none = and i1 %null, %some
+  %bad = or i1 %neg, %none
+  br i1 %bad, label %fail, label %ok
+fail:
+  %outside = icmp eq ptr %buf, null
+  br i1 %outside, label %abort, label %jump
+abort:
+  call void @abort()
+  unreachable
+jump:
+  call void @__irt_jump_back(ptr %buf, i64 {failed_allocation}, i64 %n, i64 0, i64 0, i64 0)
+  unreachable
+ok:
+  %unlisted = icmp eq ptr %buf, null
+  br i1 %unlisted, label %done, label %listed
+listed:
+  %arrp = getelementptr inbounds i64, ptr %buf, i64 {track_at}
+  %countp = getelementptr inbounds i64, ptr %arrp, i64 1
+  %capp = getelementptr inbounds i64, ptr %arrp, i64 2
+  %count = load i64, ptr %countp, align 8
+  %cap = load i64, ptr %capp, align 8
+  %full = icmp sge i64 %count, %cap
+  br i1 %full, label %grow, label %store
+grow:
+  %small = icmp slt i64 %cap, 16
+  %twice = mul i64 %cap, 2
+  %newcap = select i1 %small, i64 16, i64 %twice
+  %old = load ptr, ptr %arrp, align 8
+  %bytes = mul i64 %newcap, 8
+  %grown = call ptr @realloc(ptr %old, i64 %bytes)
+  %lost = icmp eq ptr %grown, null
+  br i1 %lost, label %unlist, label %kept
+unlist:
+  call void @free(ptr %p)
+  call void @__irt_jump_back(ptr %buf, i64 {failed_allocation}, i64 %n, i64 0, i64 0, i64 0)
+  unreachable
+kept:
+  store ptr %grown, ptr %arrp, align 8
+  store i64 %newcap, ptr %capp, align 8
+  br label %store
+store:
+  %arr = load ptr, ptr %arrp, align 8
+  %slot = getelementptr inbounds ptr, ptr %arr, i64 %count
+  store ptr %p, ptr %slot, align 8
+  %count1 = add i64 %count, 1
+  store i64 %count1, ptr %countp, align 8
+  br label %done
+done:
+  ret ptr %p
+}}
+
+; drops p from the call's list (searched from the end: buffers die young), then frees it
+define {public}void @{free}(ptr %p) {{
+entry:
+  %buf = call ptr @__irt_buffer()
+  %unlisted = icmp eq ptr %buf, null
+  br i1 %unlisted, label %done, label %search
+search:
+  %arrp = getelementptr inbounds i64, ptr %buf, i64 {track_at}
+  %countp = getelementptr inbounds i64, ptr %arrp, i64 1
+  %arr = load ptr, ptr %arrp, align 8
+  %count = load i64, ptr %countp, align 8
+  br label %loop
+loop:
+  %i = phi i64 [ %count, %search ], [ %j, %body ]
+  %more = icmp sgt i64 %i, 0
+  br i1 %more, label %body, label %done
+body:
+  %j = sub i64 %i, 1
+  %slot = getelementptr inbounds ptr, ptr %arr, i64 %j
+  %q = load ptr, ptr %slot, align 8
+  %hit = icmp eq ptr %q, %p
+  br i1 %hit, label %found, label %loop
+found:
+  %last = sub i64 %count, 1
+  %lastp = getelementptr inbounds ptr, ptr %arr, i64 %last
+  %moved = load ptr, ptr %lastp, align 8
+  store ptr %moved, ptr %slot, align 8
+  store i64 %last, ptr %countp, align 8
+  br label %done
+done:
+  call void @free(ptr %p)
+  ret void
+}}
+
+; frees the call's list, and with %all every buffer still in it (after a failure)
+define {private}void @__irt_release(ptr %buf, i1 %all) {{
+entry:
+  %arrp = getelementptr inbounds i64, ptr %buf, i64 {track_at}
+  %countp = getelementptr inbounds i64, ptr %arrp, i64 1
+  %arr = load ptr, ptr %arrp, align 8
+  %count = load i64, ptr %countp, align 8
+  br i1 %all, label %loop, label %done
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %body ]
+  %more = icmp slt i64 %i, %count
+  br i1 %more, label %body, label %done
+body:
+  %slot = getelementptr inbounds ptr, ptr %arr, i64 %i
+  %q = load ptr, ptr %slot, align 8
+  call void @free(ptr %q)
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  call void @free(ptr %arr)
+  ret void
+}}
+
+; a failed cf.assert: a jump back (FAILED_CHECK, the message, the flag, the values);
+; outside a call, the message printed and abort
+define {public}void @{check_failed}(ptr %msg, i64 %flag, i64 %a, i64 %b) noinline noreturn cold {{
+entry:
+  %buf = call ptr @__irt_buffer()
+  %outside = icmp eq ptr %buf, null
+  br i1 %outside, label %abort, label %jump
+abort:
+  call i32 @puts(ptr %msg)
+  call void @abort()
+  unreachable
+jump:
+  %m = ptrtoint ptr %msg to i64
+  call void @__irt_jump_back(ptr %buf, i64 {failed_check}, i64 %m, i64 %flag, i64 %a, i64 %b)
+  unreachable
+}}
+
+; on entry to a recursive function: a jump back (STACK_EXHAUSTED) when sp is below
+; the call's stack limit, and a poll for an interrupt
+define {public}void @{check_stack}(i64 %sp) noinline {{
+entry:
+  %buf = call ptr @__irt_buffer()
+  %outside = icmp eq ptr %buf, null
+  br i1 %outside, label %done, label %inside
+inside:
+  %limitp = getelementptr inbounds i64, ptr %buf, i64 {limit_at}
+  %limit = load i64, ptr %limitp, align 8
+  %deep = icmp ult i64 %sp, %limit
+  br i1 %deep, label %jump, label %fine
+jump:
+  call void @__irt_jump_back(ptr %buf, i64 {stack_exhausted}, i64 0, i64 0, i64 0, i64 0)
+  unreachable
+fine:
+  call void @__irt_jump_back_if_interrupted(ptr %buf)
+  br label %done
+done:
+  ret void
+}}
+
+; what a loop's poll calls when the interrupt count is not 0
+define {public}void @{interrupted}() noinline cold {{
+entry:
+  %buf = call ptr @__irt_buffer()
+  %outside = icmp eq ptr %buf, null
+  br i1 %outside, label %done, label %inside
+inside:
+  call void @__irt_jump_back_if_interrupted(ptr %buf)
+  br label %done
+done:
+  ret void
+}}
+
+; the call's buffer ready (tail: the frame's error words, then its stack limit) and
+; the thread's, its previous one kept in it
+define {public}void @{enter}(ptr %buf, ptr %tail) {{
+  %arrp = getelementptr inbounds i64, ptr %buf, i64 {track_at}
+  store i64 0, ptr %arrp, align 8
+  %countp = getelementptr inbounds i64, ptr %arrp, i64 1
+  store i64 0, ptr %countp, align 8
+  %capp = getelementptr inbounds i64, ptr %arrp, i64 2
+  store i64 0, ptr %capp, align 8
+  %limitp = getelementptr inbounds i64, ptr %tail, i64 {stack_limit_word}
+  %limit = load i64, ptr %limitp, align 8
+  %limitq = getelementptr inbounds i64, ptr %buf, i64 {limit_at}
+  store i64 %limit, ptr %limitq, align 8
+  %now = load atomic i64, ptr @{interrupts} monotonic, align 8
+  %countq = getelementptr inbounds i64, ptr %buf, i64 {count_at}
+  store i64 %now, ptr %countq, align 8
+  %k = call i32 @__irt_key()
+  %previous = call ptr @pthread_getspecific(i32 %k)
+  %previousp = getelementptr inbounds i64, ptr %buf, i64 {previous_at}
+  store ptr %previous, ptr %previousp, align 8
+  call i32 @pthread_setspecific(i32 %k, ptr %buf)
+  ret void
+}}
+
+; the call's list released (with %failed, every buffer in it too), the thread's
+; previous buffer restored
+define {public}void @{leave}(ptr %buf, i1 %failed) {{
+  call void @__irt_release(ptr %buf, i1 %failed)
+  %previousp = getelementptr inbounds i64, ptr %buf, i64 {previous_at}
+  %previous = load ptr, ptr %previousp, align 8
+  %k = call i32 @__irt_key()
+  call i32 @pthread_setspecific(i32 %k, ptr %previous)
+  ret void
+}}
+
+; after a jump back: the error words copied to the frame, {leave}, the status
+define {public}i64 @{fail}(ptr %buf, ptr %tail) cold {{
+  %from = getelementptr inbounds i64, ptr %buf, i64 {errors_at}
+  call void @llvm.memcpy.p0.p0.i64(ptr align 8 %tail, ptr align 8 %from, i64 {error_bytes}, i1 false)
+  call void @{leave}(ptr %buf, i1 true)
+  %statusp = getelementptr inbounds i64, ptr %buf, i64 {status_at}
+  %status = load i64, ptr %statusp, align 8
+  ret i64 %status
+}}
+
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+"""
+
+
+def _parallel_text(public: str, private: str) -> str:
     first = MUTEX_BYTES // 8  # the words after the mutex
-    return _TEXT.format(
-        public="linkonce_odr " if for_object else "",
-        private="linkonce_odr " if for_object else "internal ",
+    return _PARALLEL_TEXT.format(
+        public=public, private=private,
         env=THREADS_ENV_VAR, env_len=len(THREADS_ENV_VAR) + 1, sc=_SC_NPROCESSORS_ONLN,
         max_threads=MAX_THREADS, max_chunks=MAX_CHUNKS, mutex_bytes=MUTEX_BYTES,
         shared_words=first + 9, parallel_for=PARALLEL_FOR_SYMBOL,
         **{f"w{k}": first + k for k in range(9)})
 
 
+def _calls_text(public: str, private: str) -> str:
+    return _CALLS_TEXT.format(
+        public=public, private=private, tls_key=TLS_KEY_SYMBOL, interrupts=INTERRUPTS_SYMBOL,
+        malloc=GUARDED_MALLOC_SYMBOL, free=TRACKED_FREE_SYMBOL, check_failed=CHECK_FAILED_SYMBOL,
+        check_stack=CHECK_STACK_SYMBOL, interrupted=INTERRUPTED_SYMBOL, enter=ENTER_SYMBOL,
+        leave=LEAVE_SYMBOL, fail=FAIL_SYMBOL, status_at=STATUS_AT, errors_at=ERRORS_AT,
+        error_bytes=8 * ERROR_WORDS, limit_at=LIMIT_AT, count_at=COUNT_AT, track_at=TRACK_AT,
+        previous_at=PREVIOUS_AT, stack_limit_word=STACK_LIMIT_WORD, failed_allocation=FAILED_ALLOCATION,
+        failed_check=FAILED_CHECK, stack_exhausted=STACK_EXHAUSTED, interrupted_status=INTERRUPTED)
+
+
+#: the pieces of the runtime: (the names each defines, its text's writer)
+_PIECES = (((PARALLEL_FOR_SYMBOL,), _parallel_text), (CALL_HELPER_SYMBOLS, _calls_text))
+
+
+def runtime_text(for_object: bool = False, names: frozenset[str] | None = None) -> str:
+    """The LLVM IR of the shared runtime functions (with ``names``: of the pieces
+    that define one of them); ``for_object``: every definition ``linkonce_odr`` (a
+    copy in each object file, one kept by the linker)."""
+    public = "linkonce_odr " if for_object else ""
+    private = "linkonce_odr " if for_object else "internal "
+    return "\n".join(text(public, private) for defined, text in _PIECES
+                     if names is None or not names.isdisjoint(defined))
+
+
 #: the names the shared runtime defines (``symbols.register`` binds them)
-SYMBOLS = (PARALLEL_FOR_SYMBOL,)
+SYMBOLS = tuple(name for names, _ in _PIECES for name in names)
 
 _lock = threading.Lock()
 _addresses: dict[str, int] = {}
@@ -277,14 +589,16 @@ def _build() -> None:
 
 
 def link_runtime(mod) -> bool:
-    """Link a ``linkonce_odr`` copy of the shared runtime into the llvmlite module
-    ``mod`` if it declares a function of it (an object file's module); whether it did."""
+    """Link a ``linkonce_odr`` copy of the pieces of the shared runtime that the
+    llvmlite module ``mod`` declares a function of into it (an object file's
+    module); whether it did."""
     import llvmlite.binding as llvm
 
     declared = {f.name for f in mod.functions if f.is_declaration}
     if declared.isdisjoint(SYMBOLS):
         return False
-    runtime = llvm.parse_assembly(runtime_text(for_object=True))  # (``mod``'s context: the global one)
+    # (in ``mod``'s context: the global one)
+    runtime = llvm.parse_assembly(runtime_text(True, frozenset(declared)))
     runtime.triple = mod.triple
     runtime.data_layout = mod.data_layout
     mod.link_in(runtime)

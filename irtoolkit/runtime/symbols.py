@@ -8,8 +8,8 @@ allocation and copying, compiler-runtime helpers (integer powers, f16 and
 128-bit conversions and divisions), the threads of parallel loops, the
 setjmp/longjmp of the entry wrappers, printing a failed check -- numpy's
 OpenBLAS gemm, and the runtime's own symbols (its TLS key, the print of
-``printf.print_format``, the thread dispatch of ``support.py``). Nothing that starts
-processes, opens files or sockets, maps memory or loads code (``system``,
+``printf.print_format``, the thread dispatch and call helpers of ``support.py``).
+Nothing that starts processes, opens files or sockets, maps memory or loads code (``system``,
 ``exec*``, ``fork``, ``open``, ``dlopen``, ``mprotect`` ...): an object that
 needs any name outside the list is refused before it is loaded, whether it
 was just compiled or read from the disk cache.
@@ -22,8 +22,8 @@ import threading
 from collections.abc import Iterable
 
 from irtoolkit.abi import (
-    BLAS_SPLIT_SYMBOL, GEMM_SYMBOLS, INTERRUPTS_SYMBOL, LOOPS_SERIAL_SYMBOL, PARALLEL_FOR_SYMBOL, PRINT_SYMBOL,
-    TLS_KEY_SYMBOL,
+    BLAS_SPLIT_SYMBOL, CALL_HELPER_SYMBOLS, GEMM_SYMBOLS, INTERRUPTS_SYMBOL, LOOPS_SERIAL_SYMBOL,
+    PARALLEL_FOR_SYMBOL, PRINT_SYMBOL, TLS_KEY_SYMBOL,
 )
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError
 
@@ -53,8 +53,9 @@ CONTROL = ("_setjmp", "setjmp", "longjmp", "abort", "puts", "putchar", "printf")
 BLAS = tuple(GEMM_SYMBOLS.values())
 # symbols the runtime defines in each process: data, Python callbacks, and the
 # functions compiled code shares (support.py)
+SHARED_FUNCTIONS = (PARALLEL_FOR_SYMBOL, *CALL_HELPER_SYMBOLS)
 RUNTIME = (TLS_KEY_SYMBOL, INTERRUPTS_SYMBOL, PRINT_SYMBOL, BLAS_SPLIT_SYMBOL, LOOPS_SERIAL_SYMBOL,
-           PARALLEL_FOR_SYMBOL)
+           *SHARED_FUNCTIONS)
 
 ALLOWED = frozenset((*LIBM, *MEMORY, *COMPILER_RUNTIME, *THREADS, *CONTROL, *BLAS, *RUNTIME))
 
@@ -151,7 +152,7 @@ def register(llvm, names: Iterable[str]) -> list[str]:
             from irtoolkit.runtime.blas import flag_address
 
             addr = flag_address(name)
-        elif name == PARALLEL_FOR_SYMBOL:  # compiled once per process
+        elif name in SHARED_FUNCTIONS:  # compiled once per process
             from irtoolkit.runtime.support import address
 
             addr = address(name)

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from irtoolkit.abi import CALL_HELPER_SYMBOLS, ENTER_SYMBOL, PARALLEL_FOR_SYMBOL, TLS_KEY_SYMBOL
+
 PROGRAM = """\
 func.func @scale(%x: tensor<?xf64>, %s: f64) -> (tensor<?xf64>, f64) attributes {llvm.emit_c_interface} {
   %y = tensor.add %x, %x : tensor<?xf64>
@@ -123,6 +125,8 @@ def test_an_object_file_with_parallel_loops_links_alone_and_runs_them_on_threads
     symbols = read_object(obj.read_bytes())
     assert "__irt_parallel_for" in symbols.defined
     assert "pthread_create" in symbols.undefined
+    # (not the call helpers the JIT's runtime holds too: they need its thread key)
+    assert not {*CALL_HELPER_SYMBOLS, TLS_KEY_SYMBOL} & {*symbols.defined, *symbols.undefined}
     (program / "threads.c").write_text(THREADED_DRIVER)
     build = subprocess.run([cc, "-o", str(program / "threads"), str(program / "threads.c"), str(obj),
                             "-lm", "-lpthread"], capture_output=True, text=True, timeout=120)
@@ -135,6 +139,19 @@ def test_an_object_file_with_parallel_loops_links_alone_and_runs_them_on_threads
         outs.add(run.stdout.strip())
     expected = sum(2.0 * (i % 7) for i in range(1_000_000)) * 0.5
     assert len(outs) == 1 and float(outs.pop().split()[0]) == pytest.approx(expected, rel=1e-12)
+
+
+def test_an_object_file_gets_the_pieces_of_the_runtime_it_calls_only():
+    """``link_runtime`` copies the thread dispatch into an object that calls it, and
+    never the call helpers (their thread key and interrupt count are the JIT's)."""
+    from irtoolkit.runtime.support import runtime_text
+
+    threads = runtime_text(for_object=True, names=frozenset({PARALLEL_FOR_SYMBOL}))
+    assert f"@{PARALLEL_FOR_SYMBOL}(" in threads and TLS_KEY_SYMBOL not in threads
+    helpers = runtime_text(for_object=True, names=frozenset({ENTER_SYMBOL}))
+    assert f"@{ENTER_SYMBOL}(" in helpers and PARALLEL_FOR_SYMBOL not in helpers
+    assert all("define linkonce_odr " in line for line in (threads + helpers).splitlines()
+               if line.startswith("define "))
 
 
 def test_the_object_file_has_the_c_interface(program):

@@ -190,9 +190,14 @@ def test_cached_code_finds_this_process_thread_key():
     takes it from a symbol defined at load time, not a constant. A run-time
     check failing in code loaded from disk (a process that imported less
     before creating its key) still lands in Python as an error."""
+    from irtoolkit.abi import ENTER_SYMBOL
+    from irtoolkit.runtime import support
+
     exe = compile_text(CHECKED)
-    for obj in exe._objects:
-        assert TLS_KEY_SYMBOL in read_object(obj).undefined
+    for obj in exe._objects:  # the helpers that read the key are the shared runtime's
+        assert ENTER_SYMBOL in read_object(obj).undefined
+    support.address(ENTER_SYMBOL)
+    assert all(TLS_KEY_SYMBOL in c.undefined for code in support._code for c in code.contents)
     results = []
     for _ in range(2):
         proc = subprocess.run([sys.executable, "-c", CHECK_PROCESS], input=CHECKED,

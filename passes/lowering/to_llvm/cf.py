@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
+from irtoolkit.abi import CHECK_FAILED_SYMBOL
 from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import location_of
 from irtoolkit.passes.lowering.to_llvm.common import (
@@ -84,7 +85,7 @@ def lower_switch(rw: Lowering, op: cf.SwitchOp) -> None:
     rw.replace([])
 
 
-CHECK_FAILED = "__irt_check_failed"
+CHECK_FAILED = CHECK_FAILED_SYMBOL
 
 
 def _compared_values(rw: Lowering, cond) -> tuple[object, object] | None:

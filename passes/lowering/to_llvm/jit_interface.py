@@ -19,8 +19,12 @@ files for C (``irt-opt --emit obj``) do without it. It
   from several threads each find their own): a failure stores its status and
   details after it and ``longjmp``s back; the wrapper frees every buffer the
   call allocated and has not freed, copies the details to the frame's error
-  words and returns the status (all but ``_setjmp``, which must run in the
-  wrapper's frame, in three helpers a module: ``define_call_helpers``). The failures:
+  words and returns the status. All but ``_setjmp``, which must run in the
+  wrapper's frame, is done by the functions of ``abi.CALL_HELPER_SYMBOLS``
+  (``@__irt_enter``, ``@__irt_leave``, ``@__irt_fail`` and those below): their
+  code is the same for every module, so the JIT builds it once per process
+  (``runtime/support.py``, where it is written) and a module only declares the
+  ones it calls (``declare_call_helpers``). The failures:
 
   - ``malloc`` through ``@__irt_malloc``: a null result for a non-zero size,
     or a negative size (``abi.FAILED_ALLOCATION``); it also lists each buffer
@@ -35,7 +39,9 @@ files for C (``irt-opt --emit obj``) do without it. It
     functions poll the counter ``abi.INTERRUPTS_SYMBOL``; a change since the
     call began stops it (``abi.INTERRUPTED``). A loop's poll is a call of
     ``@__irt_poll`` at the end of its latch, which LLVM inlines (one op and one
-    line of LLVM IR a loop, where the test written out was seven). Counted
+    line of LLVM IR a loop, where the test written out was seven): the module
+    defines it, reading the counter and calling ``@__irt_interrupted`` when it
+    is not 0 (a recursive function's ``@__irt_check_stack`` tests it). Counted
     innermost loops are not polled: they end by themselves and stay vectorizable.
 """
 
@@ -53,9 +59,9 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irtoolkit.abi import (
-    ENTRY_PREFIX, ERROR_WORDS, FAILED_ALLOCATION, FAILED_CHECK, FRAME_TAIL_WORDS, INTERRUPTED,
-    INTERRUPTS_SYMBOL, STACK_EXHAUSTED, STACK_LIMIT_WORD, TLS_KEY_SYMBOL, UNOPTIMIZED_AT_TIER0,
-    descriptor_words,
+    CALL_BUFFER_WORDS, CHECK_STACK_SYMBOL, ENTER_SYMBOL, ENTRY_PREFIX, FAIL_SYMBOL, FRAME_TAIL_WORDS,
+    GUARDED_MALLOC_SYMBOL, INTERRUPTED_SYMBOL, INTERRUPTS_SYMBOL, LEAVE_SYMBOL, TRACKED_FREE_SYMBOL,
+    UNOPTIMIZED_AT_TIER0, descriptor_words,
 )
 from irtoolkit.passes.lowering.to_llvm.build import (
     PTR, SOURCE_NAME, FunctionBuilder, declare, define, function_type, lookup, move_aside,
@@ -65,28 +71,7 @@ from irtoolkit.passes.lowering.loop_to_cf import LATCH
 from irtoolkit.passes.lowering.to_llvm.cf import CHECK_FAILED
 
 RESERVED_PREFIXES = ("__irt_", "irt_vm_")  # runtime helpers: never renamed, never entries
-GUARDED_MALLOC = "__irt_malloc"
-TRACKED_FREE = "__irt_free"
-RELEASE = "__irt_release"
-ENTER = "__irt_enter"
-LEAVE = "__irt_leave"
-FAIL = "__irt_fail"
-CHECK_STACK = "__irt_check_stack"
-POLL = "__irt_interrupted"
 POLL_CHECK = "__irt_poll"
-
-JMPBUF_WORDS = 64  # glibc's x86-64 jmp_buf is 25 words; room for any target
-# after the jmp_buf: the status, the error words (copied to the frame), the
-# stack limit and the interrupt count when the call began, the list of
-# buffers the call malloc'ed and has not freed {ptr array, count, capacity},
-# and the thread's previous buffer (restored when the call ends)
-STATUS_AT = JMPBUF_WORDS
-ERRORS_AT = STATUS_AT + 1
-LIMIT_AT = ERRORS_AT + ERROR_WORDS
-COUNT_AT = LIMIT_AT + 1
-TRACK_AT = COUNT_AT + 1
-PREVIOUS_AT = TRACK_AT + 3
-BUFFER_WORDS = PREVIOUS_AT + 1
 
 
 # --------------------------------------------------------------------------- renaming
@@ -108,199 +93,31 @@ def source_name(fn: llvm.FuncOp) -> str | None:
     return None if name.startswith(RESERVED_PREFIXES) else name
 
 
-# --------------------------------------------------------------------------- shared pieces
+# --------------------------------------------------------------------------- the shared helpers
 
 
-def _tls_key(b: FunctionBuilder) -> SSAValue:
-    """The pthread key of the running call's jmp_buf: the address of the
-    external ``abi.TLS_KEY_SYMBOL``, minus one."""
-    module = b.fn.parent_op()
-    assert isinstance(module, ModuleOp)
-    if lookup(module, TLS_KEY_SYMBOL) is None:
-        module.body.block.add_op(llvm.GlobalOp(i8, TLS_KEY_SYMBOL, "external"))
-    return b.sub(b.trunc(b.ptrtoint(b.addressof(TLS_KEY_SYMBOL)), i32), b.i32(1))
-
-
-def _libc(module: ModuleOp) -> None:
-    """Declare the C functions the runtime helpers call."""
-    declare(module, "pthread_getspecific", function_type([i32], PTR))
-    declare(module, "pthread_setspecific", function_type([i32, PTR], i32))
+def declare_call_helpers(module: ModuleOp, guarded: bool, tracked_free: bool, checked: bool,
+                         recursive: bool, polled: bool) -> None:
+    """Declare the shared runtime's functions (``abi.CALL_HELPER_SYMBOLS``,
+    ``runtime/support.py``) that the module calls, and ``_setjmp``; the portable
+    check handler of ``cf.py``, if defined, gives way to the runtime's."""
     declare(module, "_setjmp", function_type([PTR], i32), "returns_twice")
-    declare(module, "longjmp", function_type([PTR, i32]), "noreturn")
-    declare(module, "abort", function_type([]), "noreturn")
-    declare(module, "puts", function_type([PTR], i32))
-    declare(module, "malloc", function_type([i64], PTR))
-    declare(module, "realloc", function_type([PTR, i64], PTR))
-    declare(module, "free", function_type([PTR]))
-
-
-def _current_buffer(b: FunctionBuilder) -> SSAValue:
-    return b.call("pthread_getspecific", [_tls_key(b)], PTR)
-
-
-def _word(b: FunctionBuilder, buf: SSAValue, k: int) -> SSAValue:
-    return b.gep(buf, k * 8)
-
-
-def _jump_back(b: FunctionBuilder, buf: SSAValue, status: int,
-               details: tuple[SSAValue, ...] = ()) -> None:
-    """Store ``status`` and ``details`` (the error words) after the call's
-    jmp_buf and jump back to its entry point."""
-    b.store(b.i64(status), _word(b, buf, STATUS_AT))
-    for k, v in enumerate(details):
-        b.store(v, _word(b, buf, ERRORS_AT + k))
-    b.call("longjmp", [buf, b.i32(1)])
-    b.unreachable()
-
-
-def _abort_unless_in_a_call(b: FunctionBuilder, buf: SSAValue, message: SSAValue | None = None) -> None:
-    """Outside an entry wrapper there is nowhere to jump: print and abort."""
-    outside = b.new_block()
-    inside = b.new_block()
-    b.cond_br(b.is_null(buf), outside, inside)
-    b.at(outside)
-    if message is not None:
-        b.call("puts", [message], i32)
-    b.call("abort", [])
-    b.unreachable()
-    b.at(inside)
-
-
-def _return_unless_in_a_call(b: FunctionBuilder, buf: SSAValue) -> None:
-    """Outside an entry wrapper (a worker thread, a C caller) there is nothing to check."""
-    outside, inside = b.new_block(), b.new_block()
-    b.cond_br(b.is_null(buf), outside, inside)
-    b.at(outside)
-    b.ret()
-    b.at(inside)
-
-
-def _interrupts(b: FunctionBuilder) -> SSAValue:
-    """The process's interrupt count (an atomic read: another thread writes it)."""
-    module = b.fn.parent_op()
-    assert isinstance(module, ModuleOp)
-    if lookup(module, INTERRUPTS_SYMBOL) is None:
-        module.body.block.add_op(llvm.GlobalOp(i64, INTERRUPTS_SYMBOL, "external"))
-    return b.load(b.addressof(INTERRUPTS_SYMBOL), i64, ordering=MONOTONIC)
-
-
-MONOTONIC = 2  # LLVM's atomic ordering code
-
-
-# --------------------------------------------------------------------------- allocations
-
-
-def define_guarded_malloc(module: ModuleOp, track: bool) -> None:
-    """``ptr @__irt_malloc(i64 n)``: malloc, or a jump back to the wrapper with
-    status ``n`` (see the module doc); with ``track``, the buffer joins the
-    call's allocation list."""
-    _, b = define(module, GUARDED_MALLOC, function_type([i64], PTR), "internal", UNOPTIMIZED_AT_TIER0)
-    (n,) = b.args
-    p = b.call("malloc", [n], PTR)
-    buf = _current_buffer(b)  # (once: the failure and the list both need it)
-    null = b.is_null(p)
-    bad = b.or_(b.icmp("slt", n, b.i64(0)), b.and_(null, b.icmp("ne", n, b.i64(0))))
-    fail, ok = b.new_block(), b.new_block()
-    b.cond_br(bad, fail, ok)
-    b.at(fail)
-    _abort_unless_in_a_call(b, buf)
-    _jump_back(b, buf, FAILED_ALLOCATION, (n,))
-    b.at(ok)
-    if track:
-        listed, done = b.new_block(), b.new_block()
-        b.cond_br(b.is_null(buf), done, listed)
-        b.at(listed)
-        count = b.load(_word(b, buf, TRACK_AT + 1), i64)
-        cap = b.load(_word(b, buf, TRACK_AT + 2), i64)
-        grow, store = b.new_block(), b.new_block()
-        b.cond_br(b.icmp("sge", count, cap), grow, store)
-        b.at(grow)
-        new_cap = b.select(b.icmp("slt", cap, b.i64(16)), b.i64(16), b.mul(cap, b.i64(2)))
-        old = b.inttoptr(b.load(_word(b, buf, TRACK_AT), i64))
-        grown = b.call("realloc", [old, b.mul(new_cap, b.i64(8))], PTR)
-        lost, kept = b.new_block(), b.new_block()
-        b.cond_br(b.is_null(grown), lost, kept)
-        b.at(lost)
-        b.call("free", [p])
-        _jump_back(b, buf, FAILED_ALLOCATION, (n,))
-        b.at(kept)
-        b.store(b.ptrtoint(grown), _word(b, buf, TRACK_AT))
-        b.store(new_cap, _word(b, buf, TRACK_AT + 2))
-        b.br(store)
-        b.at(store)
-        arr = b.inttoptr(b.load(_word(b, buf, TRACK_AT), i64))
-        b.store(p, b.gep(arr, count, PTR))
-        b.store(b.add(count, b.i64(1)), _word(b, buf, TRACK_AT + 1))
-        b.br(done)
-        b.at(done)
-    b.ret(p)
-
-
-def define_tracked_free(module: ModuleOp) -> None:
-    """``void @__irt_free(ptr p)``: drop ``p`` from the call's allocation list
-    (searched from the end: buffers die young), then ``free`` it."""
-    _, b = define(module, TRACKED_FREE, function_type([PTR]), "internal", UNOPTIMIZED_AT_TIER0)
-    (p,) = b.args
-    buf = _current_buffer(b)
-    search, done = b.new_block(), b.new_block()
-    b.cond_br(b.is_null(buf), done, search)
-    b.at(search)
-    arr = b.inttoptr(b.load(_word(b, buf, TRACK_AT), i64))
-    count = b.load(_word(b, buf, TRACK_AT + 1), i64)
-    loop, body, found = b.new_block([i64]), b.new_block(), b.new_block()
-    b.br(loop, count)
-    b.at(loop)
-    i = loop.args[0]
-    b.cond_br(b.icmp("sgt", i, b.i64(0)), body, done)
-    b.at(body)
-    j = b.sub(i, b.i64(1))
-    slot = b.gep(arr, j, PTR)
-    b.cond_br(b.icmp("eq", b.ptrtoint(b.load(slot, PTR)), b.ptrtoint(p)), found, loop, (), (j,))
-    b.at(found)
-    last = b.sub(count, b.i64(1))
-    b.store(b.load(b.gep(arr, last, PTR), PTR), slot)
-    b.store(last, _word(b, buf, TRACK_AT + 1))
-    b.br(done)
-    b.at(done)
-    b.call("free", [p])
-    b.ret()
-
-
-def define_release(module: ModuleOp) -> None:
-    """``void @__irt_release(ptr buf, i1 all)``: free the call's allocation
-    list, and with ``all`` every buffer still in it (after a failure)."""
-    _, b = define(module, RELEASE, function_type([PTR, i1]), "internal", UNOPTIMIZED_AT_TIER0)
-    buf, everything = b.args
-    arr = b.inttoptr(b.load(_word(b, buf, TRACK_AT), i64))
-    count = b.load(_word(b, buf, TRACK_AT + 1), i64)
-    freeing, done = b.new_block(), b.new_block()
-    b.cond_br(everything, freeing, done)
-    b.at(freeing)
-    b.counted_loop(b.i64(0), count, lambda i: b.call("free", [b.load(b.gep(arr, i, PTR), PTR)]))
-    b.br(done)
-    b.at(done)
-    b.call("free", [arr])
-    b.ret()
-
-
-def define_check_handler(module: ModuleOp) -> None:
-    """``void @__irt_check_failed(ptr msg, i64 has_values, i64 a, i64 b)`` that
-    jumps back to the wrapper (see the module doc)."""
-    fn = lookup(module, CHECK_FAILED)
-    if isinstance(fn, llvm.FuncOp):  # the portable definition of cf.py: replaced
-        blocks = list(fn.body.blocks)
-        for block in blocks:
-            for op in block.ops:
-                op.drop_all_references()
-        for block in blocks:
-            fn.body.detach_block(block)
-            block.erase(safe_erase=False)
-    fn, b = define(module, CHECK_FAILED, function_type([PTR, i64, i64, i64]), "internal",
-                   "noinline", "cold", UNOPTIMIZED_AT_TIER0)
-    msg, flag, x, y = b.args
-    buf = _current_buffer(b)
-    _abort_unless_in_a_call(b, buf, msg)
-    _jump_back(b, buf, FAILED_CHECK, (b.ptrtoint(msg), flag, x, y))
+    declare(module, ENTER_SYMBOL, function_type([PTR, PTR]))
+    declare(module, LEAVE_SYMBOL, function_type([PTR, i1]))
+    declare(module, FAIL_SYMBOL, function_type([PTR, PTR], i64), "cold")
+    if guarded:
+        declare(module, GUARDED_MALLOC_SYMBOL, function_type([i64], PTR))
+    if tracked_free:
+        declare(module, TRACKED_FREE_SYMBOL, function_type([PTR]))
+    if checked:
+        fn = lookup(module, CHECK_FAILED)
+        if isinstance(fn, llvm.FuncOp) and fn.body.blocks:
+            module.body.block.erase_op(fn, safe_erase=False)  # (its calls refer to it by name)
+        declare(module, CHECK_FAILED, function_type([PTR, i64, i64, i64]), "noreturn", "cold")
+    if recursive:
+        declare(module, CHECK_STACK_SYMBOL, function_type([i64]))
+    if polled:
+        declare(module, INTERRUPTED_SYMBOL, function_type([]), "cold")
 
 
 # --------------------------------------------------------------------------- entry points
@@ -339,53 +156,10 @@ def _results(fty: llvm.LLVMFunctionType) -> list[Attribute]:
     return [out]
 
 
-def define_call_helpers(module: ModuleOp, track: bool, counted: bool) -> None:
-    """What every entry point with a jmp_buf does around its call, once a module
-    (``_setjmp`` excepted: it must run in the wrapper's own frame).
-
-    * ``void @__irt_enter(ptr buf, ptr tail)``: the call's buffer ready (``tail``:
-      the frame's error words, then its stack limit) and the thread's, its
-      previous one kept in it;
-    * ``void @__irt_leave(ptr buf, i1 failed)``: the allocation list released
-      (with ``failed``, every buffer in it too), the previous buffer restored;
-    * ``i64 @__irt_fail(ptr buf, ptr tail)``, after a jump back: the error words
-      copied to the frame, ``__irt_leave``, and the status.
-
-    ``track``: with a list of the call's buffers; ``counted``: noting the interrupt count."""
-    _, b = define(module, ENTER, function_type([PTR, PTR]), "internal", UNOPTIMIZED_AT_TIER0)
-    buf, tail = b.args
-    if track:
-        zero = b.i64(0)
-        for k in (TRACK_AT, TRACK_AT + 1, TRACK_AT + 2):
-            b.store(zero, _word(b, buf, k))
-    b.store(b.load(b.gep(tail, 8 * STACK_LIMIT_WORD), i64), _word(b, buf, LIMIT_AT))
-    if counted:
-        b.store(_interrupts(b), _word(b, buf, COUNT_AT))
-    key = _tls_key(b)
-    b.store(b.call("pthread_getspecific", [key], PTR), _word(b, buf, PREVIOUS_AT))
-    b.call("pthread_setspecific", [key, buf], i32)
-    b.ret()
-
-    _, b = define(module, LEAVE, function_type([PTR, i1]), "internal", UNOPTIMIZED_AT_TIER0)
-    buf, failed = b.args
-    if track:
-        b.call(RELEASE, [buf, failed])
-    b.call("pthread_setspecific", [_tls_key(b), b.load(_word(b, buf, PREVIOUS_AT), PTR)], i32)
-    b.ret()
-
-    _, b = define(module, FAIL, function_type([PTR, PTR], i64), "internal", "cold",
-                  UNOPTIMIZED_AT_TIER0)
-    buf, tail = b.args
-    for k in range(ERROR_WORDS):
-        b.store(b.load(_word(b, buf, ERRORS_AT + k), i64), _word(b, tail, k))
-    b.call(LEAVE, [buf, b.true()])
-    b.ret(b.load(_word(b, buf, STATUS_AT), i64))
-
-
 def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool) -> bool:
     """``i64 @_irt_call_<name>(ptr frame)`` calling ``fn``; False (nothing added)
     when a type does not fit the frame. ``guarded``: with a jmp_buf (the module
-    has the helpers of ``define_call_helpers``)."""
+    declares the helpers: ``declare_call_helpers``)."""
     fty = fn.function_type
     ins, outs = list(fty.inputs), _results(fty)
     words = [_frame_words(t) for t in (*ins, *outs)]
@@ -398,14 +172,14 @@ def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool)
     offsets = [sum(words[:k]) * 8 for k in range(len(words))]
     buf = None
     if guarded:
-        buf = b.alloca(llvm.LLVMArrayType(BUFFER_WORDS, i64))
+        buf = b.alloca(llvm.LLVMArrayType(CALL_BUFFER_WORDS, i64))
         tail = b.gep(frame, sum(words) * 8)
-        b.call(ENTER, [buf, tail])
+        b.call(ENTER_SYMBOL, [buf, tail])
         jumped = b.call("_setjmp", [buf], i32)
         failed, run = b.new_block(), b.new_block()
         b.cond_br(b.icmp("ne", jumped, b.i32(0)), failed, run)
         b.at(failed)
-        b.ret(b.call(FAIL, [buf, tail], i64))
+        b.ret(b.call(FAIL_SYMBOL, [buf, tail], i64))
         b.at(run)
     args = []
     for t, off in zip(ins, offsets):
@@ -422,7 +196,7 @@ def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool)
         b.store(b.zext(v, i8) if t == i1 else v, p)
     if guarded:
         assert buf is not None
-        b.call(LEAVE, [buf, b.const(0, i1)])  # (the list only: the live buffers are results)
+        b.call(LEAVE_SYMBOL, [buf, b.const(0, i1)])  # (the list only: the live buffers are results)
     b.ret(b.i64(0))
     return True
 
@@ -430,15 +204,16 @@ def add_entry_point(module: ModuleOp, name: str, fn: llvm.FuncOp, guarded: bool)
 # --------------------------------------------------------------------------- stack and SIGINT
 
 
-def define_interrupt_poll(module: ModuleOp) -> None:
-    """``void @__irt_interrupted()``: called when the interrupt count is not 0;
-    jumps back if it moved since the running call began."""
-    _, b = define(module, POLL, function_type([]), "internal", "noinline", "cold",
-                  UNOPTIMIZED_AT_TIER0)
-    buf = _current_buffer(b)
-    _return_unless_in_a_call(b, buf)
-    _jump_back_if_interrupted(b, buf)
-    b.ret()
+MONOTONIC = 2  # LLVM's atomic ordering code
+
+
+def _interrupts(b: FunctionBuilder) -> SSAValue:
+    """The process's interrupt count (an atomic read: another thread writes it)."""
+    module = b.fn.parent_op()
+    assert isinstance(module, ModuleOp)
+    if lookup(module, INTERRUPTS_SYMBOL) is None:
+        module.body.block.add_op(llvm.GlobalOp(i64, INTERRUPTS_SYMBOL, "external"))
+    return b.load(b.addressof(INTERRUPTS_SYMBOL), i64, ordering=MONOTONIC)
 
 
 def define_poll(module: ModuleOp) -> None:
@@ -449,34 +224,9 @@ def define_poll(module: ModuleOp) -> None:
     slow, done = b.new_block(), b.new_block()
     b.cond_br(b.icmp("ne", _interrupts(b), b.i64(0)), slow, done)
     b.at(slow)
-    b.call(POLL, [])
+    b.call(INTERRUPTED_SYMBOL, [])
     b.br(done)
     b.at(done)
-    b.ret()
-
-
-def _jump_back_if_interrupted(b: FunctionBuilder, buf: SSAValue) -> None:
-    """Jump back if the interrupt count moved since the call began."""
-    moved, same = b.new_block(), b.new_block()
-    b.cond_br(b.icmp("ne", _interrupts(b), b.load(_word(b, buf, COUNT_AT), i64)), moved, same)
-    b.at(moved)
-    _jump_back(b, buf, INTERRUPTED)
-    b.at(same)
-
-
-def define_stack_check(module: ModuleOp) -> None:
-    """``void @__irt_check_stack(i64 sp)``: jumps back when ``sp`` is below the
-    call's stack limit, and polls for an interrupt."""
-    _, b = define(module, CHECK_STACK, function_type([i64]), "internal", "noinline")
-    (sp,) = b.args
-    buf = _current_buffer(b)
-    _return_unless_in_a_call(b, buf)
-    deep, fine = b.new_block(), b.new_block()
-    b.cond_br(b.icmp("ult", sp, b.load(_word(b, buf, LIMIT_AT), i64)), deep, fine)
-    b.at(deep)
-    _jump_back(b, buf, STACK_EXHAUSTED)
-    b.at(fine)
-    _jump_back_if_interrupted(b, buf)
     b.ret()
 
 
@@ -516,7 +266,7 @@ def check_stack_on_entry(fn: llvm.FuncOp) -> None:
     entry = fn.body.blocks[0]
     sp = llvm.CallIntrinsicOp("llvm.stacksave.p0", [], [PTR])
     addr = llvm.PtrToIntOp(sp.results[0], i64)
-    call = llvm.CallOp(CHECK_STACK, addr.results[0])
+    call = llvm.CallOp(CHECK_STACK_SYMBOL, addr.results[0])
     first = entry.first_op
     assert first is not None
     entry.insert_ops_before([sp, addr, call], first)
@@ -629,29 +379,16 @@ def add_jit_interface(module: ModuleOp) -> dict[str, str]:
     polled = sum(poll_loops(fn, calling, poll) for fn in program)
     referenced = {referenced_symbol(op) for op in users}
     checked = CHECK_FAILED in referenced
-    # calls are rerouted before the helpers are defined: those call the real ones
     guarded = "malloc" in referenced
     tracked_free = guarded and "free" in referenced
     if guarded:
-        redirect_symbols(module, {"malloc": GUARDED_MALLOC, "free": TRACKED_FREE}
-                         if tracked_free else {"malloc": GUARDED_MALLOC}, users)
+        redirect_symbols(module, {"malloc": GUARDED_MALLOC_SYMBOL, "free": TRACKED_FREE_SYMBOL}
+                         if tracked_free else {"malloc": GUARDED_MALLOC_SYMBOL}, users)
     jumps = guarded or checked or bool(recursive) or bool(polled)
     if jumps:
-        _libc(module)
-    if guarded:
-        define_guarded_malloc(module, track=True)
-        define_release(module)
-    if tracked_free:
-        define_tracked_free(module)
-    if checked:
-        define_check_handler(module)
-    if recursive:
-        define_stack_check(module)
+        declare_call_helpers(module, guarded, tracked_free, checked, bool(recursive), bool(polled))
     if polled:
-        define_interrupt_poll(module)
         define_poll(module)
-    if jumps:
-        define_call_helpers(module, track=guarded, counted=bool(recursive or polled))
     entries = {}
     for name, fn in public:
         if add_entry_point(module, name, fn, jumps):

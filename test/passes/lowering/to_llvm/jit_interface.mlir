@@ -1,6 +1,7 @@
 // add-jit-interface: what the JIT adds after lower-to-llvm (irtoolkit.runtime runs it).
 // RUN: irt-opt %s -p convert-scf-to-loop,lower-loop-to-cf,convert-to-llvm,add-jit-interface | FileCheck %s
 // RUN: irt-opt %s -p convert-scf-to-loop,lower-loop-to-cf,convert-to-llvm,add-jit-interface | irt-opt | FileCheck %s
+// RUN: irt-opt %s -p convert-scf-to-loop,lower-loop-to-cf,convert-to-llvm,add-jit-interface | FileCheck %s --check-prefix=SHARED
 
 // Functions are moved aside (a user function named like a C library function
 // must not catch LLVM's library calls); each public one gets an entry point
@@ -48,7 +49,7 @@ func.func @depth(%n: i64) -> i64 {
 // CHECK:         llvm.call @__irt_poll() : () -> ()
 // CHECK-NEXT:    llvm.br ^{{bb[0-9]+}}(%{{.*}} : i64) {irt.latch = "while"}
 // CHECK-NOT:     llvm.call @__irt_poll()
-// CHECK-LABEL: llvm.func internal @__irt_check_failed(
+// CHECK-LABEL: llvm.func @_setjmp(!llvm.ptr) -> i32 attributes {passthrough = ["returns_twice"]}
 func.func @loops(%n: i64) -> i64 {
   %c0 = arith.constant 0 : i64
   %c1 = arith.constant 1 : i64
@@ -70,16 +71,22 @@ func.func @loops(%n: i64) -> i64 {
   return %f : i64
 }
 
-// The runtime helpers: failures jump back to the entry point. Those that run once
-// per call or allocation are marked for the JIT's first tier to leave unoptimized;
-// the stack check runs on every recursive call and is not.
-// CHECK:       llvm.call @longjmp(
-// CHECK-LABEL: llvm.func internal @__irt_malloc(%{{.*}}: i64) -> !llvm.ptr attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
-// CHECK:       llvm.mlir.global external @__irt_tls_key() {{.*}} : i8
-// CHECK-LABEL: llvm.func internal @__irt_release({{.*}} attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
-// CHECK-LABEL: llvm.func internal @__irt_free({{.*}} attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
-// CHECK-LABEL: llvm.func internal @__irt_check_stack(%{{.*}}: i64) attributes {passthrough = ["noinline"]}
-// CHECK-LABEL: llvm.func internal @__irt_interrupted() attributes {passthrough = ["noinline", "cold", ["irt-tier0", "optnone"]]}
+// The runtime helpers: failures jump back to the entry point. Their code is the
+// same in every module: the JIT's shared runtime (irtoolkit/runtime/support.py,
+// built once per process) defines them, the module declares those it calls (the
+// portable check handler of convert-cf-to-llvm gives way). The poll stays: LLVM
+// inlines it.
+// CHECK-NEXT:  llvm.func @__irt_enter(!llvm.ptr, !llvm.ptr)
+// CHECK-NEXT:  llvm.func @__irt_leave(!llvm.ptr, i1)
+// CHECK-NEXT:  llvm.func @__irt_fail(!llvm.ptr, !llvm.ptr) -> i64 attributes {passthrough = ["cold"]}
+// CHECK-NEXT:  llvm.func @__irt_malloc(i64) -> !llvm.ptr
+// CHECK-NEXT:  llvm.func @__irt_free(!llvm.ptr)
+// CHECK-NEXT:  llvm.func @__irt_check_failed(!llvm.ptr, i64, i64, i64) attributes {passthrough = ["noreturn", "cold"]}
+// CHECK-NEXT:  llvm.func @__irt_check_stack(i64)
+// CHECK-NEXT:  llvm.func @__irt_interrupted() attributes {passthrough = ["cold"]}
+// SHARED-NOT:  llvm.func internal @__irt_{{(malloc|free|release|check_failed|check_stack|interrupted|enter|leave|fail)}}(
+// SHARED-NOT:  llvm.call @longjmp(
+// SHARED-NOT:  @__irt_tls_key
 // The poll each loop calls: the test of the counter, inlined; the rest out of line.
 // CHECK-LABEL: llvm.func internal @__irt_poll() attributes {passthrough = ["alwaysinline"]}
 // CHECK:         %[[N:.*]] = llvm.load %{{.*}} atomic monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
@@ -88,18 +95,7 @@ func.func @loops(%n: i64) -> i64 {
 // CHECK:       ^[[SLOW]]:
 // CHECK-NEXT:    llvm.call @__irt_interrupted()
 // CHECK-NEXT:    llvm.br ^[[DONE]]
-
-// What every entry point does around its call: the call's buffer (jmp_buf, the
-// frame's stack limit, the interrupt count) under the thread's key; the frame's
-// error words and the status after a failure; the allocation list released.
-// CHECK-LABEL: llvm.func internal @__irt_enter(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
-// CHECK:         llvm.call @pthread_getspecific(
-// CHECK:         llvm.call @pthread_setspecific(
-// CHECK-LABEL: llvm.func internal @__irt_leave(%{{.*}}: !llvm.ptr, %{{.*}}: i1) attributes {passthrough = {{\[}}["irt-tier0", "optnone"]]}
-// CHECK:         llvm.call @__irt_release(
-// CHECK:         llvm.call @pthread_setspecific(
-// CHECK-LABEL: llvm.func internal @__irt_fail(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i64 attributes {passthrough = ["cold", ["irt-tier0", "optnone"]]}
-// CHECK:         llvm.call @__irt_leave(
+// CHECK:       llvm.mlir.global external @__irt_interrupts()
 
 // The entry points: the helpers around the call, _setjmp in the entry point's own frame.
 // CHECK-LABEL: llvm.func @_irt_call_f(%{{.*}}: !llvm.ptr) -> i64 attributes {passthrough = {{\[}}["irt-tier0", "optnone"]], irt.frame_words = 14 : i64}

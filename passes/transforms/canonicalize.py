@@ -23,6 +23,9 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.transforms.canonicalize import CanonicalizationRewritePattern, CanonicalizePass
+from xdsl.folder import Folder
+from xdsl.traits import ConstantLike, HasFolder
+from xdsl.transforms import dead_code_elimination
 from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.exceptions import VerifyException
 
@@ -205,6 +208,47 @@ class Canonicalize(CanonicalizePass):
 def canonicalization_pattern(ctx: Context) -> GreedyRewritePatternApplier:
     """What `canonicalize` applies to each op: folds, then the ops' canonicalization
     patterns and ours."""
-    return GreedyRewritePatternApplier(
-        [CanonicalizationRewritePattern(), LiftScalarOpOnTensors()], ctx=ctx, folding_enabled=True
-    )
+    return _Applier([CanonicalizationRewritePattern(), LiftScalarOpOnTensors()], ctx=ctx, folding_enabled=True)
+
+
+class _Applier(GreedyRewritePatternApplier):
+    """xDSL's applier (dead ops erased, then folds, then the patterns), with what it
+    asks of every op's class answered once per class and one folder for all ops
+    (it imported a function, made a folder and looked up two traits per op)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if self.dce_enabled and dead_code_elimination.is_trivially_dead(op):
+            rewriter.erase(op)
+            return
+        if self.folding_enabled and _folds(type(op), op):
+            folded = self._folder().try_fold(op)
+            if folded is not None:
+                rewriter.replace(op, new_ops=folded[1], new_results=folded[0])
+                return
+        for pattern in self.rewrite_patterns:
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+    def _folder(self) -> Folder:
+        folder = self.__dict__.get("_folder_")
+        if folder is None:
+            if self.ctx is None:
+                raise ValueError("Context is required for folding")
+            folder = self.__dict__["_folder_"] = Folder(self.ctx)
+        return folder
+
+
+def _folds(cls: type, op: Operation) -> bool:
+    """Are ops of class ``cls`` (``op`` one) folded: a folder, and not a constant (whose
+    fold would be materialised as itself again)."""
+    try:
+        return _FOLDS[cls]
+    except KeyError:
+        found = _FOLDS[cls] = (op.has_trait(HasFolder, value_if_unregistered=False)
+                               and not op.has_trait(ConstantLike, value_if_unregistered=True))
+        return found
+
+
+_FOLDS: dict[type, bool] = {}
+

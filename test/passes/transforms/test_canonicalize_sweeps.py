@@ -1,5 +1,6 @@
-"""`canonicalize`'s later sweeps visit only the ops near a change; the result must be
-xDSL's, whose every sweep visits every op (passes/transforms/canonicalize.py)."""
+"""`canonicalize`'s later sweeps visit only the ops near a change, and its applier
+answers per op class what xDSL's asks of every op; the result must be xDSL's walker
+and applier's, whose every sweep visits every op (passes/transforms/canonicalize.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from xdsl.pattern_rewriter import PatternRewriteWalker
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 from xdsl.transforms.dead_code_elimination import region_dce
 
 import irtoolkit
@@ -50,5 +51,8 @@ def test_same_result_as_full_sweeps(name: str, text: str, before: str | None):
             irtoolkit.run_pipeline(ours, before)
         full = ours.clone()
         irtoolkit.run_pipeline(ours, "canonicalize")
-        PatternRewriteWalker(canonicalization_pattern(irtoolkit.context()), post_walk_func=region_dce).rewrite_module(full)
+        ours_pattern = canonicalization_pattern(irtoolkit.context())
+        xdsl_pattern = GreedyRewritePatternApplier(ours_pattern.rewrite_patterns, ctx=ours_pattern.ctx,
+                                                   folding_enabled=True)
+        PatternRewriteWalker(xdsl_pattern, post_walk_func=region_dce).rewrite_module(full)
         assert str(ours) == str(full)

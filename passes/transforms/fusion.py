@@ -277,10 +277,8 @@ def _analyse_block(block: Block) -> list[Group]:
         if not fusable(op):
             continue
         if not is_reduction(op):
-            users = {u.operation for r in op.results for u in r.uses}
-            owners = {id(group_of[u]): group_of[u] for u in users if u in group_of}
-            if users and all(u in group_of for u in users) and len(owners) == 1:
-                g = next(iter(owners.values()))
+            g = _users_group(op, group_of)
+            if g is not None:
                 g.add(op)
                 group_of[op] = g
                 continue
@@ -289,6 +287,18 @@ def _analyse_block(block: Block) -> list[Group]:
         group_of[op] = g
         groups.append(g)
     return groups
+
+
+def _users_group(op: Operation, group_of: dict[Operation, Group]) -> Group | None:
+    """The one group all of ``op``'s users (it has some) are in, else None."""
+    found = None
+    for r in op.results:
+        for use in r.uses:
+            g = group_of.get(use.operation)
+            if g is None or (found is not None and g is not found):
+                return None
+            found = g
+    return found
 
 
 def _worth_fusing(g: Group, into: Operation | None) -> bool:

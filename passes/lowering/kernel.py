@@ -263,13 +263,37 @@ class KernelEmitter:
 # groups
 
 
+# isinstance against xDSL's (abstract) classes, answered once per class: a kernel
+# asks them of every member, operand and leaf
+_is_tensor = instance_test(TensorType)
+_is_value = instance_test(SSAValue)
+_is_op = instance_test(Operation)
+_is_broadcast = instance_test(tensor.BroadcastOp)
+_is_splat = instance_test(tensor.SplatOp)
+_is_constant = instance_test(arith.ConstantOp)
+_is_splat_or_constant = instance_test(tensor.SplatOp, arith.ConstantOp)
+_is_extract_slice = instance_test(tensor.ExtractSliceOp)
+_is_slice = instance_test(tensor.ExtractSliceOp, tensor.InsertSliceOp)
+
+
 class CannotFuse(Exception):
     """A group that cannot be a kernel, and why (a size that cannot be found ...)."""
 
 
+#: op class -> does it declare a ``COMBINER`` (is_reduction and fusable ask of every op)
+_COMBINES: dict[type, bool] = {}
+
+
+def _combines(cls: type) -> bool:
+    found = _COMBINES.get(cls)
+    if found is None:
+        found = _COMBINES[cls] = hasattr(cls, "COMBINER")
+    return found
+
+
 def is_reduction(op: Operation) -> bool:
     """A reduction a kernel can compute: it declares its ``COMBINER``."""
-    return hasattr(type(op), "COMBINER") and isinstance(op.results[0].type, TensorType)
+    return _combines(type(op)) and _is_tensor(op.results[0].type)
 
 
 def fusable(op: Operation) -> bool:
@@ -278,12 +302,12 @@ def fusable(op: Operation) -> bool:
     if is_reduction(op):
         return True
     meaning = meaning_of(op)
-    return (
-        meaning is not None
-        and len(op.results) == 1
-        and all(isinstance(v.type, TensorType) for v in (*op.operands, *op.results))
-        and meaning.scalar_for(op) is not None
-    )
+    if meaning is None or len(op.results) != 1:
+        return False
+    for v in op.operands:
+        if not _is_tensor(v.type):
+            return False
+    return _is_tensor(op.results[0].type) and meaning.has_scalar_for(op)
 
 
 @dataclass(eq=False)
@@ -304,20 +328,20 @@ def _splat_scalar_source(v: SSAValue) -> SSAValue | float | int | None:
     """A splat-valued tensor's element: an SSA scalar (``tensor.splat``) or a number."""
     for _ in range(64):
         owner = v.owner
-        if isinstance(owner, tensor.BroadcastOp):
+        if _is_broadcast(owner):
             v = owner.input
-        elif isinstance(owner, tensor.SplatOp):
+        elif _is_splat(owner):
             return owner.input
         else:
             break
-    if isinstance(v.owner, arith.ConstantOp) and isinstance(v.type, TensorType):
+    if _is_constant(v.owner) and _is_tensor(v.type):
         return tensor.splat_constant(v)
     return None
 
 
 def reads_materialised_broadcast(op: Operation) -> bool:
     """Does ``op`` read a broadcast of a non-splat value (which a kernel reads through)?"""
-    return any(isinstance(v.owner, tensor.BroadcastOp) and _splat_scalar_source(v) is None
+    return any(_is_broadcast(v.owner) and _splat_scalar_source(v) is None
                for v in op.operands)
 
 
@@ -335,7 +359,7 @@ def slice_tensors(s: Operation) -> tuple[SSAValue, SSAValue]:
 
 def same_slice(a: Operation | None, b: Operation) -> bool:
     """Are ``a`` and ``b`` slices (extract or insert) of one tensor at the same place?"""
-    if not isinstance(a, tensor.ExtractSliceOp | tensor.InsertSliceOp) or slice_tensors(a)[0] is not slice_tensors(b)[0]:
+    if not _is_slice(a) or slice_tensors(a)[0] is not slice_tensors(b)[0]:
         return False
     return (all(getattr(a, n) == getattr(b, n) for n in ("static_offsets", "static_sizes", "static_strides"))
             and all(list(getattr(a, n)) == list(getattr(b, n)) for n in ("offsets", "sizes", "strides")))
@@ -365,9 +389,9 @@ def updates_in_place(group: Group) -> Operation | None:
                     break
                 if v is dest:
                     return None
-                if isinstance(owner, tensor.BroadcastOp):
+                if _is_broadcast(owner):
                     v = owner.input
-                elif isinstance(owner, tensor.ExtractSliceOp) and static_slice_sizes(owner) is not None:
+                elif _is_extract_slice(owner) and static_slice_sizes(owner) is not None:
                     v = owner.source
                 else:
                     break
@@ -389,11 +413,16 @@ class Kernel:
         self.is1: dict[tuple[SSAValue, int], SSAValue] = {}
         self.leaf_ops: list[Operation] = []
         self.checked_slices: set[Operation] = set()
+        self._elementwise: list[Operation] | None = None
 
     # -- sizes -------------------------------------------------------------
 
     def _elementwise_members(self) -> list[Operation]:
-        return [m for m in self.g.members if not is_reduction(m)]
+        # asked by the checks, the domain and every term of a reduction: made once
+        # (the group does not change while its nest is built)
+        if self._elementwise is None:
+            self._elementwise = [m for m in self.g.members if not is_reduction(m)]
+        return self._elementwise
 
     def _domain_leaves(self, dom: SSAValue) -> list[SSAValue]:
         """Tensors read at the domain indices: operands of members that are not members."""
@@ -401,7 +430,7 @@ class Kernel:
         if not ew:
             return [dom]
         return [o for m in ew for o in m.operands
-                if isinstance(o.type, TensorType) and o.owner not in self.g.member_set]
+                if _is_tensor(o.type) and o.owner not in self.g.member_set]
 
     def dim_of(self, v: SSAValue, d: int, depth: int = 0) -> SSAValue | None:
         """Size ``d`` of leaf ``v``: a constant, a size operand, or ``tensor.dim`` (None: unknown)."""
@@ -414,14 +443,14 @@ class Kernel:
         r: SSAValue | None
         if s != DYN:
             r = E.index(s)
-        elif isinstance(owner, tensor.BroadcastOp) and depth < 64:
+        elif _is_broadcast(owner) and depth < 64:
             r = None
             ishape = shape(owner.input)
             for i, dd in enumerate(_dims_of(owner)):
                 if dd == d and ishape[i] != 1:
                     r = self.dim_of(owner.input, i, depth + 1)
         elif isinstance(owner, tensor.SplatOp | tensor.EmptyOp):
-            sizes = list(owner.dynamicSizes if isinstance(owner, tensor.SplatOp) else owner.dynamic_sizes)
+            sizes = list(owner.dynamicSizes if _is_splat(owner) else owner.dynamic_sizes)
             k = sum(1 for x in shape(v)[:d] if x == DYN)
             r = sizes[k] if k < len(sizes) else None
             if r is not None:  # the check the op would make itself, which the kernel reads through
@@ -457,7 +486,7 @@ class Kernel:
         ``dim_of``."""
         owner = v.owner
         shp = shape(v)
-        if isinstance(owner, Operation) and owner in self.g.member_set and not is_reduction(owner):
+        if _is_op(owner) and owner in self.g.member_set and not is_reduction(owner):
             real = self._real_operands(owner)
             first = self.sizes(real[0], depth + 1) if real and DYN in shp and depth < 256 else []
             out = []
@@ -483,8 +512,8 @@ class Kernel:
         as scalars and not compared)."""
         return [
             o for o in m.operands
-            if isinstance(o.type, TensorType)
-            and not (DYN not in shape(o) and isinstance(o.owner, tensor.SplatOp | arith.ConstantOp)
+            if _is_tensor(o.type)
+            and not (DYN not in shape(o) and _is_splat_or_constant(o.owner)
                      and _splat_scalar_source(o) is not None)
         ]
 
@@ -499,10 +528,13 @@ class Kernel:
         seen: set[Operation] = set()
         with E.at(E.hoist):
             for m in reversed(self._elementwise_members()):  # block order
+                static = DYN not in shape(m.results[0])
                 for o in m.operands:
-                    if isinstance(o.type, TensorType):
+                    if _is_tensor(o.type):
                         self._broadcast_checks(o, seen)
-                check_same_shapes(E, m, self._real_operands(m), self.sizes)
+                        static = static and DYN not in shape(o)
+                if not static:  # (all static: check_same_shapes emits nothing)
+                    check_same_shapes(E, m, self._real_operands(m), self.sizes)
             root = self.g.root
             if is_reduction(root):
                 src = root.operands[0]
@@ -513,7 +545,7 @@ class Kernel:
 
     def _broadcast_checks(self, v: SSAValue, seen: set[Operation], depth: int = 0) -> None:
         b = v.owner
-        if not isinstance(b, tensor.BroadcastOp) or b in self.g.member_set or b in seen or depth > 64:
+        if not _is_broadcast(b) or b in self.g.member_set or b in seen or depth > 64:
             return
         seen.add(b)
         self._broadcast_checks(b.input, seen, depth + 1)
@@ -534,10 +566,15 @@ class Kernel:
         """Scalars of every elementwise member at ``idx``, in block order (no recursion)."""
         self.memo = {}
         E = self.E
-        for m in reversed(self._elementwise_members()):
-            xs = [self.read(o, idx) for o in m.operands]
-            with E.located(m.location):
+        outer = E.loc
+        try:
+            for m in reversed(self._elementwise_members()):
+                xs = [self.read(o, idx) for o in m.operands]
+                E.loc = m.location  # (E.located, without a context manager per member)
                 self.memo[(m.results[0], *idx)] = meaning_of(m).scalar_for(m)(E, *xs)  # type: ignore[union-attr,misc]
+                E.loc = outer
+        finally:
+            E.loc = outer
 
     def read(self, v: SSAValue, idx: Sequence[SSAValue], depth: int = 0) -> SSAValue:
         key = (v, *idx)
@@ -552,19 +589,19 @@ class Kernel:
         owner = v.owner
         assert owner not in self.g.member_set, "a kernel member read before it was computed"
         src = _splat_scalar_source(v)
-        if isinstance(src, SSAValue):
+        if _is_value(src):
             self._note_leaf(owner)
             return src
         if src is not None:
             self._note_leaf(owner)
             return E.const(src, element(v))
-        if isinstance(owner, tensor.BroadcastOp) and depth < 64:
+        if _is_broadcast(owner) and depth < 64:
             self._note_leaf(owner)
             return self.read(owner.input, self.remap(owner, idx), depth + 1)
         if self.into is not None and same_slice(owner, self.into):
             self._note_leaf(owner)
             return E.emit1(in_bounds(tensor.ExtractOp(self.out, self.slice_index(self.into, idx))))
-        if isinstance(owner, tensor.ExtractSliceOp) and depth < 64:
+        if _is_extract_slice(owner) and depth < 64:
             at = self.slice_index(owner, idx)
             if at is not None:
                 self._note_leaf(owner)
@@ -572,7 +609,7 @@ class Kernel:
         return E.emit1(in_bounds(tensor.ExtractOp(v, list(idx))))
 
     def _note_leaf(self, op: Operation | None) -> None:
-        if isinstance(op, Operation):
+        if _is_op(op):
             self.leaf_ops.append(op)
 
     def slice_index(self, s: Operation, idx: Sequence[SSAValue]) -> list[SSAValue] | None:
@@ -746,9 +783,6 @@ def lower_to_kernels(top: Operation, keep: Container[Operation] = ()) -> None:
             replace_with_kernel(group)
         except CannotFuse as err:
             raise op_error(op, f"cannot be lowered to a loop nest: {err}") from None
-
-
-_is_tensor = instance_test(TensorType)
 
 
 def _on_tensors(op: Operation) -> bool:

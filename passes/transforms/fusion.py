@@ -43,6 +43,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import inherit_location
 from irtoolkit.dialects import tensor
 from irtoolkit.dominance import DominanceChecker
@@ -227,6 +228,8 @@ class MatmulWithSplat(RewritePattern):
 
 SIMPLIFICATIONS: tuple[RewritePattern, ...] = (ReduceOfBroadcast(), ReduceOfTranspose(), MatmulWithSplat())
 _SIMPLIFIABLE = (*_REDUCTIONS, tensor.MatmulOp)
+#: isinstance(op, _SIMPLIFIABLE) answered once per op class (asked of every op of the module)
+_is_simplifiable = instance_test(*_SIMPLIFIABLE)
 
 
 def simplify_module(top: Operation, max_rounds: int = 4) -> int:
@@ -234,7 +237,7 @@ def simplify_module(top: Operation, max_rounds: int = 4) -> int:
     match are visited); then erase the tensor ops and constants left dead. Returns the
     number of rewrites."""
     count = 0
-    candidates = [o for o in top.walk() if isinstance(o, _SIMPLIFIABLE)]
+    candidates = [o for o in top.walk() if _is_simplifiable(o)]
     touched: list[Operation] = []
     for _ in range(max_rounds):
         if not candidates:
@@ -248,14 +251,14 @@ def simplify_module(top: Operation, max_rounds: int = 4) -> int:
             for pat in SIMPLIFICATIONS:
                 rewriter = PatternRewriter(o)
                 rewriter.operation_insertion_handler.append(
-                    lambda n: fresh.append(n) if isinstance(n, _SIMPLIFIABLE) else None
+                    lambda n: fresh.append(n) if _is_simplifiable(n) else None
                 )
                 pat.match_and_rewrite(o, rewriter)
                 if rewriter.has_done_action:
                     count += 1
                     touched.extend(operands)
                     # users may match now
-                    fresh.extend(u for u in users if isinstance(u, _SIMPLIFIABLE))
+                    fresh.extend(u for u in users if _is_simplifiable(u))
                     break
         candidates = fresh
     erase_dead(touched)
@@ -274,10 +277,8 @@ def _analyse_block(block: Block) -> list[Group]:
         if not fusable(op):
             continue
         if not is_reduction(op):
-            users = {u.operation for r in op.results for u in r.uses}
-            owners = {id(group_of[u]): group_of[u] for u in users if u in group_of}
-            if users and all(u in group_of for u in users) and len(owners) == 1:
-                g = next(iter(owners.values()))
+            g = _users_group(op, group_of)
+            if g is not None:
                 g.add(op)
                 group_of[op] = g
                 continue
@@ -286,6 +287,18 @@ def _analyse_block(block: Block) -> list[Group]:
         group_of[op] = g
         groups.append(g)
     return groups
+
+
+def _users_group(op: Operation, group_of: dict[Operation, Group]) -> Group | None:
+    """The one group all of ``op``'s users (it has some) are in, else None."""
+    found = None
+    for r in op.results:
+        for use in r.uses:
+            g = group_of.get(use.operation)
+            if g is None or (found is not None and g is not found):
+                return None
+            found = g
+    return found
 
 
 def _worth_fusing(g: Group, into: Operation | None) -> bool:

@@ -87,15 +87,7 @@ done:
 ; what a thread runs: "while (k = counter++) < chunks: thunk(ctx, k, chunk k, results + k * size)"
 define {private}ptr @__irt_parallel_worker(ptr %s) noinline {{
 entry:
-  %counter = getelementptr inbounds i64, ptr %s, i64 {w0}
-  %chunksp = getelementptr inbounds i64, ptr %s, i64 {w1}
-  %sizep = getelementptr inbounds i64, ptr %s, i64 {w2}
-  %lbp = getelementptr inbounds i64, ptr %s, i64 {w3}
-  %ubp = getelementptr inbounds i64, ptr %s, i64 {w4}
-  %thunkp = getelementptr inbounds i64, ptr %s, i64 {w5}
-  %ctxp = getelementptr inbounds i64, ptr %s, i64 {w6}
-  %resultsp = getelementptr inbounds i64, ptr %s, i64 {w7}
-  %rsizep = getelementptr inbounds i64, ptr %s, i64 {w8}
+{worker_fields}
   br label %next
 next:
   call i32 @pthread_mutex_lock(ptr %s)
@@ -174,24 +166,7 @@ ask_serial:
 start:
   %t = phi i64 [ %t1, %split ], [ %t2, %ask_serial ]
   call void @llvm.memset.p0.i64(ptr align 16 %shared, i8 0, i64 {mutex_bytes}, i1 false)
-  %counter = getelementptr inbounds i64, ptr %shared, i64 {w0}
-  store i64 0, ptr %counter, align 8
-  %chunksp = getelementptr inbounds i64, ptr %shared, i64 {w1}
-  store i64 %m, ptr %chunksp, align 8
-  %sizep = getelementptr inbounds i64, ptr %shared, i64 {w2}
-  store i64 %size, ptr %sizep, align 8
-  %lbp = getelementptr inbounds i64, ptr %shared, i64 {w3}
-  store i64 %lb, ptr %lbp, align 8
-  %ubp = getelementptr inbounds i64, ptr %shared, i64 {w4}
-  store i64 %ub, ptr %ubp, align 8
-  %thunkp = getelementptr inbounds i64, ptr %shared, i64 {w5}
-  store ptr %thunk, ptr %thunkp, align 8
-  %ctxp = getelementptr inbounds i64, ptr %shared, i64 {w6}
-  store ptr %ctx, ptr %ctxp, align 8
-  %resultsp = getelementptr inbounds i64, ptr %shared, i64 {w7}
-  store ptr %results, ptr %resultsp, align 8
-  %rsizep = getelementptr inbounds i64, ptr %shared, i64 {w8}
-  store i64 %rsize, ptr %rsizep, align 8
+{shared_fields}
   br label %spawn_head
 spawn_head:
   %j = phi i64 [ 1, %start ], [ %j1, %spawn ]
@@ -512,14 +487,32 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 """
 
 
+#: the words after the mutex in the context __irt_parallel_for shares with its
+#: threads: (pointer name, type, the value __irt_parallel_for stores)
+_SHARED_FIELDS = (("counter", "i64", "0"), ("chunksp", "i64", "%m"), ("sizep", "i64", "%size"),
+                  ("lbp", "i64", "%lb"), ("ubp", "i64", "%ub"), ("thunkp", "ptr", "%thunk"),
+                  ("ctxp", "ptr", "%ctx"), ("resultsp", "ptr", "%results"), ("rsizep", "i64", "%rsize"))
+
+
+def _field_pointers(base: str, store: bool) -> str:
+    """The lines that point at each shared field of context ``base`` (and, with
+    ``store``, store its value there)."""
+    first = MUTEX_BYTES // 8
+    lines = []
+    for k, (name, ty, value) in enumerate(_SHARED_FIELDS):
+        lines.append(f"  %{name} = getelementptr inbounds i64, ptr %{base}, i64 {first + k}")
+        if store:
+            lines.append(f"  store {ty} {value}, ptr %{name}, align 8")
+    return "\n".join(lines)
+
+
 def _parallel_text(public: str, private: str) -> str:
-    first = MUTEX_BYTES // 8  # the words after the mutex
     return _PARALLEL_TEXT.format(
         public=public, private=private,
         env=THREADS_ENV_VAR, env_len=len(THREADS_ENV_VAR) + 1, sc=_SC_NPROCESSORS_ONLN,
         max_threads=MAX_THREADS, max_chunks=MAX_CHUNKS, mutex_bytes=MUTEX_BYTES,
-        shared_words=first + 9, parallel_for=PARALLEL_FOR_SYMBOL,
-        **{f"w{k}": first + k for k in range(9)})
+        shared_words=MUTEX_BYTES // 8 + len(_SHARED_FIELDS), parallel_for=PARALLEL_FOR_SYMBOL,
+        worker_fields=_field_pointers("s", store=False), shared_fields=_field_pointers("shared", store=True))
 
 
 def _calls_text(public: str, private: str) -> str:

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from irtoolkit.passes.lowering.to_llvm.common import extract_value_op, insert_value_op
+from irtoolkit.passes.lowering.to_llvm.common import call_op, extract_value_op, insert_value_op
 
 PTR = llvm.LLVMPointerType()
 VOID = llvm.LLVMVoidType()
@@ -177,10 +177,6 @@ def global_string(module: ModuleOp, name: str, text: bytes) -> None:
             value=StringAttr(data.decode("latin-1"))))
 
 
-# (callee, arity, result type) -> the properties of such a call (immutable attributes)
-_CALL_PROPERTIES: dict[tuple[str, int, Attribute | None], dict[str, Attribute]] = {}
-
-
 class FunctionBuilder:
     """Appends ops to the end of ``block`` (``at`` moves it) of function ``fn``."""
 
@@ -299,16 +295,7 @@ class FunctionBuilder:
 
     # -- calls and control flow ---------------------------------------------------
     def call(self, callee: str, args: Sequence[SSAValue], ret: Attribute | None = None) -> SSAValue:
-        # a call like an earlier one (callee, arity, result) is made from its
-        # properties: ~10 us, where CallOp() (symbol, types, segments) is ~55
-        key = (callee, len(args), ret)
-        properties = _CALL_PROPERTIES.get(key)
-        if properties is None:
-            op = llvm.CallOp(callee, *args, return_type=ret)
-            _CALL_PROPERTIES[key] = op.properties
-            return self.emit(op)
-        return self.emit(llvm.CallOp.create(operands=list(args), result_types=() if ret is None else (ret,),
-                                            properties=properties))
+        return self.emit(call_op(callee, args, ret))
 
     def intrinsic(self, name: str, args: Sequence[SSAValue], ret: Attribute | None) -> SSAValue:
         return self.emit(llvm.CallIntrinsicOp(name, list(args), [] if ret is None else [ret]))

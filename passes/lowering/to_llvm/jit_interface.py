@@ -67,6 +67,7 @@ from irtoolkit.passes.lowering.to_llvm.build import (
     PTR, SOURCE_NAME, FunctionBuilder, declare, define, function_type, lookup, move_aside,
     redirect_symbols, referenced_symbol, symbol_users,
 )
+from irtoolkit.passes.lowering.to_llvm.common import call_op
 from irtoolkit.passes.lowering.loop_to_cf import LATCH
 from irtoolkit.passes.lowering.to_llvm.cf import CHECK_FAILED
 
@@ -323,8 +324,8 @@ def _needs_poll(latch: Block, header: Block, body: set[Block], headers: set[Bloc
     return not calling.isdisjoint(body)
 
 
-def poll_loops(fn: llvm.FuncOp, calling: set[Block], poll: llvm.CallOp) -> int:
-    """Insert an interrupt poll (a copy of ``poll``, the call of ``@__irt_poll``)
+def poll_loops(fn: llvm.FuncOp, calling: set[Block]) -> int:
+    """Insert an interrupt poll (a call of ``@__irt_poll``)
     at the end of the latch of ``fn``'s loops that need one (``calling``: the
     blocks that call a function of the program). One op a loop: LLVM inlines the
     check (see ``define_poll``); where the latch also leaves the loop, the way
@@ -344,8 +345,7 @@ def poll_loops(fn: llvm.FuncOp, calling: set[Block], poll: llvm.CallOp) -> int:
             continue
         branch = latch.last_op
         assert branch is not None
-        # (made from the properties of one call: ~10 us, where CallOp() is ~55)
-        latch.insert_op_before(llvm.CallOp.create(properties=poll.properties), branch)
+        latch.insert_op_before(call_op(POLL_CHECK, ()), branch)
         polled.add(latch)
     return len(polled)
 
@@ -375,8 +375,7 @@ def add_jit_interface(module: ModuleOp) -> dict[str, str]:
     for fn in recursive:
         check_stack_on_entry(fn)
     calling = {block for _, block, _ in calls}
-    poll = llvm.CallOp(POLL_CHECK)
-    polled = sum(poll_loops(fn, calling, poll) for fn in program)
+    polled = sum(poll_loops(fn, calling) for fn in program)
     referenced = {referenced_symbol(op) for op in users}
     checked = CHECK_FAILED in referenced
     guarded = "malloc" in referenced

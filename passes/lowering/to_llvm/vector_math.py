@@ -86,7 +86,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irtoolkit.abi import KERNEL_PREFIX
-from irtoolkit.passes.lowering.to_llvm.common import Lowering
+from irtoolkit.passes.lowering.to_llvm.common import Lowering, call_op
 
 # False: expand_math_intrinsics keeps the libm intrinsic calls (debugging, comparisons).
 ENABLED = True
@@ -952,10 +952,8 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
     translating one copy per call site cost first calls 10-25 ms); returns how many."""
     if not ENABLED:
         return 0
-    # (function, suffix) -> the properties of a call of its kernel function, made
-    # once (attributes are immutable: every call shares them; xDSL's CallOp
-    # constructor builds and verifies a new symbol reference per call)
-    kernel_calls: dict[tuple[str, str], dict] = {}
+    # (function, suffix) -> the name of its kernel function, defined at the first call
+    kernels: dict[tuple[str, str], str] = {}
     count = 0
     calls = (llvm.CallIntrinsicOp, llvm.CallOp)
     for op in [o for o in module.walk() if isinstance(o, calls)]:
@@ -963,14 +961,11 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
         if found is None:
             continue
         _, _, key, args = found
-        properties = kernel_calls.get(key)
+        name = kernels.get(key)
+        if name is None:
+            name = kernels[key] = _kernel_function(module, op).sym_name.data
         old = op.results[0]
-        if properties is None:
-            fn = _kernel_function(module, op)
-            prototype = llvm.CallOp(fn.sym_name.data, *args, return_type=old.type)
-            properties = kernel_calls[key] = prototype.properties  # type: ignore[index]
-            prototype.erase()
-        call = llvm.CallOp.create(operands=args, result_types=[old.type], properties=properties)
+        call = call_op(name, args, old.type)
         call.location = op.location
         op.parent.insert_op_before(call, op)
         new = call.results[0]

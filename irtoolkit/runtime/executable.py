@@ -382,7 +382,8 @@ class Executable:
                               declared)
         first = None
         if foreground and self._parsed:
-            if declared or level != self._parsed_level:  # (copies of what is built; another text)
+            # (copies of what is built or what other groups export; another text)
+            if declared or level != self._parsed_level or not codegen.first_compiles_text(self._graph, groups):  # type: ignore[arg-type]
                 _dispose_parsed(self._parsed)
             else:
                 first = self._parsed.pop()

@@ -304,10 +304,11 @@ def compile_groups(llvm, text: str, first: tuple[Any, Any] | None,
                    declared: Set[str] = frozenset()) -> list[CompiledGroup]:
     """Optimize (LLVM's pipeline at speed level ``opt``) and emit ``text`` once
     per group, in parallel. ``first`` is ``text`` already parsed (and verified)
-    in a context of its own, as (module, context), or None: group 0 uses it;
+    in a context of its own, as (module, context), or None: group 0 uses it
+    (give it only when ``first_compiles_text``);
     the other groups (and group 0 without it) compile ``text`` with the
     functions other groups export and those of ``declared`` (built already)
-    declared only (group 0 has a private copy of any it calls). Each module
+    declared only. Each module
     is disposed of before its context when its group is done (the garbage
     collector, left to it, may free them in the other order and crash).
 

@@ -222,3 +222,37 @@ def test_the_compiled_ir_is_freed_while_llvm_works(monkeypatch, cores):
         exe["c"](X)  # the first build
         assert funcs and all(ref() is None for ref in funcs)
     check(exe)
+
+
+def test_group_zero_takes_the_parsed_text_only_when_it_calls_no_other_group(monkeypatch):
+    """The first build hands the module parsed at compile time to group 0, which
+    compiles it as it is: only when group 0 calls no function another group
+    exports (it would compile private copies of them: bench W7's gradient group
+    did, twice the LLVM time). Here the gradient's groups call each other."""
+    monkeypatch.setattr(codegen, "available_cores", lambda: 2)
+    monkeypatch.setattr(codegen, "SPLIT_MIN_SIZE", 10)
+    monkeypatch.setattr(codegen, "SPLIT_FLOOR", 10)
+    given = []
+    compile_groups = codegen.compile_groups
+
+    def spy(llvm, text, first, groups, *args, **kwargs):
+        given.append((first is not None, groups))
+        return compile_groups(llvm, text, first, groups, *args, **kwargs)
+
+    monkeypatch.setattr(codegen, "compile_groups", spy)
+    exe = irt.compile(irt.parse(PROGRAM))
+    exe["grad"](X)
+    (parsed_given, groups), = given
+    exported = {n for g in groups for n in g}
+    reached = codegen.reachable(exe._graph[1], groups[0], stop=exported)
+    assert reached & (exported - set(groups[0])), "group 0 calls no other group here"
+    assert not parsed_given
+    check(exe)
+    # @c's code: its parallel loop's group calls nothing of the other: group 0, which takes it
+    given.clear()
+    exe = irt.compile(irt.parse(PROGRAM, "another.mlir"))  # (not the executable built above)
+    exe["c"](X)
+    (parsed_given, groups), = given
+    assert len(groups) == 2 and codegen.first_compiles_text(exe._graph, groups)
+    assert parsed_given
+    check(exe)

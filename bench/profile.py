@@ -148,10 +148,7 @@ def profile_one(key: str, dump: str | None = None) -> dict:
     groups = codegen.plan(translation.graph, [ENTRY_PREFIX + "grad"],
                           1 if codegen.mutable_state(translation.llmod) else codegen.available_cores())
     level = 0 if executable.tiered() else opt  # tier 0's code generation level (see executable.py)
-    first = (mod, context) if codegen.first_compiles_text(translation.graph, groups) else None
-    if first is None:
-        codegen.dispose(mod, context)
-    built = codegen.compile_groups(llvm, ir_text, first, groups,
+    built = codegen.compile_groups(llvm, ir_text, (mod, context), groups,
                                    lambda: executable.target_machine(llvm, level), opt,
                                    executable.loop_unrolling(), keep_ir=True)
     stages.append((f"LLVM optimization {executable.llvm_config(opt)} + codegen at level {level} "

@@ -109,27 +109,10 @@ def plan(graph: tuple[dict[str, int], dict[str, set[str]]], entries: Sequence[st
         if trial[0] <= heaviest - SPLIT_FLOOR // 2:  # worth a call that is not inlined
             roots.append(name)
             heaviest, groups = trial
-    calls_others = _calls_others(callees, groups)
+    reaches = {g: reachable(callees, g, stop=set(roots)) for g in groups}
+    calls_others = {g: any(r in reaches[g] for other in groups if other is not g for r in other)
+                    for g in groups}
     return sorted(groups, key=calls_others.__getitem__)
-
-
-def _calls_others(callees: dict[str, set[str]], groups: list[tuple[str, ...]]) -> dict[tuple[str, ...], bool]:
-    """Of each group: whether the code it compiles calls a function another group exports."""
-    exported = {n for g in groups for n in g}
-    reaches = {g: reachable(callees, g, stop=exported) for g in groups}
-    return {g: any(r in reaches[g] for other in groups if other is not g for r in other)
-            for g in groups}
-
-
-def first_compiles_text(graph: tuple[dict[str, int], dict[str, set[str]]],
-                        groups: list[tuple[str, ...]]) -> bool:
-    """Whether ``plan``'s group 0 may compile the module text as it is (the
-    ``first`` of compile_groups): it calls no other group's functions. When it
-    does (bench W7: the gradient function calls the outlined loops the other
-    group exports), it must declare them as the other groups do: its private
-    copies of them doubled its LLVM time (W7 tier 0: 0.39 -> 1.05 s CPU time)
-    and the split gained nothing."""
-    return len(groups) == 1 or not _calls_others(graph[1], groups)[groups[0]]
 
 
 def group_entries(sizes: dict[str, int], groups: int) -> list[tuple[str, ...]]:
@@ -230,10 +213,20 @@ def _unlocked(fn):
     return getattr(fn, "_cfn", fn)
 
 
-def _export_only(llvm, mod, keep: set[str]) -> None:
+def _export_only(llvm, mod, keep: set[str], elsewhere: Set[str] = frozenset()) -> None:
     for fn in mod.functions:
         if not fn.is_declaration:
-            if fn.name not in keep:
+            if fn.name in elsewhere:
+                # compiled elsewhere: a declaration in effect (llvmlite cannot delete a
+                # body), neither optimized (optnone), inlined nor emitted
+                # (available_externally). Group 0 would otherwise compile private copies
+                # of the functions it calls (bench W7: the gradient function calls the
+                # outlined loops another group exports; its group's LLVM time doubled)
+                # or parse the text again, declaring them (W7: ~20 ms before its LLVM work)
+                fn.linkage = llvm.Linkage.available_externally
+                fn.add_function_attribute("noinline")
+                fn.add_function_attribute("optnone")
+            elif fn.name not in keep:
                 fn.linkage = llvm.Linkage.internal
             elif fn.linkage in (llvm.Linkage.internal, llvm.Linkage.private):
                 fn.linkage = llvm.Linkage.external  # another group calls it
@@ -245,7 +238,7 @@ def _export_only(llvm, mod, keep: set[str]) -> None:
 
 def _build(llvm, mod, tm, opt: int, unroll: bool, keep: set[str] | None,
            parallel: bool, assembly: bool = False,
-           in_llvm: threading.Event | None = None) -> bytes:
+           in_llvm: threading.Event | None = None, elsewhere: Set[str] = frozenset()) -> bytes:
     """Optimize ``mod`` and emit its object code (or assembly text); with
     ``keep``, every other definition is made internal first. ``in_llvm`` is set
     once the rest is LLVM's work, without the GIL."""
@@ -255,7 +248,7 @@ def _build(llvm, mod, tm, opt: int, unroll: bool, keep: set[str] | None,
         return _unlocked(fn) if parallel else fn
 
     if keep is not None:
-        _export_only(llvm, mod, keep)
+        _export_only(llvm, mod, keep, elsewhere)
     mod.triple = llvm.get_process_triple()
     mod.data_layout = str(tm.target_data)
     if in_llvm is not None:
@@ -304,10 +297,10 @@ def compile_groups(llvm, text: str, first: tuple[Any, Any] | None,
                    declared: Set[str] = frozenset()) -> list[CompiledGroup]:
     """Optimize (LLVM's pipeline at speed level ``opt``) and emit ``text`` once
     per group, in parallel. ``first`` is ``text`` already parsed (and verified)
-    in a context of its own, as (module, context), or None: group 0 uses it
-    (give it only when ``first_compiles_text``);
-    the other groups (and group 0 without it) compile ``text`` with the
-    functions other groups export and those of ``declared`` (built already)
+    in a context of its own, as (module, context), or None: group 0 uses it,
+    with the definitions of the functions other groups export and of those of
+    ``declared`` (built already) left unoptimized and unemitted (``_export_only``);
+    the other groups (and group 0 without it) compile ``text`` with those
     declared only. Each module
     is disposed of before its context when its group is done (the garbage
     collector, left to it, may free them in the other order and crash).
@@ -322,10 +315,10 @@ def compile_groups(llvm, text: str, first: tuple[Any, Any] | None,
     in_llvm = [threading.Event() for _ in groups]
     one_done = threading.Event()
 
-    def build(k: int, mod: Any, context: Any) -> None:
+    def build(k: int, mod: Any, context: Any, elsewhere: Set[str] = frozenset()) -> None:
         try:
             obj = _build(llvm, mod, make_target_machine(), opt, unroll, set(groups[k]), parallel,
-                         in_llvm=in_llvm[k])
+                         in_llvm=in_llvm[k], elsewhere=elsewhere)
             results[k] = CompiledGroup(groups[k], obj, str(mod) if keep_ir else None)
         except BaseException as err:  # re-raised in the caller's thread
             errors.append(err)
@@ -353,7 +346,7 @@ def compile_groups(llvm, text: str, first: tuple[Any, Any] | None,
         if first is None:
             build_parsed(0)
         else:
-            build(0, *first)
+            build(0, *first, elsewhere={n for g in groups[1:] for n in g} | set(declared))
 
     threads = [threading.Thread(target=build_parsed, args=(k,), name=f"irt-codegen-{k}")
                for k in range(1, len(groups))]

@@ -382,8 +382,7 @@ class Executable:
                               declared)
         first = None
         if foreground and self._parsed:
-            # (copies of what is built or what other groups export; another text)
-            if declared or level != self._parsed_level or not codegen.first_compiles_text(self._graph, groups):  # type: ignore[arg-type]
+            if level != self._parsed_level:  # (another text)
                 _dispose_parsed(self._parsed)
             else:
                 first = self._parsed.pop()

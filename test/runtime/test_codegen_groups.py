@@ -224,35 +224,30 @@ def test_the_compiled_ir_is_freed_while_llvm_works(monkeypatch, cores):
     check(exe)
 
 
-def test_group_zero_takes_the_parsed_text_only_when_it_calls_no_other_group(monkeypatch):
-    """The first build hands the module parsed at compile time to group 0, which
-    compiles it as it is: only when group 0 calls no function another group
-    exports (it would compile private copies of them: bench W7's gradient group
-    did, twice the LLVM time). Here the gradient's groups call each other."""
+
+def test_each_group_calls_the_functions_other_groups_export(monkeypatch):
+    """A group calls what another group exports, it compiles no private copy of it:
+    group 0 of the first build (the module parsed at compile time) included, whose
+    copies of them doubled bench W7's LLVM time. Here the gradient's groups call
+    each other."""
     monkeypatch.setattr(codegen, "available_cores", lambda: 2)
     monkeypatch.setattr(codegen, "SPLIT_MIN_SIZE", 10)
     monkeypatch.setattr(codegen, "SPLIT_FLOOR", 10)
-    given = []
-    compile_groups = codegen.compile_groups
+    planned = []
+    plan = codegen.plan
 
-    def spy(llvm, text, first, groups, *args, **kwargs):
-        given.append((first is not None, groups))
-        return compile_groups(llvm, text, first, groups, *args, **kwargs)
+    def spy(*args, **kwargs):
+        planned.append(plan(*args, **kwargs))
+        return planned[-1]
 
-    monkeypatch.setattr(codegen, "compile_groups", spy)
+    monkeypatch.setattr(codegen, "plan", spy)
     exe = irt.compile(irt.parse(PROGRAM))
     exe["grad"](X)
-    (parsed_given, groups), = given
+    (groups,) = planned
+    assert len(exe._objects) == len(groups) == 2
     exported = {n for g in groups for n in g}
-    reached = codegen.reachable(exe._graph[1], groups[0], stop=exported)
-    assert reached & (exported - set(groups[0])), "group 0 calls no other group here"
-    assert not parsed_given
-    check(exe)
-    # @c's code: its parallel loop's group calls nothing of the other: group 0, which takes it
-    given.clear()
-    exe = irt.compile(irt.parse(PROGRAM, "another.mlir"))  # (not the executable built above)
-    exe["c"](X)
-    (parsed_given, groups), = given
-    assert len(groups) == 2 and codegen.first_compiles_text(exe._graph, groups)
-    assert parsed_given
+    for k, (group, obj) in enumerate(zip(groups, exe._objects)):
+        others = codegen.reachable(exe._graph[1], group, stop=exported) & (exported - set(group))
+        assert others, f"group {k} calls no other group here"
+        assert others <= set(read_object(obj).undefined), (k, others)
     check(exe)

@@ -172,19 +172,6 @@ def test_one_entry_point_alone_is_split_over_the_cores():
     assert codegen.plan((size, callees), ["e"], 2, declared={"loop"}) == [("e",)]
     small = dict(size, loop=90)
     assert codegen.plan((small, callees), ["e"], 2) == [("e",)]
-    assert codegen.first_compiles_text((size, callees), groups)
-
-
-def test_group_zero_declares_other_groups_functions_when_every_group_calls_one():
-    """The entry point calls the big function, which calls back into a helper
-    that the entry's group exports: every group calls another's, so group 0 may
-    not compile the module text as it is (private copies of the other groups' code)."""
-    size = {"e": 20, "big": 600, "mid": 400, "back": 150}
-    callees = {"e": {"big", "mid"}, "big": {"back"}, "mid": set(), "back": set()}
-    groups = codegen.plan((size, callees), ["e"], 2)
-    assert len(groups) == 2
-    assert not codegen.first_compiles_text((size, callees), groups)
-    assert codegen.first_compiles_text((size, callees), [("e",)])
 
 
 def test_an_entry_point_built_during_a_tier_up_moves_to_the_new_code():

@@ -438,8 +438,12 @@ def lifted(scalar_op: type[Operation], kind: ElementKind | None = None) -> type[
     (``math.exp`` -> ``tensor.exp``; ``arith.andi`` -> ``tensor.mul`` on i1 but
     ``tensor.and`` on integers); any kind, floats first, when ``kind`` is None."""
     _load_builtin_declarations()
-    kinds = list(ElementKind) if kind is None else [kind]
-    return next((c for k in kinds if (c := _LIFTED.get((scalar_op, k))) is not None), None)
+    if kind is not None:
+        return _LIFTED.get((scalar_op, kind))
+    for k in ElementKind:
+        if (c := _LIFTED.get((scalar_op, k))) is not None:
+            return c
+    return None
 
 
 def counterpart(op_class: type[Operation], kind: ElementKind) -> type[Operation] | None:

@@ -294,6 +294,23 @@ def _splat_value(value: SSAValue) -> float | int | None:
     attr = _constant_value(value)
     if attr is None:
         return None
+    if len(attr.data.data) > 64:
+        return _splat_of(attr)
+    # (the derivative code asks about the same few small constants over and over)
+    try:
+        return _SMALL_SPLATS[attr]
+    except KeyError:
+        if len(_SMALL_SPLATS) > 4096:
+            _SMALL_SPLATS.clear()
+        v = _SMALL_SPLATS[attr] = _splat_of(attr)
+        return v
+
+
+#: small dense constant -> its splat value (or None): ``_splat_value``'s memo
+_SMALL_SPLATS: dict[DenseIntOrFPElementsAttr, float | int | None] = {}
+
+
+def _splat_of(attr: DenseIntOrFPElementsAttr) -> float | int | None:
     if len(attr) == 1:  # a splat kept as one element (irtoolkit.dense): read just that
         attr = DenseIntOrFPElementsAttr(TensorType(attr.get_element_type(), [1]), attr.data)
     a = _to_numpy(attr)
@@ -354,9 +371,10 @@ def fold_neutral(cls: type[Operation], lhs: SSAValue, rhs: SSAValue,
     if unit is None:
         return None
     value, commutative = unit
-    if lhs.type == result_type and _is_unit(splat_constant(rhs), value, kind):
+    if lhs.type == result_type and _may_be_constant(rhs) and _is_unit(splat_constant(rhs), value, kind):
         return lhs
-    if commutative and rhs.type == result_type and _is_unit(splat_constant(lhs), value, kind):
+    if (commutative and rhs.type == result_type and _may_be_constant(lhs)
+            and _is_unit(splat_constant(lhs), value, kind)):
         return rhs
     return None
 

@@ -39,10 +39,22 @@ def splat_dense(type: Attribute, value) -> DenseIntOrFPElementsAttr:
     if isinstance(element, IntegerType):
         value = element.get_normalized_value(value)
     data = element.pack([value])  # type: ignore[attr-defined]
-    count = math.prod(type.get_shape())  # type: ignore[attr-defined]
-    if count <= EXPAND_LIMIT:
-        data *= count
-    return DenseIntOrFPElementsAttr(type, BytesAttr(data))  # type: ignore[arg-type]
+    key = (type, data)
+    attr = _SPLATS.get(key)
+    if attr is None:
+        count = math.prod(type.get_shape())  # type: ignore[attr-defined]
+        if count <= EXPAND_LIMIT:
+            data *= count
+        attr = DenseIntOrFPElementsAttr(type, BytesAttr(data))  # type: ignore[arg-type]
+        if len(_SPLATS) > 4096:
+            _SPLATS.clear()
+        _SPLATS[key] = attr
+    return attr
+
+
+#: (type, one packed element) -> the splat: attributes are immutable, and passes ask
+#: for the same few constants (zeros, ones) over and over
+_SPLATS: dict[tuple[Attribute, bytes], DenseIntOrFPElementsAttr] = {}
 
 
 def element_count(attr: DenseIntOrFPElementsAttr) -> int:

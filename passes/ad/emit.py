@@ -86,8 +86,11 @@ class Emitter:
     # -- insertion -----------------------------------------------------------
     def op(self, op: Operation) -> Operation:
         if self.loc is not None:
-            for nested in op.walk():
-                nested.location = self.loc
+            if op.regions:
+                for nested in op.walk():
+                    nested.location = self.loc
+            else:
+                op.location = self.loc
         if self.before is None:
             self.block.add_op(op)
         else:

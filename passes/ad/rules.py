@@ -245,22 +245,33 @@ def no_rule_message(op: Operation | type) -> str:
     return "cannot be differentiated (no derivative rule for this op)"
 
 
-def is_nondiff(op: Operation | type) -> bool:
-    load_rules()
+def _listed(table: set[type], op: Operation | type) -> bool:
+    """Whether the class of ``op`` or one of its bases is in ``table``, remembered per
+    class (the driver asks for every op; the key holds the table's identity and size,
+    as the tables only grow, and tests substitute whole tables)."""
     cls = op if isinstance(op, type) else type(op)
-    if any(c in NONDIFF for c in cls.__mro__):
+    key = (id(table), len(table), cls)
+    try:
+        return _LISTED[key]
+    except KeyError:
+        load_rules()
+        found = _LISTED[key] = any(c in table for c in cls.__mro__)
+        return found
+
+
+_LISTED: dict[tuple[int, int, type], bool] = {}
+
+
+def is_nondiff(op: Operation | type) -> bool:
+    if _listed(NONDIFF, op):
         return True
-    meaning = meaning_of(cls)
+    meaning = meaning_of(op)
     return meaning is not None and not meaning.differentiable
 
 
 def is_primal_only(op: Operation | type) -> bool:
-    load_rules()
-    cls = op if isinstance(op, type) else type(op)
-    return any(c in PRIMAL_ONLY for c in cls.__mro__)
+    return _listed(PRIMAL_ONLY, op)
 
 
 def is_structural(op: Operation | type) -> bool:
-    load_rules()
-    cls = op if isinstance(op, type) else type(op)
-    return any(c in STRUCTURAL for c in cls.__mro__)
+    return _listed(STRUCTURAL, op)

@@ -407,7 +407,7 @@ class TensorLowering(KernelEmitter):
                         del s.owned[a]
                         self.dealloc(self.buf(a))
                 last = old.last_op
-                for i, op in enumerate(old.ops):
+                for i, op in enumerate(list(old.ops)):  # (a scalar op moves out: clone_scalar)
                     s.index, s.op, s._region_uses = i, op, None
                     self.loc = op.location
                     self.lower_op(op)
@@ -558,19 +558,19 @@ class TensorLowering(KernelEmitter):
             # their own, and so does this lowering)
             self.vmap[op.result] = self.const(op.value.value.data, op.result.type)
             return
-        # op.clone, without a value mapper made per op (the op has no regions)
+        # The op itself moves into the new block (the old body is dropped after its
+        # lowering, and building a copy is the dearest step here: fused loop bodies
+        # are mostly scalar ops); only operands that were lowered change.
         vmap = self.vmap
-        new = type(op).create(
-            operands=[vmap.get(v, v) for v in op.operands],
-            result_types=[r.type for r in op.results],
-            properties=op.properties,  # (copied by create)
-            attributes=op.attributes,
-            successors=op.successors,
-        )
-        self.emit(new)
-        for o, n in zip(op.results, new.results):
-            n.name_hint = o.name_hint
-            vmap[o] = n
+        operands = op.operands
+        mapped = [vmap.get(v, v) for v in operands]
+        op.detach()
+        for i, (v, m) in enumerate(zip(operands, mapped)):
+            if m is not v:
+                op.operands[i] = m
+        self.emit(op)
+        for o in op.results:
+            vmap[o] = o
 
     # -- functions -----------------------------------------------------------
 
@@ -600,6 +600,7 @@ class TensorLowering(KernelEmitter):
         region = Region(new)
         old_region = f.body
         f.detach_region(old_region)
+        old_region.erase()  # (its uses of the scalar ops that moved out: clone_scalar)
         f.add_region(region)
         f.function_type = new_type
 

@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 collect_ignore_glob = ["Inputs/*", "**/Output/*"]
 
@@ -61,8 +62,12 @@ class Background:
 
 
 def lit_run(jobs: int, nice: int = 0) -> Background:
-    lit = shutil.which("lit")
-    return Background([*([lit] if lit else [sys.executable, "-m", "lit"]), "-q", "-j", str(jobs), HERE], nice)
+    # this interpreter's lit first (a venv's pytest run without activating it);
+    # lit's package has no __main__ since 18, so `python -m lit` is not a fallback
+    beside = Path(sys.executable).with_name("lit")
+    lit = str(beside) if beside.exists() else shutil.which("lit")
+    command = [lit] if lit else [sys.executable, "-c", "from lit.main import main; main()"]
+    return Background([*command, "-q", "-j", str(jobs), HERE], nice)
 
 
 _LIT_RUN = pytest.StashKey[Background]()

@@ -25,11 +25,16 @@ the derivative is generated.)
 **Stacked outer products.** The adjoint of a weight used in the loop is an
 accumulator carried through the reverse loop, ``acc += a_t @ b_t`` (for a
 matrix-vector product, an outer product ``dz_t h_t^T``: a new m x n tensor and
-a full pass over the accumulator every iteration). When the contraction is
-short (``k (m + n)`` small against ``m n``) and the trip count ``N`` static,
-the rows of ``a_t^T`` and ``b_t`` are stacked instead, in tapes of ``N k``
-rows written by the reverse loop, and the sum is one matmul after it:
-``sum_t a_t b_t = A^T B`` with ``A = [a_0^T; ...]``, ``B = [b_0; ...]``.
+a full pass over the accumulator every iteration). When the rows stored per
+iteration are no more than the accumulator (``k (m + n) <= m n``) and the trip
+count ``N`` static, the rows of ``a_t^T`` and ``b_t`` are stacked instead, in
+tapes of ``N k`` rows written by the reverse loop, and the sum is one matmul
+after it: ``sum_t a_t b_t = A^T B`` with ``A = [a_0^T; ...]``, ``B = [b_0; ...]``.
+Storing a row costs a write and a read, as the accumulator pass it replaces
+does per element; and one gemm with ``N k`` deep contractions runs well above
+the speed of N small ones (packing amortized, both threads of the BLAS busy).
+This is the weight gradient of a minibatch recurrent network (``k`` the
+batch), ``dW = H^T dZ`` over all steps, as hand-written LSTM backward passes do.
 A ``b_t`` that is row ``t`` of a tensor already available (a forward tape, a
 function input sliced by the iteration index) is not copied: that tensor is
 ``B`` itself.
@@ -50,7 +55,7 @@ from irtoolkit.passes.transforms.dead_code import erase_dead
 
 # stacking pays when the matmul is big enough and the stored rows small against it
 MIN_OUTER_ELEMENTS = 1024
-MAX_STORED_FRACTION = 4  # k (m + n) * 4 <= m n
+MAX_STORED_FRACTION = 1  # k (m + n) <= m n
 # residuals stored per iteration (beyond the size of the carried values) and in all
 MAX_RESIDUAL_ELEMENTS = 1 << 16
 MAX_TAPE_ELEMENTS = 1 << 25

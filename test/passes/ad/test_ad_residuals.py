@@ -312,3 +312,26 @@ def test_branch_reduction_is_stored(backend):
     fwd, rev = loops(generated(m, "b_grad_0"))
     assert [str(v.type) for v in fwd.results[1:]] == ["tensor<6x5xf64>", "tensor<6xf64>"]
     assert "tensor.reduce_sum" not in [op.name for op in rev.walk()]
+
+
+def lstm_loss() -> str:
+    """The minibatch LSTM of lstm_reverse.mlir (bench W9 in small), in f64."""
+    src = open(__file__.replace("test_ad_residuals.py", "lstm_reverse.mlir")).read()
+    return src[:src.index("func.func @grad")].replace("f32", "f64")
+
+
+def test_lstm_weight_gradient_stacked_over_steps_and_batch(backend):
+    """At the default thresholds, dWh = sum_t h_t^T dz_t (8 batch rows a step against a
+    16x64 accumulator) is one matmul after the reverse loop, over all steps' rows."""
+    src = lstm_loss()
+    types = ["tensor<16x64xf64>", "tensor<4x8x64xf64>"]
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal((16, 64)) * 0.3, rng.standard_normal((4, 8, 64))]
+    check_grad(src, "loss", types, args, wrt=[0, 1], backend=backend)
+    m = irt.parse(add_grad(src, "loss", types, [0, 1]))
+    irt.run_pipeline(m, "ad,canonicalize,cse")
+    fwd, rev = loops(generated(m, "loss_grad_0_1"))
+    assert [op.name for op in rev.walk()].count("tensor.matmul") == 1  # dz_t Wh^T only
+    after = [op for op in generated(m, "loss_grad_0_1").body.block.ops if op.name == "tensor.matmul"]
+    assert [str(op.results[0].type) for op in after] == ["tensor<16x64xf64>"]
+    assert after[0].operands[0].type.get_shape() == (16, 4 * 8)

@@ -339,28 +339,39 @@ class OuterProducts:
 
     # after the loop ---------------------------------------------------------------------
     def finish(self, E: Emitter, rev: Operation, first_result: int, amap) -> None:
-        """Emit the matmuls after the reverse loop ``rev``."""
+        """Emit the matmuls after the reverse loop ``rev``: a `tensor.dot` contracting the
+        row dims of both tapes where each is rows x one column dim (the gemm reads the
+        tapes in place), else a matmul of the tapes collapsed to matrices."""
+        t = _tensor()
         for term in self.terms:
-            A = self._matrix(E, term.a_src, rev, first_result, term.rows, term.m)
-            B = self._matrix(E, term.b_src, rev, first_result, term.rows, term.n)
+            A, a_split = self._tape(term.a_src, rev, first_result, term.rows)
+            B, b_split = self._tape(term.b_src, rev, first_result, term.rows)
+            a_rank, b_rank = A.type.get_num_dims(), B.type.get_num_dims()
+            if a_split == a_rank - 1 and b_split == b_rank - 1:
+                rows = (tuple(range(a_split)), tuple(range(b_split)))
+                amap.add(E, term.v, E.v(t.DotOp(A, B, contract=rows)))
+                continue
+            A = self._matrix(E, A, a_split, term.rows, term.m)
+            B = self._matrix(E, B, b_split, term.rows, term.n)
             amap.add(E, term.v, E.matmul(E.transpose(A, [1, 0]), B))
 
-    def _matrix(self, E: Emitter, src, rev, first: int, rows: int, cols: int) -> SSAValue:
+    def _tape(self, src, rev, first: int, rows: int) -> tuple[SSAValue, int]:
+        """The tensor of a stacked term and how many of its leading dims make the rows."""
         kind, x = src
         val = rev.results[first + x] if kind == "arg" else x
         shape = val.type.get_shape()
-        if list(shape) == [rows, cols]:
-            return val
         prod = 1
         for i, d in enumerate(shape):
             prod *= d
             if prod == rows:
-                groups = [list(range(i + 1)), list(range(i + 1, len(shape)))]
-                break
-        else:  # pragma: no cover - shapes are chosen so that a split exists
-            raise AssertionError("no row split")
-        if not groups[1]:
-            groups[0].pop()
-            groups[1] = [len(shape) - 1]
+                # the columns keep at least one dim (1 x q rows: the split is after the 1)
+                return val, min(i + 1, len(shape) - 1)
+        raise AssertionError("no row split")  # pragma: no cover - shapes are chosen so that one exists
+
+    def _matrix(self, E: Emitter, val: SSAValue, split: int, rows: int, cols: int) -> SSAValue:
+        shape = val.type.get_shape()
+        if list(shape) == [rows, cols]:
+            return val
+        groups = [list(range(split)), list(range(split, len(shape)))]
         tt = TensorType(val.type.get_element_type(), [rows, cols])
         return E.v(_tensor().CollapseShapeOp(val, groups, tt))

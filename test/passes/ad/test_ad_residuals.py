@@ -140,14 +140,14 @@ def test_batched_rnn_stacked_over_batch_and_steps(stack_small, backend):
     m = irt.parse(add_grad(BATCH, "brnn", BATCH_TYPES, [0, 1, 3]))
     irt.run_pipeline(m, "ad,canonicalize,cse")
     f = generated(m, "brnn_grad_0_1_3")
-    after = [op for op in f.body.block.ops if op.name == "tensor.matmul"]
-    # dW = H^T DZ over 4 steps x 2 rows: contraction 8
-    assert [op.operands[0].type.get_shape() for op in after] == [(3, 8)]
-    # x_t U is one dot over all steps before the loop (sliced_products.py), and so
-    # dU = X^T DZ after it: contraction over the steps and the rows
+    assert not [op for op in f.body.block.ops if op.name in ("tensor.matmul", "tensor.collapse_shape")]
+    # x_t U is one dot over all steps before the loop (sliced_products.py); after the
+    # loop, dW = H^T DZ (the tapes read in place) and dU = X^T DZ are each one dot,
+    # contracting over the 4 steps and the 2 rows
     dots = [op for op in f.body.block.ops if op.name == "tensor.dot"]
-    assert [op.operands[1].type.get_shape() for op in dots] == [(2, 3), (4, 2, 3)]
-    assert dots[1].dims.lhs_contract == (0, 1)
+    assert [op.operands[1].type.get_shape() for op in dots] == [(2, 3), (4, 2, 3), (4, 2, 3)]
+    assert [str(op.results[0].type) for op in dots[1:]] == ["tensor<3x3xf64>", "tensor<2x3xf64>"]
+    assert all(op.dims.lhs_contract == op.dims.rhs_contract == (0, 1) for op in dots[1:])
 
 
 # Residuals of scalar loops: exp and a call of a pure function are stored, not recomputed.
@@ -332,6 +332,7 @@ def test_lstm_weight_gradient_stacked_over_steps_and_batch(backend):
     irt.run_pipeline(m, "ad,canonicalize,cse")
     fwd, rev = loops(generated(m, "loss_grad_0_1"))
     assert [op.name for op in rev.walk()].count("tensor.matmul") == 1  # dz_t Wh^T only
-    after = [op for op in generated(m, "loss_grad_0_1").body.block.ops if op.name == "tensor.matmul"]
+    after = [op for op in generated(m, "loss_grad_0_1").body.block.ops if op.name == "tensor.dot"]
     assert [str(op.results[0].type) for op in after] == ["tensor<16x64xf64>"]
-    assert after[0].operands[0].type.get_shape() == (16, 4 * 8)
+    assert after[0].operands[0].type.get_shape() == (4, 8, 16)  # the forward tape of h
+    assert after[0].dims.lhs_contract == after[0].dims.rhs_contract == (0, 1)  # steps and batch

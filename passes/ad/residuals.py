@@ -43,7 +43,7 @@ function input sliced by the iteration index) is not copied: that tensor is
 from __future__ import annotations
 
 import functools
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import AnyFloat, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
@@ -375,3 +375,87 @@ class OuterProducts:
         groups = [list(range(split)), list(range(split, len(shape)))]
         tt = TensorType(val.type.get_element_type(), [rows, cols])
         return E.v(_tensor().CollapseShapeOp(val, groups, tt))
+
+
+# -- tapes that stack the same value ---------------------------------------------------
+def _index_value(v: SSAValue, depth: int = 8) -> int | None:
+    """The value of an index computed from constants by addi / subi, else None."""
+    c = const_int(v)
+    if c is not None or depth == 0:
+        return c
+    o = v.owner
+    if isinstance(o, (arith.AddiOp, arith.SubiOp)):
+        a, b = _index_value(o.lhs, depth - 1), _index_value(o.rhs, depth - 1)
+        if a is not None and b is not None:
+            return a + b if isinstance(o, arith.AddiOp) else a - b
+    return None
+
+
+def _visits_every_slot(idx: SSAValue, iv: SSAValue, trips: int) -> bool:
+    """Is ``idx`` a bijection of the iterations 0..trips-1 onto 0..trips-1 (``iv`` or
+    ``(trips - 1) - iv``, the step of a reverse loop)?"""
+    if idx is iv:
+        return True
+    o = idx.owner
+    return isinstance(o, arith.SubiOp) and o.rhs is iv and _index_value(o.lhs) == trips - 1
+
+
+def _stacked_row(loop_op: Operation, k: int, trips: int):
+    """(value, slot index) when iter arg ``k`` of ``loop_op`` ends up as the stack of
+    one value per iteration: its only update is ``insert_slice %v into %arg[%idx, 0..]``
+    of a whole slot (or, from an all-zero init, ``%arg[%idx] + %v`` written back, as the
+    adjoint of a slice accumulates: each slot is read before anything is added to it),
+    with ``%idx`` visiting every slot once. Else None."""
+    t = _tensor()
+    body = loop_op.body.block
+    arg, init = body.args[1 + k], loop_op.iter_args[k]
+    ins = loop_op.yield_op.operands[k].owner
+    if not isinstance(ins, t.InsertSliceOp) or ins.dest is not arg or ins.parent_block() is not body:
+        return None
+    shape = arg.type.get_shape() if isinstance(arg.type, TensorType) else [DYN]
+    offsets, sizes, strides = t.slice_params(ins)
+    if DYN in shape or shape[0] != trips or any(s != 1 for s in strides):
+        return None
+    if any(o != 0 for o in offsets[1:]) or list(sizes) != [1, *shape[1:]]:
+        return None
+    idx = offsets[0]
+    if not isinstance(idx, SSAValue) or not _visits_every_slot(idx, body.args[0], trips):
+        return None
+    v = ins.source
+    users = {u.operation for u in arg.uses}
+    if users == {ins}:
+        return v, idx
+    add = v.owner
+    if not isinstance(add, t.AddOp) or not v.has_one_use() or t.splat_constant(init) != 0:
+        return None
+    for old, new in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+        e = old.owner
+        if (isinstance(e, t.ExtractSliceOp) and e.source is arg and old.has_one_use() and users == {ins, e}
+                and t.slice_params(e) == (offsets, sizes, strides) and e.result.type == new.type):
+            return new, idx
+    return None
+
+
+def share_stacked_tapes(root: Operation) -> int:
+    """Where two iter args of a ``loop.for`` (0 to a static trip count, step 1) stack the
+    same value at the same slots -- the tape of a stacked outer product and the adjoint of
+    a slice of a loop invariant, both the gates' cotangent of W9's LSTM -- the results of
+    the copy that adds into a zero init read the other; canonicalize then drops it (its
+    memset, and a read and a write of the tape a step). Returns how many were shared."""
+    loop = _loop()
+    shared = 0
+    for lp in [o for o in root.walk() if isinstance(o, loop.ForOp)]:
+        lb, ub, step = (_index_value(v) for v in (lp.lb, lp.ub, lp.step))
+        if lb != 0 or step != 1 or ub is None or ub < 1:
+            continue
+        seen: dict[tuple[SSAValue, SSAValue], int] = {}
+        rows = [_stacked_row(lp, k, ub) for k in range(len(lp.iter_args))]
+        # plain copies first: they are the ones kept
+        for k in sorted(range(len(rows)), key=lambda k: rows[k] is None or not lp.body.block.args[1 + k].has_one_use()):
+            if rows[k] is None:
+                continue
+            kept = seen.setdefault(rows[k], k)
+            if kept != k and lp.res[k].type == lp.res[kept].type and lp.res[k].uses:
+                lp.res[k].replace_all_uses_with(lp.res[kept])
+                shared += 1
+    return shared

@@ -336,3 +336,42 @@ def test_lstm_weight_gradient_stacked_over_steps_and_batch(backend):
     assert [str(op.results[0].type) for op in after] == ["tensor<16x64xf64>"]
     assert after[0].operands[0].type.get_shape() == (4, 8, 16)  # the forward tape of h
     assert after[0].dims.lhs_contract == after[0].dims.rhs_contract == (0, 1)  # steps and batch
+
+
+TAPES = """
+func.func @f(%x: tensor<4x3xf64>) -> (tensor<4x3xf64>, tensor<4x3xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %n = arith.constant 4 : index
+  %init = arith.constant dense<INIT> : tensor<4x3xf64>
+  %e = tensor.empty() : tensor<4x3xf64>
+  %a, %b = loop.for %i = %c0 to %n step %c1 iter_args(%ta = %e, %tb = %init) -> (tensor<4x3xf64>, tensor<4x3xf64>) {
+    %j = arith.subi %c3, %i : index
+    %r = tensor.extract_slice %x[%j, 0] [1, 3] [1, 1] : tensor<4x3xf64> to tensor<3xf64>
+    %v = tensor.exp %r : tensor<3xf64>
+    %na = tensor.insert_slice %v into %ta[%j, 0] [1, 3] [1, 1] : tensor<3xf64> into tensor<4x3xf64>
+    %old = tensor.extract_slice %tb[%j, 0] [1, 3] [1, 1] : tensor<4x3xf64> to tensor<3xf64>
+    %s = tensor.add %old, %v : tensor<3xf64>
+    %nb = tensor.insert_slice %s into %tb[%j, 0] [1, 3] [1, 1] : tensor<3xf64> into tensor<4x3xf64>
+    loop.yield %na, %nb : tensor<4x3xf64>, tensor<4x3xf64>
+  }
+  func.return %a, %b : tensor<4x3xf64>, tensor<4x3xf64>
+}
+"""
+
+
+@pytest.mark.parametrize("init, shared", [("0.0", True), ("1.0", False)])
+def test_share_stacked_tapes(init, shared):
+    """A tape adding each step's row into a zero init (the adjoint of a slice) is the
+    same as the tape copying it, when the index visits every slot once (here the
+    reverse n - 1 - i); from another init it is not."""
+    m = irt.parse(TAPES.replace("INIT", init))
+    x = np.random.default_rng(1).standard_normal((4, 3))
+    want = irt.interpret(m, "f", x)
+    f = generated(m, "f")
+    assert residuals.share_stacked_tapes(f) == int(shared)
+    irt.run_pipeline(m, "canonicalize")
+    assert len(loops(f)[0].iter_args) == (1 if shared else 2)
+    for got, w in zip(irt.interpret(m, "f", x), want):
+        np.testing.assert_array_equal(got, w)

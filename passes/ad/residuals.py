@@ -25,11 +25,16 @@ the derivative is generated.)
 **Stacked outer products.** The adjoint of a weight used in the loop is an
 accumulator carried through the reverse loop, ``acc += a_t @ b_t`` (for a
 matrix-vector product, an outer product ``dz_t h_t^T``: a new m x n tensor and
-a full pass over the accumulator every iteration). When the contraction is
-short (``k (m + n)`` small against ``m n``) and the trip count ``N`` static,
-the rows of ``a_t^T`` and ``b_t`` are stacked instead, in tapes of ``N k``
-rows written by the reverse loop, and the sum is one matmul after it:
-``sum_t a_t b_t = A^T B`` with ``A = [a_0^T; ...]``, ``B = [b_0; ...]``.
+a full pass over the accumulator every iteration). When the rows stored per
+iteration are no more than the accumulator (``k (m + n) <= m n``) and the trip
+count ``N`` static, the rows of ``a_t^T`` and ``b_t`` are stacked instead, in
+tapes of ``N k`` rows written by the reverse loop, and the sum is one matmul
+after it: ``sum_t a_t b_t = A^T B`` with ``A = [a_0^T; ...]``, ``B = [b_0; ...]``.
+Storing a row costs a write and a read, as the accumulator pass it replaces
+does per element; and one gemm with ``N k`` deep contractions runs well above
+the speed of N small ones (packing amortized, both threads of the BLAS busy).
+This is the weight gradient of a minibatch recurrent network (``k`` the
+batch), ``dW = H^T dZ`` over all steps, as hand-written LSTM backward passes do.
 A ``b_t`` that is row ``t`` of a tensor already available (a forward tape, a
 function input sliced by the iteration index) is not copied: that tensor is
 ``B`` itself.
@@ -38,7 +43,7 @@ function input sliced by the iteration index) is not copied: that tensor is
 from __future__ import annotations
 
 import functools
-from xdsl.dialects import func
+from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import AnyFloat, TensorType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
@@ -50,7 +55,7 @@ from irtoolkit.passes.transforms.dead_code import erase_dead
 
 # stacking pays when the matmul is big enough and the stored rows small against it
 MIN_OUTER_ELEMENTS = 1024
-MAX_STORED_FRACTION = 4  # k (m + n) * 4 <= m n
+MAX_STORED_FRACTION = 1  # k (m + n) <= m n
 # residuals stored per iteration (beyond the size of the carried values) and in all
 MAX_RESIDUAL_ELEMENTS = 1 << 16
 MAX_TAPE_ELEMENTS = 1 << 25
@@ -334,28 +339,123 @@ class OuterProducts:
 
     # after the loop ---------------------------------------------------------------------
     def finish(self, E: Emitter, rev: Operation, first_result: int, amap) -> None:
-        """Emit the matmuls after the reverse loop ``rev``."""
+        """Emit the matmuls after the reverse loop ``rev``: a `tensor.dot` contracting the
+        row dims of both tapes where each is rows x one column dim (the gemm reads the
+        tapes in place), else a matmul of the tapes collapsed to matrices."""
+        t = _tensor()
         for term in self.terms:
-            A = self._matrix(E, term.a_src, rev, first_result, term.rows, term.m)
-            B = self._matrix(E, term.b_src, rev, first_result, term.rows, term.n)
+            A, a_split = self._tape(term.a_src, rev, first_result, term.rows)
+            B, b_split = self._tape(term.b_src, rev, first_result, term.rows)
+            a_rank, b_rank = A.type.get_num_dims(), B.type.get_num_dims()
+            if a_split == a_rank - 1 and b_split == b_rank - 1:
+                rows = (tuple(range(a_split)), tuple(range(b_split)))
+                amap.add(E, term.v, E.v(t.DotOp(A, B, contract=rows)))
+                continue
+            A = self._matrix(E, A, a_split, term.rows, term.m)
+            B = self._matrix(E, B, b_split, term.rows, term.n)
             amap.add(E, term.v, E.matmul(E.transpose(A, [1, 0]), B))
 
-    def _matrix(self, E: Emitter, src, rev, first: int, rows: int, cols: int) -> SSAValue:
+    def _tape(self, src, rev, first: int, rows: int) -> tuple[SSAValue, int]:
+        """The tensor of a stacked term and how many of its leading dims make the rows."""
         kind, x = src
         val = rev.results[first + x] if kind == "arg" else x
         shape = val.type.get_shape()
-        if list(shape) == [rows, cols]:
-            return val
         prod = 1
         for i, d in enumerate(shape):
             prod *= d
             if prod == rows:
-                groups = [list(range(i + 1)), list(range(i + 1, len(shape)))]
-                break
-        else:  # pragma: no cover - shapes are chosen so that a split exists
-            raise AssertionError("no row split")
-        if not groups[1]:
-            groups[0].pop()
-            groups[1] = [len(shape) - 1]
+                # the columns keep at least one dim (1 x q rows: the split is after the 1)
+                return val, min(i + 1, len(shape) - 1)
+        raise AssertionError("no row split")  # pragma: no cover - shapes are chosen so that one exists
+
+    def _matrix(self, E: Emitter, val: SSAValue, split: int, rows: int, cols: int) -> SSAValue:
+        shape = val.type.get_shape()
+        if list(shape) == [rows, cols]:
+            return val
+        groups = [list(range(split)), list(range(split, len(shape)))]
         tt = TensorType(val.type.get_element_type(), [rows, cols])
         return E.v(_tensor().CollapseShapeOp(val, groups, tt))
+
+
+# -- tapes that stack the same value ---------------------------------------------------
+def _index_value(v: SSAValue, depth: int = 8) -> int | None:
+    """The value of an index computed from constants by addi / subi, else None."""
+    c = const_int(v)
+    if c is not None or depth == 0:
+        return c
+    o = v.owner
+    if isinstance(o, (arith.AddiOp, arith.SubiOp)):
+        a, b = _index_value(o.lhs, depth - 1), _index_value(o.rhs, depth - 1)
+        if a is not None and b is not None:
+            return a + b if isinstance(o, arith.AddiOp) else a - b
+    return None
+
+
+def _visits_every_slot(idx: SSAValue, iv: SSAValue, trips: int) -> bool:
+    """Is ``idx`` a bijection of the iterations 0..trips-1 onto 0..trips-1 (``iv`` or
+    ``(trips - 1) - iv``, the step of a reverse loop)?"""
+    if idx is iv:
+        return True
+    o = idx.owner
+    return isinstance(o, arith.SubiOp) and o.rhs is iv and _index_value(o.lhs) == trips - 1
+
+
+def _stacked_row(loop_op: Operation, k: int, trips: int):
+    """(value, slot index) when iter arg ``k`` of ``loop_op`` ends up as the stack of
+    one value per iteration: its only update is ``insert_slice %v into %arg[%idx, 0..]``
+    of a whole slot (or, from an all-zero init, ``%arg[%idx] + %v`` written back, as the
+    adjoint of a slice accumulates: each slot is read before anything is added to it),
+    with ``%idx`` visiting every slot once. Else None."""
+    t = _tensor()
+    body = loop_op.body.block
+    arg, init = body.args[1 + k], loop_op.iter_args[k]
+    ins = loop_op.yield_op.operands[k].owner
+    if not isinstance(ins, t.InsertSliceOp) or ins.dest is not arg or ins.parent_block() is not body:
+        return None
+    shape = arg.type.get_shape() if isinstance(arg.type, TensorType) else [DYN]
+    offsets, sizes, strides = t.slice_params(ins)
+    if DYN in shape or shape[0] != trips or any(s != 1 for s in strides):
+        return None
+    if any(o != 0 for o in offsets[1:]) or list(sizes) != [1, *shape[1:]]:
+        return None
+    idx = offsets[0]
+    if not isinstance(idx, SSAValue) or not _visits_every_slot(idx, body.args[0], trips):
+        return None
+    v = ins.source
+    users = {u.operation for u in arg.uses}
+    if users == {ins}:
+        return v, idx
+    add = v.owner
+    if not isinstance(add, t.AddOp) or not v.has_one_use() or t.splat_constant(init) != 0:
+        return None
+    for old, new in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+        e = old.owner
+        if (isinstance(e, t.ExtractSliceOp) and e.source is arg and old.has_one_use() and users == {ins, e}
+                and t.slice_params(e) == (offsets, sizes, strides) and e.result.type == new.type):
+            return new, idx
+    return None
+
+
+def share_stacked_tapes(root: Operation) -> int:
+    """Where two iter args of a ``loop.for`` (0 to a static trip count, step 1) stack the
+    same value at the same slots -- the tape of a stacked outer product and the adjoint of
+    a slice of a loop invariant, both the gates' cotangent of W9's LSTM -- the results of
+    the copy that adds into a zero init read the other; canonicalize then drops it (its
+    memset, and a read and a write of the tape a step). Returns how many were shared."""
+    loop = _loop()
+    shared = 0
+    for lp in [o for o in root.walk() if isinstance(o, loop.ForOp)]:
+        lb, ub, step = (_index_value(v) for v in (lp.lb, lp.ub, lp.step))
+        if lb != 0 or step != 1 or ub is None or ub < 1:
+            continue
+        seen: dict[tuple[SSAValue, SSAValue], int] = {}
+        rows = [_stacked_row(lp, k, ub) for k in range(len(lp.iter_args))]
+        # plain copies first: they are the ones kept
+        for k in sorted(range(len(rows)), key=lambda k: rows[k] is None or not lp.body.block.args[1 + k].has_one_use()):
+            if rows[k] is None:
+                continue
+            kept = seen.setdefault(rows[k], k)
+            if kept != k and lp.res[k].type == lp.res[kept].type and lp.res[k].uses:
+                lp.res[k].replace_all_uses_with(lp.res[kept])
+                shared += 1
+    return shared

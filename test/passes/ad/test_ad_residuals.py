@@ -140,14 +140,14 @@ def test_batched_rnn_stacked_over_batch_and_steps(stack_small, backend):
     m = irt.parse(add_grad(BATCH, "brnn", BATCH_TYPES, [0, 1, 3]))
     irt.run_pipeline(m, "ad,canonicalize,cse")
     f = generated(m, "brnn_grad_0_1_3")
-    after = [op for op in f.body.block.ops if op.name == "tensor.matmul"]
-    # dW = H^T DZ over 4 steps x 2 rows: contraction 8
-    assert [op.operands[0].type.get_shape() for op in after] == [(3, 8)]
-    # x_t U is one dot over all steps before the loop (sliced_products.py), and so
-    # dU = X^T DZ after it: contraction over the steps and the rows
+    assert not [op for op in f.body.block.ops if op.name in ("tensor.matmul", "tensor.collapse_shape")]
+    # x_t U is one dot over all steps before the loop (sliced_products.py); after the
+    # loop, dW = H^T DZ (the tapes read in place) and dU = X^T DZ are each one dot,
+    # contracting over the 4 steps and the 2 rows
     dots = [op for op in f.body.block.ops if op.name == "tensor.dot"]
-    assert [op.operands[1].type.get_shape() for op in dots] == [(2, 3), (4, 2, 3)]
-    assert dots[1].dims.lhs_contract == (0, 1)
+    assert [op.operands[1].type.get_shape() for op in dots] == [(2, 3), (4, 2, 3), (4, 2, 3)]
+    assert [str(op.results[0].type) for op in dots[1:]] == ["tensor<3x3xf64>", "tensor<2x3xf64>"]
+    assert all(op.dims.lhs_contract == op.dims.rhs_contract == (0, 1) for op in dots[1:])
 
 
 # Residuals of scalar loops: exp and a call of a pure function are stored, not recomputed.
@@ -312,3 +312,66 @@ def test_branch_reduction_is_stored(backend):
     fwd, rev = loops(generated(m, "b_grad_0"))
     assert [str(v.type) for v in fwd.results[1:]] == ["tensor<6x5xf64>", "tensor<6xf64>"]
     assert "tensor.reduce_sum" not in [op.name for op in rev.walk()]
+
+
+def lstm_loss() -> str:
+    """The minibatch LSTM of lstm_reverse.mlir (bench W9 in small), in f64."""
+    src = open(__file__.replace("test_ad_residuals.py", "lstm_reverse.mlir")).read()
+    return src[:src.index("func.func @grad")].replace("f32", "f64")
+
+
+def test_lstm_weight_gradient_stacked_over_steps_and_batch(backend):
+    """At the default thresholds, dWh = sum_t h_t^T dz_t (8 batch rows a step against a
+    16x64 accumulator) is one matmul after the reverse loop, over all steps' rows."""
+    src = lstm_loss()
+    types = ["tensor<16x64xf64>", "tensor<4x8x64xf64>"]
+    rng = np.random.default_rng(9)
+    args = [rng.standard_normal((16, 64)) * 0.3, rng.standard_normal((4, 8, 64))]
+    check_grad(src, "loss", types, args, wrt=[0, 1], backend=backend)
+    m = irt.parse(add_grad(src, "loss", types, [0, 1]))
+    irt.run_pipeline(m, "ad,canonicalize,cse")
+    fwd, rev = loops(generated(m, "loss_grad_0_1"))
+    assert [op.name for op in rev.walk()].count("tensor.matmul") == 1  # dz_t Wh^T only
+    after = [op for op in generated(m, "loss_grad_0_1").body.block.ops if op.name == "tensor.dot"]
+    assert [str(op.results[0].type) for op in after] == ["tensor<16x64xf64>"]
+    assert after[0].operands[0].type.get_shape() == (4, 8, 16)  # the forward tape of h
+    assert after[0].dims.lhs_contract == after[0].dims.rhs_contract == (0, 1)  # steps and batch
+
+
+TAPES = """
+func.func @f(%x: tensor<4x3xf64>) -> (tensor<4x3xf64>, tensor<4x3xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %n = arith.constant 4 : index
+  %init = arith.constant dense<INIT> : tensor<4x3xf64>
+  %e = tensor.empty() : tensor<4x3xf64>
+  %a, %b = loop.for %i = %c0 to %n step %c1 iter_args(%ta = %e, %tb = %init) -> (tensor<4x3xf64>, tensor<4x3xf64>) {
+    %j = arith.subi %c3, %i : index
+    %r = tensor.extract_slice %x[%j, 0] [1, 3] [1, 1] : tensor<4x3xf64> to tensor<3xf64>
+    %v = tensor.exp %r : tensor<3xf64>
+    %na = tensor.insert_slice %v into %ta[%j, 0] [1, 3] [1, 1] : tensor<3xf64> into tensor<4x3xf64>
+    %old = tensor.extract_slice %tb[%j, 0] [1, 3] [1, 1] : tensor<4x3xf64> to tensor<3xf64>
+    %s = tensor.add %old, %v : tensor<3xf64>
+    %nb = tensor.insert_slice %s into %tb[%j, 0] [1, 3] [1, 1] : tensor<3xf64> into tensor<4x3xf64>
+    loop.yield %na, %nb : tensor<4x3xf64>, tensor<4x3xf64>
+  }
+  func.return %a, %b : tensor<4x3xf64>, tensor<4x3xf64>
+}
+"""
+
+
+@pytest.mark.parametrize("init, shared", [("0.0", True), ("1.0", False)])
+def test_share_stacked_tapes(init, shared):
+    """A tape adding each step's row into a zero init (the adjoint of a slice) is the
+    same as the tape copying it, when the index visits every slot once (here the
+    reverse n - 1 - i); from another init it is not."""
+    m = irt.parse(TAPES.replace("INIT", init))
+    x = np.random.default_rng(1).standard_normal((4, 3))
+    want = irt.interpret(m, "f", x)
+    f = generated(m, "f")
+    assert residuals.share_stacked_tapes(f) == int(shared)
+    irt.run_pipeline(m, "canonicalize")
+    assert len(loops(f)[0].iter_args) == (1 if shared else 2)
+    for got, w in zip(irt.interpret(m, "f", x), want):
+        np.testing.assert_array_equal(got, w)

@@ -24,10 +24,14 @@ PARALLEL_MIN_WORK``) or fewer than two threads are allowed (``IRT_NUM_THREADS``,
 default: the online CPUs, at most ``abi.MAX_THREADS``) or ``gate`` is given and its
 flag zero, chunk 0 is all of ``[lb, ub)`` on the calling thread (m = 1). Else it
 cuts ``[lb, ub)`` into ``m`` equal chunks (``m`` fixed by the trip count and
-``per``: results are deterministic for a given ``m``), starts ``pthread_create``
-workers (a worker that cannot be created runs inline), takes chunks itself and
-joins the workers. Threads take the next chunk from a counter under a mutex (a
-thread slowed down by other work on its core does not hold the others up).
+``per``: results are deterministic for a given ``m``), starts detached
+``pthread_create`` workers (the chunks of one that cannot be created run on the
+others), takes chunks itself and waits for the chunks the workers took. Threads
+take the next chunk from an atomic counter (a thread slowed down by other work
+on its core does not hold the others up), and the calling thread waits for no
+worker that took none: on a busy machine a worker may start only after the
+calling thread has run every chunk (it then finds none; the last thread out
+frees the context the threads share).
 While ``serial`` is given and its flag nonzero (``abi.LOOPS_SERIAL_SYMBOL``: a
 function measured faster so on a busy machine, runtime/blas.py) the calling
 thread takes every chunk itself. The module passes the flags' addresses, so

@@ -1,8 +1,8 @@
 """The runtime functions that compiled code shares, compiled once per process.
 
-What every dispatcher of a parallel loop or split gemm did the same way -- the
-thread count, the chunks, ``pthread_create``/``join``, the counter under a mutex
--- is one function, ``abi.PARALLEL_FOR_SYMBOL`` (its contract: the module doc of
+What every dispatcher of a parallel loop or split gemm does the same way -- the
+thread count, the chunks, ``pthread_create``, the chunk counter, the wait for the
+chunks the workers took -- is one function, ``abi.PARALLEL_FOR_SYMBOL`` (its contract: the module doc of
 ``passes/lowering/to_llvm/parallel.py``), written here as LLVM IR: it calls the
 loop's thunk through a pointer, which the llvm dialect the passes build has no
 op for. So are the functions behind an entry point's jmp_buf,
@@ -41,8 +41,10 @@ _SC_NPROCESSORS_ONLN = 84  # glibc, Linux
 
 # {public}: the linkage of __irt_parallel_for, {private}: its helpers' (and the
 # cached CPU count's); the shared context of the threads, in i64 words: the mutex
-# (MUTEX_BYTES, zeroed = initialized), then counter, chunks, size, lb, ub, thunk,
-# ctx, results, result size
+# (MUTEX_BYTES) and the condition (COND_BYTES, both zeroed = initialized), then
+# counter, chunks, size, lb, ub, thunk, ctx, results, result size, chunks done,
+# references. It is malloc'ed: the workers are detached, and the last of the
+# calling thread and the workers to let go of it frees it (``_SHARED_FIELDS``)
 _PARALLEL_TEXT = """\
 @__irt_env_num_threads = private unnamed_addr constant [{env_len} x i8] c"{env}\\00"
 @__irt_ncpu = {private}global i64 0, align 8
@@ -50,10 +52,14 @@ _PARALLEL_TEXT = """\
 declare ptr @getenv(ptr)
 declare i64 @atol(ptr)
 declare i64 @sysconf(i32)
+declare ptr @malloc(i64)
+declare void @free(ptr)
 declare i32 @pthread_mutex_lock(ptr)
 declare i32 @pthread_mutex_unlock(ptr)
+declare i32 @pthread_cond_wait(ptr, ptr)
+declare i32 @pthread_cond_broadcast(ptr)
 declare i32 @pthread_create(ptr, ptr, ptr, ptr)
-declare i32 @pthread_join(i64, ptr)
+declare i32 @pthread_detach(i64)
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
 
 ; IRT_NUM_THREADS if set (at least 1), else the online CPUs (sysconf, cached); at most MAX_THREADS
@@ -84,17 +90,15 @@ done:
   ret i64 %t2
 }}
 
-; what a thread runs: "while (k = counter++) < chunks: thunk(ctx, k, chunk k, results + k * size)"
-define {private}ptr @__irt_parallel_worker(ptr %s) noinline {{
+; "while (k = counter++) < chunks: thunk(ctx, k, chunk k, results + k * size); done++"
+; (the one that makes done reach chunks wakes the calling thread)
+define {private}void @__irt_parallel_chunks(ptr %s) noinline {{
 entry:
-{worker_fields}
+{fields_s}
+  %cond = getelementptr inbounds i8, ptr %s, i64 {mutex_bytes}
   br label %next
 next:
-  call i32 @pthread_mutex_lock(ptr %s)
-  %k = load i64, ptr %counter, align 8
-  %k1 = add i64 %k, 1
-  store i64 %k1, ptr %counter, align 8
-  call i32 @pthread_mutex_unlock(ptr %s)
+  %k = atomicrmw add ptr %counter, i64 1 monotonic, align 8
   %chunks = load i64, ptr %chunksp, align 8
   %more = icmp slt i64 %k, %chunks
   br i1 %more, label %chunk, label %done
@@ -116,16 +120,46 @@ chunk:
   %at = mul i64 %k, %rsize
   %slot = getelementptr i8, ptr %results, i64 %at
   call void %thunk(ptr %ctx, i64 %k, i64 %lo, i64 %hi, ptr %slot)
+  %d = atomicrmw add ptr %donep, i64 1 acq_rel, align 8
+  %d1 = add i64 %d, 1
+  %last = icmp eq i64 %d1, %chunks
+  br i1 %last, label %wake, label %next
+wake:
+  call i32 @pthread_mutex_lock(ptr %s)
+  call i32 @pthread_cond_broadcast(ptr %cond)
+  call i32 @pthread_mutex_unlock(ptr %s)
   br label %next
 done:
+  ret void
+}}
+
+; the calling thread or a worker lets go of the context: the last one frees it
+define {private}void @__irt_parallel_release(ptr %s) noinline {{
+entry:
+{fields_s}
+  %r = atomicrmw sub ptr %refsp, i64 1 acq_rel, align 8
+  %last = icmp eq i64 %r, 1
+  br i1 %last, label %free, label %done
+free:
+  call void @free(ptr %s)
+  br label %done
+done:
+  ret void
+}}
+
+; what a thread runs: chunks while there are any, then it lets go (a worker the
+; system runs late finds none left, and nobody waits for it)
+define {private}ptr @__irt_parallel_worker(ptr %s) noinline {{
+entry:
+  call void @__irt_parallel_chunks(ptr %s)
+  call void @__irt_parallel_release(ptr %s)
   ret ptr null
 }}
 
 define {public}i64 @{parallel_for}(ptr %thunk, ptr %ctx, i64 %lb, i64 %ub, i64 %need, i64 %per, ptr %results, i64 %rsize, ptr %serial, ptr %gate) noinline {{
 entry:
-  %shared = alloca [{shared_words} x i64], align 16
-  %tids = alloca [{max_threads} x i64], align 16
-  %oks = alloca [{max_threads} x i32], align 16
+  %stack = alloca [{shared_words} x i64], align 16
+  %tid = alloca i64, align 8
   %n = sub i64 %ub, %lb
   %big = icmp sge i64 %n, %need
   br i1 %big, label %count, label %one
@@ -165,43 +199,60 @@ ask_serial:
   br label %start
 start:
   %t = phi i64 [ %t1, %split ], [ %t2, %ask_serial ]
-  call void @llvm.memset.p0.i64(ptr align 16 %shared, i8 0, i64 {mutex_bytes}, i1 false)
-{shared_fields}
+  %threads = icmp sgt i64 %t, 1
+  br i1 %threads, label %allocate, label %fill
+allocate:
+  %heap = call ptr @malloc(i64 {shared_bytes})
+  br label %fill
+fill:
+  ; the context on the heap when threads share it (on the stack without threads,
+  ; or memory, to share it with)
+  %h = phi ptr [ null, %start ], [ %heap, %allocate ]
+  %shared_heap = icmp ne ptr %h, null
+  %shared = select i1 %shared_heap, ptr %h, ptr %stack
+  %ts = select i1 %shared_heap, i64 %t, i64 1
+  call void @llvm.memset.p0.i64(ptr align 16 %shared, i8 0, i64 {header_bytes}, i1 false)
+{fields_shared}
   br label %spawn_head
 spawn_head:
-  %j = phi i64 [ 1, %start ], [ %j1, %spawn ]
-  %to_spawn = icmp slt i64 %j, %t
+  %j = phi i64 [ 1, %fill ], [ %j1, %spawned ]
+  %to_spawn = icmp slt i64 %j, %ts
   br i1 %to_spawn, label %spawn, label %work
 spawn:
-  %tid = getelementptr inbounds i64, ptr %tids, i64 %j
   %rc = call i32 @pthread_create(ptr %tid, ptr null, ptr @__irt_parallel_worker, ptr %shared)
   %ok = icmp eq i32 %rc, 0
-  %ok32 = zext i1 %ok to i32
-  %okp = getelementptr inbounds i32, ptr %oks, i64 %j
-  store i32 %ok32, ptr %okp, align 4
+  br i1 %ok, label %detach, label %not_started
+detach:
+  %tidv = load i64, ptr %tid, align 8
+  call i32 @pthread_detach(i64 %tidv)
+  br label %spawned
+not_started:
+  ; (its chunks are this thread's)
+  atomicrmw sub ptr %refsp, i64 1 acq_rel, align 8
+  br label %spawned
+spawned:
   %j1 = add i64 %j, 1
   br label %spawn_head
 work:
-  ; this thread takes chunks too (all of them if no thread started)
-  call ptr @__irt_parallel_worker(ptr %shared)
-  br label %join_head
-join_head:
-  %i = phi i64 [ 1, %work ], [ %i1, %joined ]
-  %to_join = icmp slt i64 %i, %t
-  br i1 %to_join, label %join, label %done
-join:
-  %okq = getelementptr inbounds i32, ptr %oks, i64 %i
-  %started = load i32, ptr %okq, align 4
-  %was_started = icmp ne i32 %started, 0
-  br i1 %was_started, label %do_join, label %joined
-do_join:
-  %tidq = getelementptr inbounds i64, ptr %tids, i64 %i
-  %tidv = load i64, ptr %tidq, align 8
-  call i32 @pthread_join(i64 %tidv, ptr null)
-  br label %joined
-joined:
-  %i1 = add i64 %i, 1
-  br label %join_head
+  ; this thread takes chunks too (all of them if no thread started), then waits
+  ; for the chunks the workers took only, not for workers yet to run
+  call void @__irt_parallel_chunks(ptr %shared)
+  br i1 %shared_heap, label %wait, label %done
+wait:
+  %cond = getelementptr inbounds i8, ptr %shared, i64 {mutex_bytes}
+  call i32 @pthread_mutex_lock(ptr %shared)
+  br label %wait_head
+wait_head:
+  %dn = load atomic i64, ptr %donep acquire, align 8
+  %pending = icmp slt i64 %dn, %m
+  br i1 %pending, label %sleep, label %woken
+sleep:
+  call i32 @pthread_cond_wait(ptr %cond, ptr %shared)
+  br label %wait_head
+woken:
+  call i32 @pthread_mutex_unlock(ptr %shared)
+  call void @__irt_parallel_release(ptr %shared)
+  br label %done
 done:
   ret i64 %m
 }}
@@ -487,17 +538,22 @@ declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
 """
 
 
-#: the words after the mutex in the context __irt_parallel_for shares with its
-#: threads: (pointer name, type, the value __irt_parallel_for stores)
+#: the bytes of a pthread_cond_t at most (48 with glibc on x86-64; zeroed = initialized)
+COND_BYTES = 64
+#: the words after the mutex and the condition in the context __irt_parallel_for
+#: shares with its threads: (pointer name, type, the value __irt_parallel_for stores);
+#: the references are the calling thread's and its workers'
 _SHARED_FIELDS = (("counter", "i64", "0"), ("chunksp", "i64", "%m"), ("sizep", "i64", "%size"),
                   ("lbp", "i64", "%lb"), ("ubp", "i64", "%ub"), ("thunkp", "ptr", "%thunk"),
-                  ("ctxp", "ptr", "%ctx"), ("resultsp", "ptr", "%results"), ("rsizep", "i64", "%rsize"))
+                  ("ctxp", "ptr", "%ctx"), ("resultsp", "ptr", "%results"), ("rsizep", "i64", "%rsize"),
+                  ("donep", "i64", "0"), ("refsp", "i64", "%ts"))
+_HEADER_BYTES = MUTEX_BYTES + COND_BYTES
 
 
 def _field_pointers(base: str, store: bool) -> str:
     """The lines that point at each shared field of context ``base`` (and, with
     ``store``, store its value there)."""
-    first = MUTEX_BYTES // 8
+    first = _HEADER_BYTES // 8
     lines = []
     for k, (name, ty, value) in enumerate(_SHARED_FIELDS):
         lines.append(f"  %{name} = getelementptr inbounds i64, ptr %{base}, i64 {first + k}")
@@ -510,9 +566,10 @@ def _parallel_text(public: str, private: str) -> str:
     return _PARALLEL_TEXT.format(
         public=public, private=private,
         env=THREADS_ENV_VAR, env_len=len(THREADS_ENV_VAR) + 1, sc=_SC_NPROCESSORS_ONLN,
-        max_threads=MAX_THREADS, max_chunks=MAX_CHUNKS, mutex_bytes=MUTEX_BYTES,
-        shared_words=MUTEX_BYTES // 8 + len(_SHARED_FIELDS), parallel_for=PARALLEL_FOR_SYMBOL,
-        worker_fields=_field_pointers("s", store=False), shared_fields=_field_pointers("shared", store=True))
+        max_threads=MAX_THREADS, max_chunks=MAX_CHUNKS, mutex_bytes=MUTEX_BYTES, header_bytes=_HEADER_BYTES,
+        shared_words=_HEADER_BYTES // 8 + len(_SHARED_FIELDS),
+        shared_bytes=_HEADER_BYTES + 8 * len(_SHARED_FIELDS), parallel_for=PARALLEL_FOR_SYMBOL,
+        fields_s=_field_pointers("s", store=False), fields_shared=_field_pointers("shared", store=True))
 
 
 def _calls_text(public: str, private: str) -> str:
@@ -536,8 +593,23 @@ def runtime_text(for_object: bool = False, names: frozenset[str] | None = None) 
     copy in each object file, one kept by the linker)."""
     public = "linkonce_odr " if for_object else ""
     private = "linkonce_odr " if for_object else "internal "
-    return "\n".join(text(public, private) for defined, text in _PIECES
-                     if names is None or not names.isdisjoint(defined))
+    text = "\n".join(text(public, private) for defined, text in _PIECES
+                      if names is None or not names.isdisjoint(defined))
+    return _declared_once(text)
+
+
+def _declared_once(text: str) -> str:
+    """``text`` without the repeats of a ``declare`` line (the pieces declare what
+    each calls: both call malloc and free)."""
+    seen: set[str] = set()
+    lines = []
+    for line in text.split("\n"):
+        if line.startswith("declare "):
+            if line in seen:
+                continue
+            seen.add(line)
+        lines.append(line)
+    return "\n".join(lines)
 
 
 #: the names the shared runtime defines (``symbols.register`` binds them)

@@ -45,8 +45,8 @@ COMPILER_RUNTIME = (
     "__fixdfti", "__fixsfti", "__fixunsdfti", "__fixunssfti",
     "__floattidf", "__floattisf", "__floatuntidf", "__floatuntisf",
 )
-THREADS = ("pthread_create", "pthread_join", "pthread_getspecific", "pthread_setspecific",
-           "pthread_mutex_lock", "pthread_mutex_unlock",
+THREADS = ("pthread_create", "pthread_detach", "pthread_getspecific", "pthread_setspecific",
+           "pthread_mutex_lock", "pthread_mutex_unlock", "pthread_cond_wait", "pthread_cond_broadcast",
            "sysconf", "getenv", "atol")
 CONTROL = ("_setjmp", "setjmp", "longjmp", "abort", "puts", "putchar", "printf")
 # numpy's OpenBLAS (see blas.py)

@@ -207,6 +207,29 @@ def test_large_gemms_with_static_n_and_k_are_split():
     assert text.count(f"llvm.call @__irt_pfor_{GEMM_ROWS_PREFIX}") == 2
 
 
+# W2's first layer: 64 rows of C, 784x256 multiply-adds each; and 128 such rows
+FEW_ROWS = """
+func.func @mm(%a: tensor<ROWSx784xf32>, %b: tensor<784x256xf32>) -> tensor<ROWSx256xf32> {
+  %p = tensor.matmul %a, %b : (tensor<ROWSx784xf32>, tensor<784x256xf32>) -> tensor<ROWSx256xf32>
+  func.return %p : tensor<ROWSx256xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("rows", [64, 128])
+def test_a_gemm_is_split_in_chunks_of_at_least_min_rows(rows):
+    """Every chunk packs all of B again: a gemm of fewer than 2 * GEMM_MIN_ROWS rows
+    stays one call, however many multiply-adds it has (this one: 12.8 M at 64 rows,
+    six chunks of 11 rows each before)."""
+    from irtoolkit.passes.lowering.to_llvm.parallel import GEMM_MIN_ROWS, GEMM_ROWS_PREFIX
+    from irtoolkit.pipeline import run_pipeline
+
+    assert 64 < 2 * GEMM_MIN_ROWS <= 128
+    module = irtoolkit.parse(FEW_ROWS.replace("ROWS", str(rows)), "mm.mlir")
+    text = str(run_pipeline(module, "lower-to-llvm", verify_each=False))
+    assert text.count(f"llvm.call @__irt_pfor_{GEMM_ROWS_PREFIX}") == (rows >= 2 * GEMM_MIN_ROWS)
+
+
 @needs_blas
 def test_the_trial_decides_and_calls_from_several_threads_agree(mix):
     args = _inputs(1)

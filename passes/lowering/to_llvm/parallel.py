@@ -24,10 +24,14 @@ PARALLEL_MIN_WORK``) or fewer than two threads are allowed (``IRT_NUM_THREADS``,
 default: the online CPUs, at most ``abi.MAX_THREADS``) or ``gate`` is given and its
 flag zero, chunk 0 is all of ``[lb, ub)`` on the calling thread (m = 1). Else it
 cuts ``[lb, ub)`` into ``m`` equal chunks (``m`` fixed by the trip count and
-``per``: results are deterministic for a given ``m``), starts ``pthread_create``
-workers (a worker that cannot be created runs inline), takes chunks itself and
-joins the workers. Threads take the next chunk from a counter under a mutex (a
-thread slowed down by other work on its core does not hold the others up).
+``per``: results are deterministic for a given ``m``), starts detached
+``pthread_create`` workers (the chunks of one that cannot be created run on the
+others), takes chunks itself and waits for the chunks the workers took. Threads
+take the next chunk from an atomic counter (a thread slowed down by other work
+on its core does not hold the others up), and the calling thread waits for no
+worker that took none: on a busy machine a worker may start only after the
+calling thread has run every chunk (it then finds none; the last thread out
+frees the context the threads share).
 While ``serial`` is given and its flag nonzero (``abi.LOOPS_SERIAL_SYMBOL``: a
 function measured faster so on a busy machine, runtime/blas.py) the calling
 thread takes every chunk itself. The module passes the flags' addresses, so
@@ -246,6 +250,12 @@ def separate_loads_and_stores(fn: llvm.FuncOp) -> None:
 GEMM_ROWS_PREFIX = "__irt_gemm_rows_"
 #: a split gemm's chunks: about this many multiply-adds (M*N*K units) each, at least two
 GEMM_CHUNK_WORK = 2_000_000
+#: and at least this many rows of C each: every chunk is a gemm call of its own, which
+#: packs all of op(B) again, about as long as computing 20-35 rows (OpenBLAS sgemm, AVX2:
+#: 64x784 @ 784x256 took 0.33 ms in one call, 0.81 ms in 6 calls of 11 rows; 784x64 @
+#: 64x256 0.32 and 0.39 ms). Chunks of 8-11 rows made the split way 2-3x slower than
+#: one thread (the W2 and W8 gradients: 1.06 ms against 0.74, 24 against 9.8)
+GEMM_MIN_ROWS = 64
 
 
 def _gemm_rows_worker(module: ModuleOp, gemm: llvm.FuncOp) -> llvm.FuncOp:
@@ -273,27 +283,29 @@ def split_gemms(module: ModuleOp, min_work: int) -> None:
     over the rows of C (``_gemm_rows_worker``), gated by ``abi.BLAS_SPLIT_SYMBOL``:
     while the runtime holds OpenBLAS at one thread and asks for it (runtime/blas.py,
     the way SPLIT), a large gemm runs on the dispatcher's threads as the loops do,
-    a chunk of rows each; else it is the one call."""
+    a chunk of rows each (``GEMM_MIN_ROWS`` at least: a gemm of fewer than twice as
+    many rows is never split); else it is the one call."""
     gemms = {lookup(module, s) for s in GEMM_SYMBOLS.values()} - {None}
     if not gemms:
         return
     names = {g.sym_name.data: g for g in gemms}  # type: ignore[union-attr]
     calls = [op for op in symbol_users(module)
              if type(op) is llvm.CallOp and referenced_symbol(op) in names]
-    need = max(min_work, 2 * GEMM_CHUNK_WORK)
     for call in calls:
         order, _ta, _tb, M, N, K = call.args[:6]
         n, k, m = constant_int(N), constant_int(K), constant_int(M)
         if constant_int(order) != ROW_MAJOR or n is None or k is None or n * k == 0:
             continue
         work = n * k  # per row of C
+        chunk_work = max(GEMM_CHUNK_WORK, GEMM_MIN_ROWS * work)
+        need = max(min_work, 2 * chunk_work)
         if m is not None and m * work < need:
             continue
         worker = _gemm_rows_worker(module, names[call.callee.root_reference.data])  # type: ignore[arg-type]
         disp = f"{DISPATCH_PREFIX}{worker.sym_name.data}_{work}"
         if lookup(module, disp) is None:
             fn = declare(module, disp, worker.function_type)
-            define_dispatcher(module, fn, worker, [], work, need, GEMM_CHUNK_WORK, BLAS_SPLIT_SYMBOL)
+            define_dispatcher(module, fn, worker, [], work, need, chunk_work, BLAS_SPLIT_SYMBOL)
         zero = llvm.ConstantOp(IntegerAttr(0, i64), i64)
         a = list(call.args)
         new = llvm.CallOp(disp, zero.result, M, *a[:3], *a[4:], return_type=None)

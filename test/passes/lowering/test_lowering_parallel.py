@@ -4,6 +4,10 @@ the interpreter; loops that must stay sequential."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -282,3 +286,37 @@ def test_several_iteration_values_and_integer_sums(threads):
             assert k == n * (n - 1) // 2
             xi = np.random.default_rng(n).integers(-2**62, 2**62, 3 * n)
             assert exe["isum"](xi) == int(np.sum(xi))  # wrapping, as numpy's int64 sum
+
+
+LATE_WORKERS = r"""
+import os, sys, time
+import numpy as np
+import irtoolkit
+exe = irtoolkit.compile(irtoolkit.parse(sys.stdin.read(), "w1.mlir"))
+x = np.random.default_rng(7).standard_normal(300_001) * 0.5
+tasks = len(os.listdir("/proc/self/task"))  # (before any worker)
+want = exe["loss"](x), exe["grad"](x)
+os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # the workers wait for the one core
+os.environ["IRT_NUM_THREADS"] = "8"
+for _ in range(50):
+    got = exe["loss"](x), exe["grad"](x)
+    assert got[0] == want[0] and np.array_equal(got[1], want[1]), got[0]
+for _ in range(1000):  # the detached workers run late, find no chunk and end
+    if len(os.listdir("/proc/self/task")) <= tasks:
+        break
+    time.sleep(0.01)
+print("tasks", tasks, len(os.listdir("/proc/self/task")))
+"""
+
+
+def test_workers_that_start_late_change_nothing_and_end():
+    """On one core the calling thread may run every chunk before any worker starts:
+    it waits only for chunks a worker took, the same chunks give the same bits, and
+    the detached workers (the last frees what the threads share) all end."""
+    # (untiered: no compiler thread comes or goes while the threads are counted)
+    env = {**os.environ, "IRT_NUM_THREADS": "2", "IRT_NO_CACHE": "1", "IRT_TIERED": "0"}
+    proc = subprocess.run([sys.executable, "-c", LATE_WORKERS], input=W1, capture_output=True,
+                          text=True, timeout=300, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    _, before, after = proc.stdout.split()
+    assert int(after) <= int(before)

@@ -256,7 +256,7 @@ func.func @other_slice(%x: memref<?x?xf64>) -> memref<?x?xf64> {
 // IR:            call double @{{"?}}__irt_par_sum_0{{"?}}(
 // IR-LABEL:    define linkonce_odr i64 @__irt_parallel_for(
 // IR-DAG:        call i32 @pthread_create(ptr {{.*}}, ptr null, ptr @__irt_parallel_worker, ptr {{.*}})
-// IR-DAG:        call i32 @pthread_join(
+// IR-DAG:        call i32 @pthread_detach(
 // IR-DAG:        call i64 @__irt_num_threads()
 // IR:          define linkonce_odr i64 @__irt_num_threads()
 // IR:            call ptr @getenv(

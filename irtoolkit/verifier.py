@@ -213,11 +213,21 @@ def _check_llvm_callee(op: Operation, symbols: dict) -> None:
     callee = op.callee
     if callee is None:
         return
+    # the verdict depends on the callee's name and the block of the call only
+    # (the symbol table above it): told once per verification for each pair
+    memo = None if callee.nested_references.data else (op.parent, callee.root_reference.data)
+    if memo is not None and symbols.get(memo) is _GOOD_CALLEE:
+        return
     found = _lookup_symbol(op, callee, symbols)
     if not found:
         raise VerifyException(f"'{callee}' could not be found in symbol table")
     if not isinstance(found, _LLVM_FUNC):
         raise VerifyException(f"'{callee}' must reference an 'llvm.func', but found '{found.name}'")
+    if memo is not None:
+        symbols[memo] = _GOOD_CALLEE
+
+
+_GOOD_CALLEE = object()  # in the symbols of a verification: (block, callee name) -> this, when it checked
 
 
 _LLVM_FUNC: type | None = None  # xDSL's llvm.func, imported at the first llvm.call checked
@@ -282,7 +292,8 @@ def _signature_verified(cls: type) -> tuple | None:
 
 
 def _signature(op: Operation) -> tuple:
-    """What the verification of an op of a ``_signature_verified`` class depends on."""
+    """What the verification of an op of a ``_signature_verified`` class depends on
+    (``verify_module`` builds it inline, the same way)."""
     return (type(op), *map(_TYPE_OF, op._operands), None, *map(_TYPE_OF, op.results), None,
             *op.properties.items(), None, *op.attributes.items())
 
@@ -312,15 +323,13 @@ _UNASKED = object()
 
 def _known_signature(op: Operation, key: tuple, passed: dict, remember: bool) -> bool | None:
     """Whether ``op`` verified with signature ``key`` before (None: ``key`` cannot
-    be hashed). The op's own last verified signature (kept when ``remember``:
-    verifying again later, as verify-each does) is compared element by
-    element, the same attribute objects compare by identity, where the lookup
-    in ``passed`` (the signatures seen) would hash every type and attribute again;
-    so is the signature of the op of the same class that verified last (``passed``
-    keeps it under the class: the ops a pass makes are alike)."""
-    state = op.__dict__
-    if state.get("_irt_verified_signature") == key:
-        return True
+    be hashed). The signature of the op of the same class that verified last
+    is compared element by element (``passed`` keeps it under the class: the
+    ops a pass makes are alike), the same attribute objects compare by
+    identity, where the lookup in ``passed`` (the signatures seen) hashes
+    every type and attribute again. ``remember``: the op keeps what tells
+    that its signature is unchanged (``_same_since_verified``), for the next
+    verification (verify-each's)."""
     if passed.get(key[0]) == key:
         known = True
     else:
@@ -331,8 +340,30 @@ def _known_signature(op: Operation, key: tuple, passed: dict, remember: bool) ->
         if known:
             passed[key[0]] = key
     if known and remember:
-        state["_irt_verified_signature"] = key
+        _remember_signature(op)
     return known
+
+
+# in an op's __dict__, after it verified: (its class, its operands' and
+# results' types, copies of its properties and attributes) -- its signature,
+# in the form that is the cheapest to compare with the op again
+_VERIFIED_STATE = "_irt_verified_state"
+
+
+def _remember_signature(op: Operation) -> None:
+    op.__dict__[_VERIFIED_STATE] = (type(op), (*map(_TYPE_OF, op._operands), *map(_TYPE_OF, op.results)),
+                                    dict(op.properties), dict(op.attributes))
+
+
+def _same_since_verified(op: Operation) -> bool:
+    """Whether ``op``'s signature is the one it had when it last verified
+    (and ``_remember_signature`` ran): the same types, and properties and
+    attributes equal to the copies taken then -- compared as dicts (the
+    same attribute objects by identity), not flattened into a new tuple as
+    ``_signature`` does. ``verify_module`` inlines it."""
+    st = op.__dict__.get(_VERIFIED_STATE)
+    return (st is not None and st[0] is type(op) and st[2] == op.properties and st[3] == op.attributes
+            and st[1] == (*map(_TYPE_OF, op._operands), *map(_TYPE_OF, op.results)))
 
 
 def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: bool = False) -> None:
@@ -343,16 +374,17 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: b
     if rerun is None:
         op.verify_()
         return
-    key = _signature(op)
-    known = _known_signature(op, key, passed, remember)
-    if not known:
-        op.verify_()
-        if known is False:
-            passed[key] = True
-            passed[key[0]] = key
-            if remember:
-                op.__dict__["_irt_verified_signature"] = key
-        return
+    if not _same_since_verified(op):
+        key = _signature(op)
+        known = _known_signature(op, key, passed, remember)
+        if not known:
+            op.verify_()
+            if known is False:
+                passed[key] = True
+                passed[key[0]] = key
+                if remember:
+                    _remember_signature(op)
+            return
     for _trait, check in rerun:
         check(op, symbols)
 
@@ -421,7 +453,7 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     dominance = DominanceChecker()
     visible: set = set()
     passed: dict = {} if signatures is None else signatures
-    symbols: dict = {}  # symbol-table op -> its symbols by name, read once
+    symbols: dict = {}  # symbol-table op -> its symbols by name, read once (and _check_llvm_callee's verdicts)
     remember = signatures is not None  # verified again later: each op keeps its signature
     verify_op(module, block_counts, dominance, visible, passed, symbols, remember)
     # frames: [op, its regions' blocks (iterator), the next op of the current
@@ -429,6 +461,8 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     # iterator object), values the current block made visible, its last op]
     stack: list[list] = [[module, _blocks_of(module), None, [], None]]
     quick = _QUICK
+    verified_state = _VERIFIED_STATE
+    type_of = _TYPE_OF
     while stack:
         frame = stack[-1]
         op = frame[2]
@@ -449,30 +483,44 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
             frame[2] = block._first_op
             frame[4] = block._last_op
             continue
-        frame[2] = op._next_op
-        # the usual op -- no regions or successors, not ending its block, its
-        # operands defined above it, a signature that verified -- passes
-        # verify_op's checks by those facts alone; any other goes through them
-        checks = quick.get(type(op), _UNASKED)
-        if checks is _UNASKED:
-            checks = _quick_checks(type(op))
-        if (checks is None or op.regions or op._successors or op is frame[4]
-                or not visible.issuperset(op._operands)
-                or (op.__dict__.get("_irt_verified_signature") != (key := _signature(op))
-                    and not _known_signature(op, key, passed, remember))):
-            verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
-        elif checks:  # (llvm.call's callee)
-            try:
-                for _trait, check in checks:
-                    check(op, symbols)
-            except Exception:  # raised again by verify_op's run of the same check, located
+        # the ops of the block up to the next one with regions, in one loop
+        made_visible, last = frame[3], frame[4]
+        while op is not None:
+            # the usual op -- no regions or successors, not ending its block, its
+            # operands defined above it, a signature that verified -- passes
+            # verify_op's checks by those facts alone; any other goes through them
+            cls = type(op)
+            checks = quick.get(cls, _UNASKED)
+            if checks is _UNASKED:
+                checks = _quick_checks(cls)
+            if (checks is None or op.regions or op._successors or op is last
+                    or not visible.issuperset(op._operands)
+                    # (_same_since_verified, inline) or, when not, the signature verified before
+                    or (((st := op.__dict__.get(verified_state)) is None or st[0] is not cls
+                         or st[2] != op.properties or st[3] != op.attributes
+                         or st[1] != (*map(type_of, op._operands), *map(type_of, op.results)))
+                        and not _known_signature(
+                            op, (cls, *map(type_of, op._operands), None, *map(type_of, op.results),
+                                 None, *op.properties.items(), None, *op.attributes.items()),
+                            passed, remember))):
                 verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
-                raise
-        if op.regions:
-            stack.append([op, _blocks_of(op), None, [], None])
-        elif op.results:
-            visible.update(op.results)
-            frame[3].extend(op.results)
+            elif checks:  # (llvm.call's callee)
+                try:
+                    for _trait, check in checks:
+                        check(op, symbols)
+                except Exception:  # raised again by verify_op's run of the same check, located
+                    verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
+                    raise
+            if op.regions:
+                frame[2] = op._next_op
+                stack.append([op, _blocks_of(op), None, [], None])
+                break
+            if op.results:
+                visible.update(op.results)
+                made_visible.extend(op.results)
+            op = op._next_op
+        else:
+            frame[2] = None
 
 
 def _blocks_of(op: Operation):

@@ -9,14 +9,15 @@ from __future__ import annotations
 from operator import attrgetter
 
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
-from xdsl.ir import ErasedSSAValue, Operation
-from xdsl.traits import IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
+from xdsl.ir import BlockArgument, ErasedSSAValue, Operation, OpResult
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface, SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from irtoolkit import xdsl_patches
 from irtoolkit.dialects.func import verify_function
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, location_of, op_error
 from irtoolkit.dominance import DominanceChecker
+from irtoolkit.xdsl_patches import ISOLATION_CHECKED_BY_WALK
 
 xdsl_patches.apply()
 
@@ -213,11 +214,21 @@ def _check_llvm_callee(op: Operation, symbols: dict) -> None:
     callee = op.callee
     if callee is None:
         return
+    # the verdict depends on the callee's name and the block of the call only
+    # (the symbol table above it): told once per verification for each pair
+    memo = None if callee.nested_references.data else (op.parent, callee.root_reference.data)
+    if memo is not None and symbols.get(memo) is _GOOD_CALLEE:
+        return
     found = _lookup_symbol(op, callee, symbols)
     if not found:
         raise VerifyException(f"'{callee}' could not be found in symbol table")
     if not isinstance(found, _LLVM_FUNC):
         raise VerifyException(f"'{callee}' must reference an 'llvm.func', but found '{found.name}'")
+    if memo is not None:
+        symbols[memo] = _GOOD_CALLEE
+
+
+_GOOD_CALLEE = object()  # in the symbols of a verification: (block, callee name) -> this, when it checked
 
 
 _LLVM_FUNC: type | None = None  # xDSL's llvm.func, imported at the first llvm.call checked
@@ -282,7 +293,8 @@ def _signature_verified(cls: type) -> tuple | None:
 
 
 def _signature(op: Operation) -> tuple:
-    """What the verification of an op of a ``_signature_verified`` class depends on."""
+    """What the verification of an op of a ``_signature_verified`` class depends on
+    (``verify_module`` builds it inline, the same way)."""
     return (type(op), *map(_TYPE_OF, op._operands), None, *map(_TYPE_OF, op.results), None,
             *op.properties.items(), None, *op.attributes.items())
 
@@ -310,29 +322,57 @@ _QUICK: dict[type, tuple | None] = {}
 _UNASKED = object()
 
 
-def _known_signature(op: Operation, key: tuple, passed: dict, remember: bool) -> bool | None:
-    """Whether ``op`` verified with signature ``key`` before (None: ``key`` cannot
-    be hashed). The op's own last verified signature (kept when ``remember``:
-    verifying again later, as verify-each does) is compared element by
-    element, the same attribute objects compare by identity, where the lookup
-    in ``passed`` (the signatures seen) would hash every type and attribute again;
-    so is the signature of the op of the same class that verified last (``passed``
-    keeps it under the class: the ops a pass makes are alike)."""
-    state = op.__dict__
-    if state.get("_irt_verified_signature") == key:
+# An op's signature in the form that is the cheapest to compare with an op:
+# (its class, its operands' and results' types, copies of its properties and
+# attributes), the properties and attributes compared as dicts (the same
+# attribute objects by identity), not flattened into a new tuple as
+# ``_signature`` does. Kept in the __dict__ of an op that verified (when
+# ``remember``: verify-each verifies it again after the next pass), and in
+# ``passed`` under the class for the op of that class that verified last
+# (the ops a pass makes are alike; they share that tuple).
+_VERIFIED_STATE = "_irt_verified_state"
+
+
+def _state_of(op: Operation, types: tuple) -> tuple:
+    return (type(op), types, dict(op.properties), dict(op.attributes))
+
+
+def _types_of(op: Operation) -> tuple:
+    return (*map(_TYPE_OF, op._operands), *map(_TYPE_OF, op.results))
+
+
+def _signature_passed(op: Operation, types: tuple, passed: dict, remember: bool) -> bool | None:
+    """Whether ``op``, whose operands' and results' types are ``types``, has a
+    signature that verified before (None: it cannot be hashed), beside the
+    one it keeps itself (``verify_module`` compares that first): the one of
+    the last op of its class that verified, then any in ``passed``."""
+    cls = type(op)
+    last = passed.get(cls)
+    if last is not None and last[1] == types and last[2] == op.properties and last[3] == op.attributes:
+        if remember:
+            op.__dict__[_VERIFIED_STATE] = last
         return True
-    if passed.get(key[0]) == key:
-        known = True
-    else:
-        try:
-            known = key in passed
-        except TypeError:  # an unhashable attribute
-            return None
-        if known:
-            passed[key[0]] = key
-    if known and remember:
-        state["_irt_verified_signature"] = key
+    try:
+        known = _signature(op) in passed
+    except TypeError:  # an unhashable attribute
+        return None
+    if known:
+        _passed(op, types, passed, remember)
     return known
+
+
+def _passed(op: Operation, types: tuple, passed: dict, remember: bool) -> None:
+    """``op``'s signature verified: the last of its class, and kept by the op when ``remember``."""
+    state = passed[type(op)] = _state_of(op, types)
+    if remember:
+        op.__dict__[_VERIFIED_STATE] = state
+
+
+def _same_since_verified(op: Operation, types: tuple) -> bool:
+    """Whether ``op``'s signature is the one it kept when it last verified."""
+    st = op.__dict__.get(_VERIFIED_STATE)
+    return (st is not None and st[0] is type(op) and st[1] == types and st[2] == op.properties
+            and st[3] == op.attributes)
 
 
 def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: bool = False) -> None:
@@ -343,16 +383,15 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: b
     if rerun is None:
         op.verify_()
         return
-    key = _signature(op)
-    known = _known_signature(op, key, passed, remember)
-    if not known:
-        op.verify_()
-        if known is False:
-            passed[key] = True
-            passed[key[0]] = key
-            if remember:
-                op.__dict__["_irt_verified_signature"] = key
-        return
+    types = _types_of(op)
+    if not _same_since_verified(op, types):
+        known = _signature_passed(op, types, passed, remember)
+        if not known:
+            op.verify_()
+            if known is False:
+                passed[_signature(op)] = True
+                _passed(op, types, passed, remember)
+            return
     for _trait, check in rerun:
         check(op, symbols)
 
@@ -417,18 +456,52 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
     An op's ``verify_regions_`` (MLIR's `verifyRegions`: checks that need the
     nested ops verified first, e.g. `tensor.generate`'s terminator) runs when
     the walk leaves the op."""
+    try:
+        _walk(module, signatures, fold_isolation=True)
+    except DiagnosticError:
+        # the first error as the plain walk meets it: there, an op's
+        # IsolatedFromAbove check runs with its other checks, before its body
+        _walk(module, signatures, fold_isolation=False)
+        raise
+
+
+def _walk(module: ModuleOp, signatures: dict | None, fold_isolation: bool) -> None:
+    """``verify_module``'s walk. ``fold_isolation``: the IsolatedFromAbove
+    checks (each a walk of the op's body in xDSL's trait) are made by this
+    walk: inside an isolated op, the values visible are the ones defined
+    inside it, and an operand not visible (a use across the blocks of a CFG
+    region, or an error) is looked up from its definition to the innermost
+    isolated op around its user. An error may then be met in another order
+    than the plain walk's (an isolated op's violation at its user, not at the
+    op): ``verify_module`` then walks again without."""
     block_counts: dict[int, int] = {}
     dominance = DominanceChecker()
     visible: set = set()
     passed: dict = {} if signatures is None else signatures
-    symbols: dict = {}  # symbol-table op -> its symbols by name, read once
+    symbols: dict = {}  # symbol-table op -> its symbols by name, read once (and _check_llvm_callee's verdicts)
     remember = signatures is not None  # verified again later: each op keeps its signature
-    verify_op(module, block_counts, dominance, visible, passed, symbols, remember)
+    walked: set | None = set() if fold_isolation else None
+    token = ISOLATION_CHECKED_BY_WALK.set(walked)
+    try:
+        if walked is not None and module.has_trait(IsolatedFromAbove):
+            walked.add(module)
+        verify_op(module, block_counts, dominance, visible, passed, symbols, remember)
+        _walk_body(module, block_counts, dominance, visible, passed, symbols, remember, walked)
+    finally:
+        ISOLATION_CHECKED_BY_WALK.reset(token)
+
+
+def _walk_body(module, block_counts, dominance, visible, passed, symbols, remember, walked) -> None:
     # frames: [op, its regions' blocks (iterator), the next op of the current
     # block (None at its end: the ops are followed by their links, not an
-    # iterator object), values the current block made visible, its last op]
-    stack: list[list] = [[module, _blocks_of(module), None, [], None]]
+    # iterator object), values the current block made visible, its last op,
+    # the values visible around the op when it is isolated (then: its own
+    # set of visible values inside) or None]
+    stack: list[list] = [[module, _blocks_of(module), None, [], None, None]]
+    isolated = [module]  # (fold: the isolated ops around the current op, innermost last)
     quick = _QUICK
+    verified_state = _VERIFIED_STATE
+    type_of = _TYPE_OF
     while stack:
         frame = stack[-1]
         op = frame[2]
@@ -438,6 +511,9 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
             if block is None:
                 stack.pop()
                 owner = frame[0]
+                if frame[5] is not None:  # leaving an isolated op
+                    visible = frame[5]
+                    isolated.pop()
                 if hasattr(owner, "verify_regions_"):
                     _verify_regions(owner)
                 if stack and owner.results:  # its results dominate what follows it
@@ -449,30 +525,68 @@ def verify_module(module: ModuleOp, signatures: dict | None = None) -> None:
             frame[2] = block._first_op
             frame[4] = block._last_op
             continue
-        frame[2] = op._next_op
-        # the usual op -- no regions or successors, not ending its block, its
-        # operands defined above it, a signature that verified -- passes
-        # verify_op's checks by those facts alone; any other goes through them
-        checks = quick.get(type(op), _UNASKED)
-        if checks is _UNASKED:
-            checks = _quick_checks(type(op))
-        if (checks is None or op.regions or op._successors or op is frame[4]
-                or not visible.issuperset(op._operands)
-                or (op.__dict__.get("_irt_verified_signature") != (key := _signature(op))
-                    and not _known_signature(op, key, passed, remember))):
-            verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
-        elif checks:  # (llvm.call's callee)
-            try:
-                for _trait, check in checks:
-                    check(op, symbols)
-            except Exception:  # raised again by verify_op's run of the same check, located
+        # the ops of the block up to the next one with regions, in one loop
+        made_visible, last = frame[3], frame[4]
+        while op is not None:
+            # the usual op -- no regions or successors, not ending its block, its
+            # operands defined above it, a signature that verified -- passes
+            # verify_op's checks by those facts alone; any other goes through them
+            cls = type(op)
+            checks = quick.get(cls, _UNASKED)
+            if checks is _UNASKED:
+                checks = _quick_checks(cls)
+            if (checks is None or op is last or op.regions or op._successors
+                    or not visible.issuperset(op._operands)
+                    # (_same_since_verified, inline) or, when not, the signature verified before
+                    or (((st := op.__dict__.get(verified_state)) is None or st[0] is not cls
+                         or st[1] != (*map(type_of, op._operands), *map(type_of, op.results))
+                         or st[2] != op.properties or st[3] != op.attributes)
+                        and not _signature_passed(op, _types_of(op), passed, remember))):
+                if walked is not None:
+                    if not visible.issuperset(op._operands):
+                        _check_defined_inside(op, isolated[-1])
+                    if op.regions and op.has_trait(IsolatedFromAbove):
+                        walked.add(op)
                 verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
-                raise
-        if op.regions:
-            stack.append([op, _blocks_of(op), None, [], None])
-        elif op.results:
-            visible.update(op.results)
-            frame[3].extend(op.results)
+            elif checks:  # (llvm.call's callee)
+                try:
+                    for _trait, check in checks:
+                        check(op, symbols)
+                except Exception:  # raised again by verify_op's run of the same check, located
+                    verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
+                    raise
+            if op.regions:
+                frame[2] = op._next_op
+                if walked is not None and op in walked:  # an isolated op: what is visible inside
+                    stack.append([op, _blocks_of(op), None, [], None, visible])
+                    visible = set()
+                    isolated.append(op)
+                else:
+                    stack.append([op, _blocks_of(op), None, [], None, None])
+                break
+            if op.results:
+                visible.update(op.results)
+                made_visible.extend(op.results)
+            op = op._next_op
+        else:
+            frame[2] = None
+
+
+def _check_defined_inside(op: Operation, isolated: Operation) -> None:
+    """Each operand of ``op`` is defined inside ``isolated`` (the innermost
+    IsolatedFromAbove op around ``op``); raised, when one is not, as a
+    diagnostic at ``isolated`` with xDSL's words (``verify_module`` walks
+    again and reports the error the plain walk meets first)."""
+    for operand in op._operands:
+        kind = type(operand)
+        block = operand.op.parent if kind is OpResult else operand.block if kind is BlockArgument else None
+        while block is not None:
+            owner = block.parent_op()
+            if owner is isolated:
+                break
+            block = None if owner is None else owner.parent
+        else:
+            raise op_error(isolated, f"Operation using value defined out of its IsolatedFromAbove parent: {op}")
 
 
 def _blocks_of(op: Operation):

@@ -53,6 +53,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
 from xdsl.printer import Printer
 from xdsl.traits import (
     ConstantLike,
@@ -424,6 +425,18 @@ class _BroadcastCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
         return (ComposeBroadcasts(),)
+
+
+class _ExtractSliceCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (ExtractPastDisjointInsert(),)
+
+
+class _InsertSliceCanonicalization(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return (OverwrittenInsertDest(),)
 
 
 # --------------------------------------------------------------------------
@@ -2954,7 +2967,23 @@ def slice_params(op: Operation) -> tuple[list, list, list]:
 
 
 class ExtractSliceOp(_xt.ExtractSliceOp):
-    """`%s = tensor.extract_slice %t[%i, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>`."""
+    """`%s = tensor.extract_slice %t[%i, 0] [1, 4] [1, 1] : tensor<8x4xf32> to tensor<4xf32>`.
+
+    Folds on a splat constant (to the splat of the slice's type); canonicalization
+    reads past an ``insert_slice`` that wrote elsewhere (``ExtractPastDisjointInsert``)."""
+
+    traits = traits_def(Pure(), _MethodFolder(), _ExtractSliceCanonicalization())
+
+    def fold(self):
+        rt = self.result.type
+        if not isinstance(rt, TensorType) or DYN in rt.get_shape():
+            return None
+        value = _splat_value(self.source)
+        if value is None:
+            return None
+        from irtoolkit.dense import splat_dense
+
+        return (splat_dense(rt, value),)
 
     def verify_(self) -> None:
         super().verify_()
@@ -2969,7 +2998,12 @@ class ExtractSliceOp(_xt.ExtractSliceOp):
 
 
 class InsertSliceOp(_xt.InsertSliceOp):
-    """`%u = tensor.insert_slice %s into %t[%i, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<8x4xf32>`."""
+    """`%u = tensor.insert_slice %s into %t[%i, 0] [1, 4] [1, 1] : tensor<4xf32> into tensor<8x4xf32>`.
+
+    Canonicalization starts a chain of inserts that overwrites every element of its
+    destination from ``tensor.empty`` (``OverwrittenInsertDest``)."""
+
+    traits = traits_def(Pure(), _InsertSliceCanonicalization())
 
     def verify_(self) -> None:
         super().verify_()
@@ -3648,6 +3682,104 @@ class ComposeBroadcasts(RewritePattern):
         new = BroadcastOp(inner.input, dims, op.result.type)
         new.location = op.location
         rewriter.replace(op, [new])
+
+
+def _static_extent(offset, size, stride) -> tuple[int, int] | None:
+    """The first and last index a slice touches along one dim (None: dynamic, or no index)."""
+    if not (isinstance(offset, int) and isinstance(size, int) and isinstance(stride, int)) or size <= 0:
+        return None
+    return offset, offset + (size - 1) * stride
+
+
+def _provably_disjoint(a: Operation, b: Operation) -> bool:
+    """Do slices ``a`` and ``b`` (extract/insert_slice of one tensor) touch no common
+    element: along some dim their static index ranges do not meet."""
+    for dim in zip(*slice_params(a), *slice_params(b)):
+        first, second = _static_extent(*dim[:3]), _static_extent(*dim[3:])
+        if first is not None and second is not None and (first[1] < second[0] or second[1] < first[0]):
+            return True
+    return False
+
+
+class ExtractPastDisjointInsert(RewritePattern):
+    """``extract_slice(insert_slice(%s into %d), R)`` -> ``extract_slice(%d, R)`` when the
+    insert wrote no element of R (static ranges apart along some dim). The derivative of
+    a slice adds into a zero tensor by extract/add/insert at each slice; reading past
+    the others' inserts leaves the chain of inserts with one use each, which
+    ``OverwrittenInsertDest`` can then start from ``tensor.empty``."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, ExtractSliceOp):
+            return
+        source = op.source
+        while isinstance(ins := source.owner, InsertSliceOp) and _provably_disjoint(op, ins):
+            source = ins.dest
+        if source is op.source:
+            return
+        new = ExtractSliceOp(source, *slice_params(op), op.result.type)
+        new.location = op.location
+        rewriter.replace(op, [new])
+
+
+#: at most this many cells (of the grid the slices' bounds cut the tensor into) are
+#: checked for coverage: a few slices make a few cells
+_COVERAGE_CELLS = 4096
+
+
+def _covers(shape: Sequence[int], boxes: list[list[tuple[int, int]]]) -> bool:
+    """Do ``boxes`` (per dim: first and last index, unit steps) cover every index of
+    ``shape``? The boxes' bounds cut each dim into intervals: every cell of that grid
+    is in a box or in none."""
+    cuts = []
+    for d, n in enumerate(shape):
+        bounds = {0, n}
+        for box in boxes:
+            bounds.update((min(box[d][0], n), min(box[d][1] + 1, n)))
+        cuts.append(sorted(bounds))
+    if pymath.prod(len(c) - 1 for c in cuts) > _COVERAGE_CELLS:
+        return False
+    from itertools import product
+
+    for corner in product(*(c[:-1] for c in cuts)):
+        if not any(all(lo <= i <= hi for i, (lo, hi) in zip(corner, box)) for box in boxes):
+            return False
+    return True
+
+
+class OverwrittenInsertDest(RewritePattern):
+    """A chain of ``insert_slice`` ops, each result used only by the next as its
+    destination, whose static unit-step slices together cover the whole tensor: no
+    element of the first destination reaches the last result, which starts from
+    ``tensor.empty`` instead (no fill of it is computed or stored). The derivative of
+    the slices of a tensor (LSTM gates) inserts each slice's adjoint into zeros."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /):
+        if not isinstance(op, InsertSliceOp):
+            return
+        result = op.results[0]
+        use = result.first_use
+        if (use is not None and use._next_use is None and isinstance(use.operation, InsertSliceOp)
+                and use.index == 1):
+            return  # the next insert is the chain's end, seen from there
+        dest_type = op.dest.type
+        if not isinstance(dest_type, TensorType) or DYN in dest_type.get_shape():
+            return
+        boxes = []
+        first = op
+        while True:
+            offsets, sizes, strides = slice_params(first)
+            extents = [_static_extent(o, n, 1 if n == 1 else s) for o, n, s in zip(offsets, sizes, strides)]
+            if all(e is not None for e in extents) and all(s == 1 or n == 1 for n, s in zip(sizes, strides)):
+                boxes.append(extents)
+            below = first.dest.owner
+            if not isinstance(below, InsertSliceOp) or not first.dest.has_one_use():
+                break
+            first = below
+        if isinstance(first.dest.owner, EmptyOp) or not boxes or not _covers(dest_type.get_shape(), boxes):
+            return
+        empty = EmptyOp((), dest_type)
+        rewriter.insert(empty, InsertPoint.before(first))
+        rewriter.replace_uses_with_if(first.dest, empty.tensor, lambda u: u.operation is first and u.index == 1)
 
 
 # --------------------------------------------------------------------------

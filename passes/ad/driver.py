@@ -174,11 +174,12 @@ class Driver:
             self.generating.pop()
         if mode != "jvp":
             self.remove_dead_calls(dfn)
-        from irtoolkit.passes.ad.residuals import share_stacked_tapes
+        from irtoolkit.passes.ad.residuals import share_stacked_tapes, sum_stacked_accumulators
         from irtoolkit.passes.transforms.licm import hoist_loop_invariants
 
         hoist_loop_invariants(dfn)  # e.g. the transposed weights of a reverse loop
         share_stacked_tapes(dfn)  # (after hoisting: the reverse index n - 1 - i reads constants)
+        sum_stacked_accumulators(dfn)
         # derivatives follow their function, in the order they are generated
         after = self.last_derivative.get(callee, f)
         self.module.body.block.insert_op_after(dfn, after)

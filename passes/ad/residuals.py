@@ -436,6 +436,14 @@ def _stacked_row(loop_op: Operation, k: int, trips: int):
     return None
 
 
+def _plain_copies_first(loop_op: Operation, rows: list) -> list[int]:
+    """The iter args with a stacked row (``_stacked_row``), those that copy it into a slot
+    first: where two stack the same value, they are the ones kept."""
+    body = loop_op.body.block
+    return sorted((k for k in range(len(rows)) if rows[k] is not None),
+                  key=lambda k: not body.args[1 + k].has_one_use())
+
+
 def share_stacked_tapes(root: Operation) -> int:
     """Where two iter args of a ``loop.for`` (0 to a static trip count, step 1) stack the
     same value at the same slots -- the tape of a stacked outer product and the adjoint of
@@ -450,12 +458,65 @@ def share_stacked_tapes(root: Operation) -> int:
             continue
         seen: dict[tuple[SSAValue, SSAValue], int] = {}
         rows = [_stacked_row(lp, k, ub) for k in range(len(lp.iter_args))]
-        # plain copies first: they are the ones kept
-        for k in sorted(range(len(rows)), key=lambda k: rows[k] is None or not lp.body.block.args[1 + k].has_one_use()):
-            if rows[k] is None:
-                continue
+        for k in _plain_copies_first(lp, rows):
             kept = seen.setdefault(rows[k], k)
             if kept != k and lp.res[k].type == lp.res[kept].type and lp.res[k].uses:
                 lp.res[k].replace_all_uses_with(lp.res[kept])
                 shared += 1
     return shared
+
+
+# -- sums of stacked values --------------------------------------------------------------
+def _summed_each_step(loop_op: Operation, k: int) -> SSAValue | None:
+    """``%v`` when iter arg ``k`` of ``loop_op`` is only ever ``%arg + %v`` (or ``%v + %arg``),
+    yielded: the sum of ``%v`` over the iterations (from the init). Else None."""
+    t = _tensor()
+    body = loop_op.body.block
+    arg, end = body.args[1 + k], loop_op.yield_op.operands[k]
+    add = end.owner
+    if (not isinstance(add, t.AddOp) or add.parent_block() is not body or not end.has_one_use()
+            or not arg.has_one_use() or arg.first_use.operation is not add):
+        return None
+    v = add.rhs if add.lhs is arg else add.lhs
+    if v is arg or v.type != arg.type or end.type != arg.type:
+        return None
+    return v
+
+
+def sum_stacked_accumulators(root: Operation) -> int:
+    """Where an iter arg of a ``loop.for`` (0 to a static trip count, step 1) adds up a
+    value that another iter arg stacks whole, one slot an iteration (the adjoint of a
+    loop invariant broadcast -- W9's LSTM bias -- beside the gates' cotangent, the tape
+    of the weights' stacked outer products), its result is the init plus one
+    ``reduce_sum`` of the stack after the loop, instead of an addition of the whole value
+    at every step (canonicalize drops the dead iter arg). The sum is then in the
+    reduction's order (the lowering adds floats in f64), not the steps'. Returns how many
+    were rewritten."""
+    loop = _loop()
+    t = _tensor()
+    rewritten = 0
+    for lp in [o for o in root.walk() if isinstance(o, loop.ForOp)]:
+        lb, ub, step = (_index_value(v) for v in (lp.lb, lp.ub, lp.step))
+        if lb != 0 or step != 1 or ub is None or ub < 1:
+            continue
+        rows = [_stacked_row(lp, j, ub) for j in range(len(lp.iter_args))]
+        stacks: dict[SSAValue, int] = {}
+        for j in _plain_copies_first(lp, rows):
+            stacks.setdefault(rows[j][0], j)
+        if not stacks:
+            continue
+        E = Emitter(lp.parent_block(), lp.next_op, lp.location)
+        for k in range(len(lp.iter_args)):
+            v = _summed_each_step(lp, k)
+            j = stacks.get(v) if v is not None else None
+            if j is None or not lp.res[k].uses:
+                continue
+            tape = lp.res[j]
+            if not isinstance(v.type, TensorType) or list(tape.type.get_shape()[1:]) != list(v.type.get_shape()):
+                continue  # (a slot of the tape keeps a unit dim the value does not have)
+            # (the init is added after: the steps added it first; + 0.0 is not dropped, as
+            # it turns a sum of -0.0 into 0.0)
+            total = E.v(t.AddOp(lp.iter_args[k], E.reduce_sum(tape, [0])))
+            lp.res[k].replace_all_uses_with(total)
+            rewritten += 1
+    return rewritten

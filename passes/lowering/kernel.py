@@ -273,7 +273,6 @@ _is_splat = instance_test(tensor.SplatOp)
 _is_constant = instance_test(arith.ConstantOp)
 _is_splat_or_constant = instance_test(tensor.SplatOp, arith.ConstantOp)
 _is_extract_slice = instance_test(tensor.ExtractSliceOp)
-_is_slice = instance_test(tensor.ExtractSliceOp, tensor.InsertSliceOp)
 
 
 class CannotFuse(Exception):
@@ -358,8 +357,11 @@ def slice_tensors(s: Operation) -> tuple[SSAValue, SSAValue]:
 
 
 def same_slice(a: Operation | None, b: Operation) -> bool:
-    """Are ``a`` and ``b`` slices (extract or insert) of one tensor at the same place?"""
-    if not _is_slice(a) or slice_tensors(a)[0] is not slice_tensors(b)[0]:
+    """Is ``a`` an ``extract_slice`` of the tensor that slice ``b`` (extract or insert) is
+    of, at the same place? (Not an ``insert_slice`` at that place: its value is the whole
+    tensor it wrote into, which a kernel updating ``b``'s destination in place must not
+    read in place of the window.)"""
+    if not _is_extract_slice(a) or slice_tensors(a)[0] is not slice_tensors(b)[0]:
         return False
     return (all(getattr(a, n) == getattr(b, n) for n in ("static_offsets", "static_sizes", "static_strides"))
             and all(list(getattr(a, n)) == list(getattr(b, n)) for n in ("offsets", "sizes", "strides")))

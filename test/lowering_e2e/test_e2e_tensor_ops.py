@@ -420,6 +420,19 @@ func.func @F(%r: tensor<3x{T}>, %x: tensor<?x3x{T}>, %i: index) -> tensor<?x3x{T
   return %b : tensor<?x3x{T}>
 }""", [[_rand((3,), dt), _rand((5, 3), dt), 4], [_rand((3,), dt), _rand((1, 3), dt), 0]],
         lambda r, x, i: _set(x, np.s_[i], r))
+    # a kernel computing into a slice of %e in place reads the window of another insert
+    # into %e at that place (%w: all of what that insert made), not the window it writes
+    add("insert_slices_one_dest", """
+func.func @F(%a: tensor<3x1x{T}>, %b: tensor<3x1x{T}>, %c: tensor<3x1x{T}>) -> (tensor<1x3x1x{T}>, tensor<1x3x1x{T}>) {
+  %e = tensor.empty() : tensor<1x3x1x{T}>
+  %w = tensor.insert_slice %b into %e[0, 0, 0] [1, 3, 1] [1, 1, 1] : tensor<3x1x{T}> into tensor<1x3x1x{T}>
+  %bw = tensor.extract_slice %w[0, 0, 0] [1, 3, 1] [1, 1, 1] : tensor<1x3x1x{T}> to tensor<3x1x{T}>
+  %m = tensor.mul %bw, %c : tensor<3x1x{T}>
+  %r = tensor.insert_slice %m into %e[0, 0, 0] [1, 3, 1] [1, 1, 1] : tensor<3x1x{T}> into tensor<1x3x1x{T}>
+  %v = tensor.insert_slice %a into %e[0, 0, 0] [1, 3, 1] [1, 1, 1] : tensor<3x1x{T}> into tensor<1x3x1x{T}>
+  return %r, %v : tensor<1x3x1x{T}>, tensor<1x3x1x{T}>
+}""", [[_rand((3, 1), dt), _rand((3, 1), dt), _rand((3, 1), dt)]],
+        lambda a, b, c: ((b * c)[None], a[None]))
 
     # -- constants -------------------------------------------------------------------------
     big = np.arange(40, dtype=dt).reshape(5, 8) * dt(0.25) - dt(3)

@@ -225,3 +225,58 @@ func.func @model_op_folds(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf
   %k = tensor.argmax %m [1] : tensor<2x3xf32> -> tensor<2xi64>
   return %rr, %id, %d, %k : tensor<2x3xf32>, tensor<2x3xf32>, tensor<1x2xf32>, tensor<2xi64>
 }
+
+// The adjoint of slices (LSTM gates): each slice's adjoint added into zeros at its
+// place. A read past inserts that wrote elsewhere reads the zeros (a splat of the
+// slice); the inserts then cover the whole tensor, whose zeros nobody reads: the
+// chain starts from tensor.empty.
+// CHECK-LABEL: func.func @slice_adjoints
+// CHECK-SAME:      (%[[A:.+]]: tensor<2x2xf32>, %[[B:.+]]: tensor<2x2xf32>, %[[C:.+]]: tensor<2x2xf32>)
+// CHECK-NEXT:    %[[E:.+]] = tensor.empty() : tensor<2x6xf32>
+// CHECK-NEXT:    %[[I0:.+]] = tensor.insert_slice %[[A]] into %[[E]][0, 4] [2, 2] [1, 1]
+// CHECK-NEXT:    %[[Z1:.+]] = arith.constant dense<0.000000e+00> : tensor<2x2xf32>
+// CHECK-NEXT:    %[[S1:.+]] = tensor.add %[[Z1]], %[[B]]
+// CHECK-NEXT:    %[[I1:.+]] = tensor.insert_slice %[[S1]] into %[[I0]][0, 2] [2, 2] [1, 1]
+// CHECK-NEXT:    %[[Z2:.+]] = arith.constant dense<0.000000e+00> : tensor<2x2xf32>
+// CHECK-NEXT:    %[[S2:.+]] = tensor.add %[[Z2]], %[[C]]
+// CHECK-NEXT:    %[[I2:.+]] = tensor.insert_slice %[[S2]] into %[[I1]][0, 0] [2, 2] [1, 1]
+// CHECK-NEXT:    return %[[I2]]
+func.func @slice_adjoints(%a: tensor<2x2xf32>, %b: tensor<2x2xf32>, %c: tensor<2x2xf32>) -> tensor<2x6xf32> {
+  %z = arith.constant dense<0.0> : tensor<2x6xf32>
+  %0 = tensor.insert_slice %a into %z[0, 4] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x6xf32>
+  %1 = tensor.extract_slice %0[0, 2] [2, 2] [1, 1] : tensor<2x6xf32> to tensor<2x2xf32>
+  %2 = tensor.add %1, %b : tensor<2x2xf32>
+  %3 = tensor.insert_slice %2 into %0[0, 2] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x6xf32>
+  %4 = tensor.extract_slice %3[0, 0] [2, 2] [1, 1] : tensor<2x6xf32> to tensor<2x2xf32>
+  %5 = tensor.add %4, %c : tensor<2x2xf32>
+  %6 = tensor.insert_slice %5 into %3[0, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x6xf32>
+  func.return %6 : tensor<2x6xf32>
+}
+
+// The destination stays when a read may see it: the inserts leave column 5 (or, in
+// 2-D, the corner [1, 1]) unwritten, a strided insert covers every other column only,
+// the first insert's result is read elsewhere, an extract overlaps the insert or
+// is at a dynamic offset.
+// CHECK-LABEL: func.func @slice_dest_kept
+// CHECK-NOT:     tensor.empty
+// CHECK:         %[[P:.+]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [2, 4] [1, 1]
+// CHECK:         tensor.extract_slice %[[P]][0, 3] [2, 2] [1, 1]
+// CHECK:         tensor.extract_slice %[[P]][0, %{{.*}}] [2, 1] [1, 1]
+// CHECK-NOT:     tensor.empty
+// CHECK:         return
+func.func @slice_dest_kept(%a: tensor<2x4xf32>, %b: tensor<2x1xf32>, %n: tensor<3x3xf32>, %i: index, %s: tensor<2x3xf32>)
+    -> (tensor<2x6xf32>, tensor<2x2xf32>, tensor<2x1xf32>, tensor<2x2xf32>, tensor<2x6xf32>, tensor<2x6xf32>) {
+  %z = arith.constant dense<1.0> : tensor<2x6xf32>
+  %p = tensor.insert_slice %a into %z[0, 0] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x6xf32>
+  %q = tensor.insert_slice %b into %p[0, 4] [2, 1] [1, 1] : tensor<2x1xf32> into tensor<2x6xf32>
+  %r = tensor.extract_slice %p[0, 3] [2, 2] [1, 1] : tensor<2x6xf32> to tensor<2x2xf32>
+  %d = tensor.extract_slice %p[0, %i] [2, 1] [1, 1] : tensor<2x6xf32> to tensor<2x1xf32>
+  %y = arith.constant dense<2.0> : tensor<2x2xf32>
+  %col = tensor.extract_slice %n[0, 0] [2, 1] [1, 1] : tensor<3x3xf32> to tensor<2x1xf32>
+  %row = tensor.extract_slice %n[0, 0] [1, 2] [1, 1] : tensor<3x3xf32> to tensor<1x2xf32>
+  %u = tensor.insert_slice %col into %y[0, 0] [2, 1] [1, 1] : tensor<2x1xf32> into tensor<2x2xf32>
+  %v = tensor.insert_slice %row into %u[0, 0] [1, 2] [1, 1] : tensor<1x2xf32> into tensor<2x2xf32>
+  %w = tensor.insert_slice %s into %z[0, 0] [2, 3] [1, 2] : tensor<2x3xf32> into tensor<2x6xf32>
+  %x = tensor.insert_slice %a into %p[0, 2] [2, 4] [1, 1] : tensor<2x4xf32> into tensor<2x6xf32>
+  return %q, %r, %d, %v, %w, %x : tensor<2x6xf32>, tensor<2x2xf32>, tensor<2x1xf32>, tensor<2x2xf32>, tensor<2x6xf32>, tensor<2x6xf32>
+}

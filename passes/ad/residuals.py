@@ -444,21 +444,30 @@ def _plain_copies_first(loop_op: Operation, rows: list) -> list[int]:
                   key=lambda k: not body.args[1 + k].has_one_use())
 
 
+def _stacking_loops(root: Operation):
+    """The ``loop.for`` ops in ``root`` that run from 0 by step 1 to a static trip count,
+    each as (loop, the stacked row of each iter arg (``_stacked_row``), the iter args
+    that have one, plain copies first). A loop's rows are read when it is reached, after
+    the caller's changes to the loops before it."""
+    loop = _loop()
+    for lp in [o for o in root.walk() if isinstance(o, loop.ForOp)]:
+        lb, ub, step = (_index_value(v) for v in (lp.lb, lp.ub, lp.step))
+        if lb != 0 or step != 1 or ub is None or ub < 1:
+            continue
+        rows = [_stacked_row(lp, k, ub) for k in range(len(lp.iter_args))]
+        yield lp, rows, _plain_copies_first(lp, rows)
+
+
 def share_stacked_tapes(root: Operation) -> int:
     """Where two iter args of a ``loop.for`` (0 to a static trip count, step 1) stack the
     same value at the same slots -- the tape of a stacked outer product and the adjoint of
     a slice of a loop invariant, both the gates' cotangent of W9's LSTM -- the results of
     the copy that adds into a zero init read the other; canonicalize then drops it (its
     memset, and a read and a write of the tape a step). Returns how many were shared."""
-    loop = _loop()
     shared = 0
-    for lp in [o for o in root.walk() if isinstance(o, loop.ForOp)]:
-        lb, ub, step = (_index_value(v) for v in (lp.lb, lp.ub, lp.step))
-        if lb != 0 or step != 1 or ub is None or ub < 1:
-            continue
+    for lp, rows, stacking in _stacking_loops(root):
         seen: dict[tuple[SSAValue, SSAValue], int] = {}
-        rows = [_stacked_row(lp, k, ub) for k in range(len(lp.iter_args))]
-        for k in _plain_copies_first(lp, rows):
+        for k in stacking:
             kept = seen.setdefault(rows[k], k)
             if kept != k and lp.res[k].type == lp.res[kept].type and lp.res[k].uses:
                 lp.res[k].replace_all_uses_with(lp.res[kept])
@@ -492,16 +501,11 @@ def sum_stacked_accumulators(root: Operation) -> int:
     at every step (canonicalize drops the dead iter arg). The sum is then in the
     reduction's order (the lowering adds floats in f64), not the steps'. Returns how many
     were rewritten."""
-    loop = _loop()
     t = _tensor()
     rewritten = 0
-    for lp in [o for o in root.walk() if isinstance(o, loop.ForOp)]:
-        lb, ub, step = (_index_value(v) for v in (lp.lb, lp.ub, lp.step))
-        if lb != 0 or step != 1 or ub is None or ub < 1:
-            continue
-        rows = [_stacked_row(lp, j, ub) for j in range(len(lp.iter_args))]
+    for lp, rows, stacking in _stacking_loops(root):
         stacks: dict[SSAValue, int] = {}
-        for j in _plain_copies_first(lp, rows):
+        for j in stacking:
             stacks.setdefault(rows[j][0], j)
         if not stacks:
             continue

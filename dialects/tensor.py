@@ -3757,8 +3757,7 @@ class OverwrittenInsertDest(RewritePattern):
         if not isinstance(op, InsertSliceOp):
             return
         result = op.results[0]
-        use = result.first_use
-        if (use is not None and use._next_use is None and isinstance(use.operation, InsertSliceOp)
+        if (result.has_one_use() and isinstance((use := result.first_use).operation, InsertSliceOp)
                 and use.index == 1):
             return  # the next insert is the chain's end, seen from there
         dest_type = op.dest.type

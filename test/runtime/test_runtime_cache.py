@@ -364,3 +364,16 @@ def test_compile_source_reports_parse_errors():
     with pytest.raises(DiagnosticError, match="bad.mlir:2:10"):
         irt.compile("func.func @f(%x: f64) -> f64 {\n  return %y : f64\n}\n", filename="bad.mlir")
     assert cache_files() == []
+
+
+def test_preload_warms_up_without_touching_the_caches():
+    """``preload`` compiles and runs a small program of its own (each stage's
+    first use), which is neither looked up in nor stored to either cache."""
+    irt.preload()  # (stores the runtime's shared functions, compiled once)
+    before = cache_files()
+    irt._warm_up()
+    assert not caches._CACHE
+    assert cache_files() == before
+    exe = irt.compile(irt.parse(PROGRAM))
+    y, w = exe["f"](X, 2.0)
+    np.testing.assert_allclose(y, expected(X, 2.0)[0])

@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, i32, 
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from irtoolkit.abi import GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR, TRANS
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import inherit_location
 from irtoolkit.dialects import tensor
 from irtoolkit.dialects.tensor import DotDims
@@ -58,6 +59,9 @@ CONTRACT = "contracting dimensions differ at run time (operand #0 vs operand #1)
 BATCH = "batch dimensions differ at run time (operand #0 vs operand #1)"
 
 DotLike = tensor.DotOp | tensor.MatmulOp
+# (asked of every op of the module: isinstance against xDSL's abstract classes is a Python call)
+_is_dot_like = instance_test(tensor.DotOp, tensor.MatmulOp)
+_is_add = instance_test(tensor.AddOp)
 
 
 def _float_name(t: Attribute) -> str | None:
@@ -218,9 +222,7 @@ def plan_accumulations(L: TensorLowering, module: Operation) -> None:
     use, in the same block) and an accumulator of the same static type is kept out of
     the kernels and the dot moved right in front of it, so the dot's gemm can add into
     the accumulator (``L.gemm_accumulate``: add -> which operand is the dot's)."""
-    for op in list(module.walk()):
-        if not isinstance(op, tensor.AddOp):
-            continue
+    for op in [o for o in module.walk() if _is_add(o)]:
         for side in (0, 1):
             p, acc = op.operands[side], op.operands[1 - side]
             dot = p.owner
@@ -251,9 +253,7 @@ def plan_dots(L: TensorLowering, module: Operation) -> None:
     The dots that call BLAS are kept in ``L.gemm_dots`` (a transpose left without
     uses is erased)."""
     dead: list[Operation] = []
-    for op in list(module.walk()):
-        if not isinstance(op, DotLike):
-            continue
+    for op in [o for o in module.walk() if _is_dot_like(o)]:
         sym = _gemm_symbol(L, op)
         if sym is None:
             continue

@@ -65,7 +65,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from irtoolkit.classtest import instance_test
+from irtoolkit.classtest import ClassAnswers, instance_test
 from irtoolkit.dialects import tensor
 from irtoolkit.dialects.elementwise import meaning_of
 from irtoolkit.dialects.loop import ForOp, YieldOp
@@ -266,6 +266,8 @@ class KernelEmitter:
 # isinstance against xDSL's (abstract) classes, answered once per class: a kernel
 # asks them of every member, operand and leaf
 _is_tensor = instance_test(TensorType)
+#: ``tensor_class[type(t)]``: _is_tensor(t), in the loops that ask it of every op
+tensor_class = ClassAnswers(TensorType)
 _is_value = instance_test(SSAValue)
 _is_op = instance_test(Operation)
 _is_broadcast = instance_test(tensor.BroadcastOp)
@@ -788,10 +790,11 @@ def lower_to_kernels(top: Operation, keep: Container[Operation] = ()) -> None:
 
 
 def _on_tensors(op: Operation) -> bool:
+    # (asked of every op: its operand tuple read directly, without xDSL's operand view)
     if not op.results:
         return False
-    for values in (op.operands, op.results):
+    for values in (op._operands, op.results):  # pyright: ignore[reportPrivateUsage]
         for v in values:
-            if _is_tensor(v.type):
+            if tensor_class[type(v.type)]:
                 return True
     return False

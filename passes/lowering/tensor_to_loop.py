@@ -93,7 +93,7 @@ from xdsl.traits import IsTerminator
 from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.lowering.blas import plan_accumulations, plan_dots
-from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels
+from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels, tensor_class
 from irtoolkit.passes.lowering.tensor_to_loop_rules import rule_of
 from irtoolkit.pipeline import option
 
@@ -120,6 +120,21 @@ def convert_type(t: Attribute) -> Attribute:
     return t
 
 
+def _is_plain_scalar(op: Operation) -> bool:
+    """``op`` has no regions, no tensor operand or result, and is no call: what
+    lower_op gives clone_scalar. (Asked of every op: its operand tuple read directly,
+    without xDSL's operand view.)"""
+    if op.regions or _is_call(op):
+        return False
+    for v in op._operands:  # pyright: ignore[reportPrivateUsage]
+        if tensor_class[type(v.type)]:
+            return False
+    for v in op.results:
+        if tensor_class[type(v.type)]:
+            return False
+    return True
+
+
 def _has_tensor_types(op: Operation) -> bool:
     for o in op.walk():
         if isinstance(o, func.FuncOp):
@@ -137,6 +152,7 @@ def _has_tensor_types(op: Operation) -> bool:
 #: the ops lower_call lowers
 _is_call = instance_test(func.CallOp, printf.PrintFormatOp)
 _is_constant = instance_test(arith.ConstantOp)
+_is_func = instance_test(func.FuncOp)
 
 # Ops whose tensor block arguments are owned by their blocks, and whose tensor
 # operands at these positions are transferred into the regions (loop inits).
@@ -169,8 +185,8 @@ class _Scope:
     def analyse(self) -> None:
         last_use = self.last_use
         for i, op in enumerate(self.block.ops):
-            for v in op.operands:
-                if is_tensor(v.type):
+            for v in op._operands:  # pyright: ignore[reportPrivateUsage]
+                if tensor_class[type(v.type)]:
                     last_use[v] = i
             if not op.regions:
                 continue
@@ -180,8 +196,8 @@ class _Scope:
             for inner in op.walk():
                 if inner is op:
                     continue
-                for v in inner.operands:
-                    if is_tensor(v.type):
+                for v in inner._operands:  # pyright: ignore[reportPrivateUsage]
+                    if tensor_class[type(v.type)]:
                         last_use[v] = i
                         uses.add(v)
         for v, i in self.last_use.items():
@@ -408,8 +424,12 @@ class TensorLowering(KernelEmitter):
                         self.dealloc(self.buf(a))
                 last = old.last_op
                 for i, op in enumerate(list(old.ops)):  # (a scalar op moves out: clone_scalar)
-                    s.index, s.op, s._region_uses = i, op, None
                     self.loc = op.location
+                    if op is not last and _is_plain_scalar(op):
+                        # (most ops: nothing can die at an op without tensors or regions)
+                        self.clone_scalar(op)
+                        continue
+                    s.index, s.op, s._region_uses = i, op, None
                     self.lower_op(op)
                     # (a terminator is the last op of its block)
                     if op is not last or not op.has_trait(IsTerminator):
@@ -562,10 +582,9 @@ class TensorLowering(KernelEmitter):
         # lowering, and building a copy is the dearest step here: fused loop bodies
         # are mostly scalar ops); only operands that were lowered change.
         vmap = self.vmap
-        operands = op.operands
-        mapped = [vmap.get(v, v) for v in operands]
         op.detach()
-        for i, (v, m) in enumerate(zip(operands, mapped)):
+        for i, v in enumerate(op._operands):  # pyright: ignore[reportPrivateUsage]
+            m = vmap.get(v, v)
             if m is not v:
                 op.operands[i] = m
         self.emit(op)
@@ -638,7 +657,7 @@ class LowerTensorToLoopPass(ModulePass):
         plan_accumulations(lowering, op)  # acc + dot: one gemm with beta = 1
         lower_to_kernels(op, keep=lowering.gemm_accumulate)  # the elementwise ops tensor-fuse left
         plan_dots(lowering, op)  # BLAS dots and matmuls; folds transposed operands
-        funcs = [f for f in op.walk() if isinstance(f, func.FuncOp)]
+        funcs = [f for f in op.walk() if _is_func(f)]
         for f in funcs:
             if not _has_tensor_types(f):
                 continue

@@ -86,6 +86,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irtoolkit.abi import KERNEL_PREFIX
+from irtoolkit.classtest import instance_test
 from irtoolkit.passes.lowering.to_llvm.common import Lowering, call_op
 
 # False: expand_math_intrinsics keeps the libm intrinsic calls (debugging, comparisons).
@@ -850,13 +851,22 @@ LIBM_KERNELS = {"erf": erf_f64, "expm1": expm1_f64, "log1p": log1p_f64}
 _LIBM_NAMES = {**{n: n for n in LIBM_KERNELS}, **{n + "f": n for n in LIBM_KERNELS}}
 
 
+# (asked of every op of the module: isinstance against xDSL's abstract classes is a Python call)
+_is_intrinsic_call = instance_test(llvm.CallIntrinsicOp)
+_is_call = instance_test(llvm.CallOp)
+_is_any_call = instance_test(llvm.CallIntrinsicOp, llvm.CallOp)
+
+
 def _called(op: Operation) -> tuple[str, str] | None:
     """(function, type suffix) of a call of a math intrinsic (``llvm.exp``, ``f64``) or of
     a libm function that has a kernel (``erff`` -> ``erf``, ``f32``); else None."""
-    if isinstance(op, llvm.CallIntrinsicOp) and op.ress is not None:
-        base, _, suffix = op.intrin.data.rpartition(".")
+    if _is_intrinsic_call(op):
+        # (its result and name read directly: IRDL's accessors decode the definitions)
+        if not op.results:
+            return None
+        base, _, suffix = op.properties["intrin"].data.rpartition(".")
         return base, suffix
-    if isinstance(op, llvm.CallOp) and len(op.results) == 1:
+    if _is_call(op) and len(op.results) == 1:
         callee = op.callee
         fn = None if callee is None else _LIBM_NAMES.get(callee.string_value())
         t = op.results[0].type
@@ -955,8 +965,7 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
     # (function, suffix) -> the name of its kernel function, defined at the first call
     kernels: dict[tuple[str, str], str] = {}
     count = 0
-    calls = (llvm.CallIntrinsicOp, llvm.CallOp)
-    for op in [o for o in module.walk() if isinstance(o, calls)]:
+    for op in [o for o in module.walk() if _is_any_call(o)]:
         found = None if op.parent is None else _kernel_of(op)
         if found is None:
             continue
@@ -972,7 +981,7 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
         new.name_hint = old.name_hint
         old.replace_all_uses_with(new)
         op.detach()
-        op.erase()
+        op.drop_all_references()  # (erase would replace its results' uses: there are none)
         count += 1
     return count
 

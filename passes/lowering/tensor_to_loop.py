@@ -179,10 +179,15 @@ class _Scope:
     # tensor values used inside the regions of the current op
     _region_uses: set[SSAValue] | None = None
     # index of an op with regions -> the tensor values used inside them (found
-    # by analyse's walk: region_uses would walk the nest again)
+    # by analyse: region_uses would walk the nest again)
     nest_uses: dict[int, set[SSAValue]] = field(default_factory=dict)
 
-    def analyse(self) -> None:
+    def analyse(self, nested: dict[Block, _Scope]) -> None:
+        """The last use of each tensor value used in the block (by an op, or inside
+        its regions). The blocks nested in its ops are analysed first, into ``nested``
+        (kept for when they are lowered): the tensor values used inside an op are
+        the keys of its blocks' ``last_use``, in the order of a walk of the op --
+        each block of a nest is analysed once, not once per enclosing block."""
         last_use = self.last_use
         for i, op in enumerate(self.block.ops):
             for v in op._operands:  # pyright: ignore[reportPrivateUsage]
@@ -191,13 +196,11 @@ class _Scope:
             if not op.regions:
                 continue
             uses = self.nest_uses[i] = set()
-            # the ops nested in op (Operation.walk: xDSL's Region.walk stacks a
-            # generator per nested op)
-            for inner in op.walk():
-                if inner is op:
-                    continue
-                for v in inner._operands:  # pyright: ignore[reportPrivateUsage]
-                    if tensor_class[type(v.type)]:
+            for region in op.regions:
+                for block in region.blocks:
+                    inner = nested[block] = _Scope(block)
+                    inner.analyse(nested)
+                    for v in inner.last_use:
                         last_use[v] = i
                         uses.add(v)
         for v, i in self.last_use.items():
@@ -244,6 +247,8 @@ class TensorLowering(KernelEmitter):
         # splat tensors that got no buffer: original value -> the repeated scalar
         self.splats: dict[SSAValue, SSAValue] = {}
         self.scopes: list[_Scope] = []
+        #: blocks not lowered yet -> their analysed scope (_Scope.analyse)
+        self.analysed: dict[Block, _Scope] = {}
         self.globals: list[Operation] = []
         self.global_for: dict[tuple[Attribute, Attribute], str] = {}
         self.taken_symbols: set[str] = {
@@ -405,8 +410,10 @@ class TensorLowering(KernelEmitter):
         if len(old.parent.blocks) > 1 if old.parent else False:
             if _has_tensor_types(old.parent.parent_op()):  # type: ignore[arg-type]
                 raise LoweringError("multi-block regions carrying tensors are not supported")
-        s = _Scope(old)
-        s.analyse()
+        s = self.analysed.pop(old, None)  # (by the analysis of the enclosing block)
+        if s is None:
+            s = _Scope(old)
+            s.analyse(self.analysed)
         self.scopes.append(s)
         try:
             with self.at(new):

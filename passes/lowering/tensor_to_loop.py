@@ -135,6 +135,36 @@ def _is_plain_scalar(op: Operation) -> bool:
     return True
 
 
+def _move_to_end(first: Operation, last: Operation, dest: Block) -> None:
+    """Move the consecutive ops ``first`` .. ``last`` of a block to the end of ``dest``:
+    the two lists relinked once (as ``split_block_before`` in loop_to_cf does), not a
+    detach and an append (with its ancestor check) per op."""
+    src = first.parent
+    assert src is not None and last.parent is src and src is not dest
+    before = first._prev_op  # pyright: ignore[reportPrivateUsage]
+    after = last._next_op  # pyright: ignore[reportPrivateUsage]
+    if before is None:
+        src._first_op = after  # pyright: ignore[reportPrivateUsage]
+    else:
+        before._next_op = after  # pyright: ignore[reportPrivateUsage]
+    if after is None:
+        src._last_op = before  # pyright: ignore[reportPrivateUsage]
+    else:
+        after._prev_op = before  # pyright: ignore[reportPrivateUsage]
+    tail = dest._last_op  # pyright: ignore[reportPrivateUsage]
+    first._prev_op = tail  # pyright: ignore[reportPrivateUsage]
+    last._next_op = None  # pyright: ignore[reportPrivateUsage]
+    if tail is None:
+        dest._first_op = first  # pyright: ignore[reportPrivateUsage]
+    else:
+        tail._next_op = first  # pyright: ignore[reportPrivateUsage]
+    dest._last_op = last  # pyright: ignore[reportPrivateUsage]
+    op: Operation | None = first
+    while op is not None:
+        op.parent = dest
+        op = op._next_op  # pyright: ignore[reportPrivateUsage]
+
+
 def _has_tensor_types(op: Operation) -> bool:
     for o in op.walk():
         if isinstance(o, func.FuncOp):
@@ -430,17 +460,31 @@ class TensorLowering(KernelEmitter):
                         del s.owned[a]
                         self.dealloc(self.buf(a))
                 last = old.last_op
-                for i, op in enumerate(list(old.ops)):  # (a scalar op moves out: clone_scalar)
+                # ops without tensors (most ops; nothing can die at them) move into the
+                # new block as they are, each run of them at once when the next op
+                # is lowered (or the block ends)
+                run_first: Operation | None = None
+                run_last: Operation | None = None
+                for i, op in enumerate(list(old.ops)):
                     self.loc = op.location
-                    if op is not last and _is_plain_scalar(op):
-                        # (most ops: nothing can die at an op without tensors or regions)
-                        self.clone_scalar(op)
+                    plain = op is not last and _is_plain_scalar(op)
+                    if plain and self.map_scalar(op):
+                        if run_first is None:
+                            run_first = op
+                        run_last = op
+                        continue
+                    if run_first is not None:
+                        _move_to_end(run_first, run_last, self.block)  # type: ignore[arg-type]
+                        run_first = None
+                    if plain:  # (a constant, folded into the function's)
                         continue
                     s.index, s.op, s._region_uses = i, op, None
                     self.lower_op(op)
                     # (a terminator is the last op of its block)
                     if op is not last or not op.has_trait(IsTerminator):
                         self.flush_deaths()
+                if run_first is not None:
+                    _move_to_end(run_first, run_last, self.block)  # type: ignore[arg-type]
                 if s.owned:  # every owned buffer must have been freed or handed on
                     raise LoweringError(
                         f"internal error: {len(s.owned)} buffer(s) would leak in a block of "
@@ -580,23 +624,32 @@ class TensorLowering(KernelEmitter):
         self.emit(new)
 
     def clone_scalar(self, op: Operation) -> None:
+        if self.map_scalar(op):
+            op.detach()
+            self.emit(op)
+
+    def map_scalar(self, op: Operation) -> bool:
+        """Map the results of scalar op ``op``; True if the op itself is to move into
+        the new block, False if it was folded into the function's constants.
+
+        The op moves (the old body is dropped after its lowering, and building a copy
+        is the dearest step here: fused loop bodies are mostly scalar ops); only its
+        operands that were lowered change, here."""
         if _is_constant(op) and isinstance(op.value, IntegerAttr | FloatAttr):
             # one constant per value and type, at the function's entry (kernels bring
             # their own, and so does this lowering)
             self.vmap[op.result] = self.const(op.value.value.data, op.result.type)
-            return
-        # The op itself moves into the new block (the old body is dropped after its
-        # lowering, and building a copy is the dearest step here: fused loop bodies
-        # are mostly scalar ops); only operands that were lowered change.
+            return False
         vmap = self.vmap
-        op.detach()
         for i, v in enumerate(op._operands):  # pyright: ignore[reportPrivateUsage]
             m = vmap.get(v, v)
             if m is not v:
                 op.operands[i] = m
-        self.emit(op)
+        if self.loc is not None:  # (as emit does)
+            op.location = self.loc
         for o in op.results:
             vmap[o] = o
+        return True
 
     # -- functions -----------------------------------------------------------
 

@@ -36,7 +36,7 @@ it, as a weight gradient summed over the steps of a reverse loop.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -217,12 +217,13 @@ def _canonical_operand(op: tensor.DotOp, side: int) -> tensor.DotOp:
     return _replace_dot(op, op.lhs, t.result, new)
 
 
-def plan_accumulations(L: TensorLowering, module: Operation) -> None:
+def plan_accumulations(L: TensorLowering, module: Operation, ops: Iterable[Operation] | None = None) -> None:
     """Before kernels are formed: each ``tensor.add`` of a BLAS dot's result (its only
     use, in the same block) and an accumulator of the same static type is kept out of
     the kernels and the dot moved right in front of it, so the dot's gemm can add into
-    the accumulator (``L.gemm_accumulate``: add -> which operand is the dot's)."""
-    for op in [o for o in module.walk() if _is_add(o)]:
+    the accumulator (``L.gemm_accumulate``: add -> which operand is the dot's).
+    ``ops``: the module's ops on tensors in walk order, if known (else it is walked)."""
+    for op in [o for o in (module.walk() if ops is None else ops) if _is_add(o)]:
         for side in (0, 1):
             p, acc = op.operands[side], op.operands[1 - side]
             dot = p.owner
@@ -246,14 +247,19 @@ def accumulating_add(L: TensorLowering, dot: Operation) -> Operation | None:
     return use.operation
 
 
-def plan_dots(L: TensorLowering, module: Operation) -> None:
+def plan_dots(L: TensorLowering, module: Operation, ops: Iterable[Operation] | None = None) -> None:
     """Before lowering: decide which dots (and matmuls, rewritten as dots) call BLAS;
     fold `tensor.transpose` operands of those into their dimension numbers when
     the layout stays a strided matrix, and transpose operands in no such layout.
     The dots that call BLAS are kept in ``L.gemm_dots`` (a transpose left without
-    uses is erased)."""
+    uses is erased). ``ops``: the module's ops on tensors in walk order, if known
+    (else it is walked; those no longer in the module are left out)."""
     dead: list[Operation] = []
-    for op in [o for o in module.walk() if _is_dot_like(o)]:
+    if ops is None:
+        dots = [o for o in module.walk() if _is_dot_like(o)]
+    else:
+        dots = [o for o in ops if _is_dot_like(o) and module.is_ancestor(o)]
+    for op in dots:
         sym = _gemm_symbol(L, op)
         if sym is None:
             continue

@@ -49,7 +49,7 @@ says which ops may be members, :class:`CannotFuse` why a group was refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -771,14 +771,16 @@ def replace_with_kernel(group: Group, into: Operation | None = None) -> None:
     erase_dead([*kernel.leaf_ops, *(o for o in ops if o.parent is not None)])
 
 
-def lower_to_kernels(top: Operation, keep: Container[Operation] = ()) -> None:
+def lower_to_kernels(top: Operation, keep: Container[Operation] = (),
+                     ops: Iterable[Operation] | None = None) -> None:
     """Every elementwise op and reduction nested in ``top`` (on tensors), but those in
     ``keep``, becomes a kernel of its own: the unfused lowering (`lower-tensor-to-loop`
-    runs this first)."""
+    runs this first). ``ops``: the ops of ``top`` on tensors in walk order, if known
+    (else it is walked)."""
     from irtoolkit.diagnostics import op_error
 
-    for op in [o for o in top.walk() if _on_tensors(o) and (is_reduction(o) or meaning_of(o) is not None)
-               and o not in keep]:
+    for op in [o for o in (top.walk() if ops is None else ops)
+               if on_tensors(o) and (is_reduction(o) or meaning_of(o) is not None) and o not in keep]:
         if not fusable(op):
             raise op_error(op, f"has no scalar meaning for {op.results[0].type} (lowering it to loops)")
         group = Group(op)
@@ -789,7 +791,8 @@ def lower_to_kernels(top: Operation, keep: Container[Operation] = ()) -> None:
             raise op_error(op, f"cannot be lowered to a loop nest: {err}") from None
 
 
-def _on_tensors(op: Operation) -> bool:
+def on_tensors(op: Operation) -> bool:
+    """``op`` has results, and a tensor operand or result."""
     # (asked of every op: its operand tuple read directly, without xDSL's operand view)
     if not op.results:
         return False

@@ -93,7 +93,7 @@ from xdsl.traits import IsTerminator
 from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.lowering.blas import plan_accumulations, plan_dots
-from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels, tensor_class
+from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels, on_tensors, tensor_class
 from irtoolkit.passes.lowering.tensor_to_loop_rules import rule_of
 from irtoolkit.pipeline import option
 
@@ -714,10 +714,21 @@ class LowerTensorToLoopPass(ModulePass):
         if not _has_tensor_types(op):
             return
         lowering = TensorLowering(op, self)
-        plan_accumulations(lowering, op)  # acc + dot: one gemm with beta = 1
-        lower_to_kernels(op, keep=lowering.gemm_accumulate)  # the elementwise ops tensor-fuse left
-        plan_dots(lowering, op)  # BLAS dots and matmuls; folds transposed operands
-        funcs = [f for f in op.walk() if _is_func(f)]
+        # one walk for the planning below: the functions, and the ops on tensors (the
+        # planning adds no function but gemm declarations, without tensors)
+        funcs: list[Operation] = []
+        tensor_ops: list[Operation] = []
+        for o in op.walk():
+            if _is_func(o):
+                funcs.append(o)
+            elif on_tensors(o):
+                tensor_ops.append(o)
+        plan_accumulations(lowering, op, tensor_ops)  # acc + dot: one gemm with beta = 1
+        # the elementwise ops tensor-fuse left (plan_accumulations moves only dots)
+        lower_to_kernels(op, keep=lowering.gemm_accumulate, ops=tensor_ops)
+        # BLAS dots and matmuls; folds transposed operands (a dot that plan_accumulations
+        # moved may now come before another one: the module walked again then)
+        plan_dots(lowering, op, None if lowering.gemm_accumulate else tensor_ops)
         for f in funcs:
             if not _has_tensor_types(f):
                 continue

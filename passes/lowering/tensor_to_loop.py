@@ -120,21 +120,6 @@ def convert_type(t: Attribute) -> Attribute:
     return t
 
 
-def _is_plain_scalar(op: Operation) -> bool:
-    """``op`` has no regions, no tensor operand or result, and is no call: what
-    lower_op gives clone_scalar. (Asked of every op: its operand tuple read directly,
-    without xDSL's operand view.)"""
-    if op.regions or _is_call(op):
-        return False
-    for v in op._operands:  # pyright: ignore[reportPrivateUsage]
-        if tensor_class[type(v.type)]:
-            return False
-    for v in op.results:
-        if tensor_class[type(v.type)]:
-            return False
-    return True
-
-
 def _move_to_end(first: Operation, last: Operation, dest: Block) -> None:
     """Move the consecutive ops ``first`` .. ``last`` of a block to the end of ``dest``:
     the two lists relinked once (as ``split_block_before`` in loop_to_cf does), not a
@@ -211,6 +196,11 @@ class _Scope:
     # index of an op with regions -> the tensor values used inside them (found
     # by analyse: region_uses would walk the nest again)
     nest_uses: dict[int, set[SSAValue]] = field(default_factory=dict)
+    #: the block's ops when analysed (before lowering moves them out)
+    ops: list[Operation] = field(default_factory=list)
+    #: per op of ``ops``: no regions, no tensor operand or result, no call -- what
+    #: lower_op gives clone_scalar (nothing can die at it)
+    plain: list[bool] = field(default_factory=list)
 
     def analyse(self, nested: dict[Block, _Scope]) -> None:
         """The last use of each tensor value used in the block (by an op, or inside
@@ -219,11 +209,22 @@ class _Scope:
         the keys of its blocks' ``last_use``, in the order of a walk of the op --
         each block of a nest is analysed once, not once per enclosing block."""
         last_use = self.last_use
-        for i, op in enumerate(self.block.ops):
+        ops = self.ops = list(self.block.ops)
+        plain = self.plain = [False] * len(ops)
+        for i, op in enumerate(ops):
+            # (asked of every op: its operand tuple read directly, without xDSL's view)
+            on_tensors = False
             for v in op._operands:  # pyright: ignore[reportPrivateUsage]
                 if tensor_class[type(v.type)]:
                     last_use[v] = i
+                    on_tensors = True
             if not op.regions:
+                if not on_tensors and not _is_call(op):
+                    for v in op.results:
+                        if tensor_class[type(v.type)]:
+                            break
+                    else:
+                        plain[i] = True
                 continue
             uses = self.nest_uses[i] = set()
             for region in op.regions:
@@ -465,9 +466,10 @@ class TensorLowering(KernelEmitter):
                 # is lowered (or the block ends)
                 run_first: Operation | None = None
                 run_last: Operation | None = None
-                for i, op in enumerate(list(old.ops)):
+                is_plain = s.plain
+                for i, op in enumerate(s.ops):
                     self.loc = op.location
-                    plain = op is not last and _is_plain_scalar(op)
+                    plain = is_plain[i] and op is not last
                     if plain and self.map_scalar(op):
                         if run_first is None:
                             run_first = op

@@ -352,6 +352,29 @@ def ops_of_classes(root: Operation, classes: tuple[type[Operation], ...],
     return [op for op in root.walk(reverse=reverse) if test(op)]
 
 
+def region_ops_of_classes(root: Operation, classes: tuple[type[Operation], ...],
+                          reverse: bool = False) -> list[Operation]:
+    """``ops_of_classes`` for classes of ops with regions: ops without regions (most
+    of them) are stepped over in the blocks' op lists, not given out by a walk."""
+    test = instance_test(*classes)
+    found: list[Operation] = []
+    stack = [root]  # ops with regions, the next one to visit last (pre-order)
+    while stack:
+        op = stack.pop()
+        if test(op):
+            found.append(op)
+        children: list[Operation] = []
+        for region in reversed(op.regions) if reverse else op.regions:
+            for block in reversed(region.blocks) if reverse else region.blocks:
+                child = block.last_op if reverse else block.first_op
+                while child is not None:
+                    if child.regions:
+                        children.append(child)
+                    child = child._prev_op if reverse else child._next_op  # pyright: ignore[reportPrivateUsage]
+        stack.extend(reversed(children))
+    return found
+
+
 def lower_loops(module: ModuleOp) -> None:
     from irtoolkit.dialects import loop
 
@@ -359,12 +382,12 @@ def lower_loops(module: ModuleOp) -> None:
     # loop first (reverse pre-order): each split then moves only the ops up to
     # the next, already lowered, loop -- linear in the size of the block.
     structured = (loop.ForOp, loop.IfOp, loop.WhileOp)
-    todo = ops_of_classes(module, (*structured, loop.ParallelOp), reverse=True)
+    todo = region_ops_of_classes(module, (*structured, loop.ParallelOp), reverse=True)
     if any(isinstance(op, loop.ParallelOp) for op in todo):  # nests of loop.for replace them
-        for op in ops_of_classes(module, (loop.ParallelOp,)):  # (outer first)
+        for op in region_ops_of_classes(module, (loop.ParallelOp,)):  # (outer first)
             if op.parent is not None:
                 parallel_to_for(op, loop)
-        todo = ops_of_classes(module, structured, reverse=True)
+        todo = region_ops_of_classes(module, structured, reverse=True)
     for op in todo:
         if op.parent is None:
             continue

@@ -879,23 +879,39 @@ def _called(op: Operation) -> tuple[str, str] | None:
 _KERNELS_BY_ARITY = {1: {**KERNELS, **LIBM_KERNELS}, 2: KERNELS2}
 
 
-def _kernel_of(op: Operation):
+def _kernel_of(op: Operation, choices: dict | None = None):
     """(kernel, computes in f32, ``_called(op)``, arguments) for a call that has
-    one, else None."""
+    one, else None. ``choices``: the kernels chosen so far, by call and types (a
+    module's calls are of a few functions: asked once each)."""
     called = _called(op)
     if called is None:
         return None
-    base, suffix = called
     args = _args(op)
-    kernel = _KERNELS_BY_ARITY.get(len(args), {}).get(base)
-    if kernel is None or suffix not in ("f32", "f64"):
-        return None
     t = op.results[0].type
-    if any(a.type != t for a in args) or not isinstance(t, (Float32Type, Float64Type)):
+    arg_types = tuple([a.type for a in args])
+    if choices is None:
+        choice = _choose_kernel(called, t, arg_types)
+    else:
+        key = (called, t, arg_types)
+        choice = choices.get(key)
+        if choice is None:
+            choice = choices[key] = _choose_kernel(called, t, arg_types)
+    if not choice:
         return None
+    return choice[0], choice[1], called, args
+
+
+def _choose_kernel(called: tuple[str, str], t, arg_types: tuple) -> tuple | bool:
+    """(kernel, computes in f32) for a call of ``called`` of these types, else False."""
+    base, suffix = called
+    kernel = _KERNELS_BY_ARITY.get(len(arg_types), {}).get(base)
+    if kernel is None or suffix not in ("f32", "f64"):
+        return False
+    if any(a != t for a in arg_types) or not isinstance(t, (Float32Type, Float64Type)):
+        return False
     if isinstance(t, Float32Type) and base in KERNELS_F32:
-        return KERNELS_F32[base], True, called, args
-    return kernel, False, called, args
+        return KERNELS_F32[base], True
+    return kernel, False
 
 
 def _args(op: Operation) -> list[SSAValue]:
@@ -903,7 +919,7 @@ def _args(op: Operation) -> list[SSAValue]:
     (without the IRDL accessor, which decodes the segment sizes at each use)."""
     bundles = op.properties.get("op_bundle_sizes")
     if bundles is None or not bundles.data.data:  # type: ignore[attr-defined]
-        return list(op.operands)
+        return list(op._operands)  # pyright: ignore[reportPrivateUsage]
     return list(op.args)  # type: ignore[attr-defined]
 
 
@@ -964,9 +980,10 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
         return 0
     # (function, suffix) -> the name of its kernel function, defined at the first call
     kernels: dict[tuple[str, str], str] = {}
+    choices: dict = {}  # (_kernel_of's)
     count = 0
     for op in [o for o in module.walk() if _is_any_call(o)]:
-        found = None if op.parent is None else _kernel_of(op)
+        found = None if op.parent is None else _kernel_of(op, choices)
         if found is None:
             continue
         _, _, key, args = found

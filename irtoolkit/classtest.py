@@ -26,3 +26,19 @@ def instance_test(*classes: type) -> Callable[[Any], bool]:
         return found
 
     return test
+
+
+class ClassAnswers(dict):
+    """``answers[type(x)]`` is ``isinstance(x, classes)``, worked out once per class:
+    for the loops that ask it of every value of a program, a dict lookup without
+    the Python call of an :func:`instance_test` predicate."""
+
+    __slots__ = ("classes",)
+
+    def __init__(self, *classes: type) -> None:
+        super().__init__()
+        self.classes = classes
+
+    def __missing__(self, cls: type) -> bool:
+        found = self[cls] = issubclass(cls, self.classes)
+        return found

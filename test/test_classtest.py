@@ -5,7 +5,7 @@ from __future__ import annotations
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import IndexType, IntegerAttr, TensorType, f64, i32
 
-from irtoolkit.classtest import instance_test
+from irtoolkit.classtest import ClassAnswers, instance_test
 
 
 def test_answers_as_isinstance_for_classes_and_subclasses():
@@ -26,3 +26,18 @@ def test_answers_per_value_not_per_first_class_seen():
     assert not is_tensor(f64)
     assert not is_tensor(i32)
     assert is_tensor(TensorType(i32, [3, 4]))
+
+
+def test_class_answers_as_isinstance_per_class():
+    tensor_class = ClassAnswers(TensorType)
+    assert tensor_class[type(TensorType(f64, [2]))]
+    assert not tensor_class[type(f64)]
+    assert not tensor_class[type(i32)]
+    assert tensor_class[type(TensorType(i32, [3, 4]))]
+
+    class Subclass(arith.ConstantOp):
+        pass
+
+    assert ClassAnswers(arith.ConstantOp)[Subclass]
+    assert ClassAnswers(arith.ConstantOp, func.ReturnOp)[func.ReturnOp]
+    assert not ClassAnswers(arith.ConstantOp)[func.ReturnOp]

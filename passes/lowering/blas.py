@@ -36,7 +36,7 @@ it, as a weight gradient summed over the steps of a reverse loop.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -45,6 +45,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, Float32Type, Float64Type, i32, 
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from irtoolkit.abi import GEMM_SYMBOLS, NO_TRANS, ROW_MAJOR, TRANS
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import inherit_location
 from irtoolkit.dialects import tensor
 from irtoolkit.dialects.tensor import DotDims
@@ -58,6 +59,9 @@ CONTRACT = "contracting dimensions differ at run time (operand #0 vs operand #1)
 BATCH = "batch dimensions differ at run time (operand #0 vs operand #1)"
 
 DotLike = tensor.DotOp | tensor.MatmulOp
+# (asked of every op of the module: isinstance against xDSL's abstract classes is a Python call)
+_is_dot_like = instance_test(tensor.DotOp, tensor.MatmulOp)
+_is_add = instance_test(tensor.AddOp)
 
 
 def _float_name(t: Attribute) -> str | None:
@@ -213,14 +217,13 @@ def _canonical_operand(op: tensor.DotOp, side: int) -> tensor.DotOp:
     return _replace_dot(op, op.lhs, t.result, new)
 
 
-def plan_accumulations(L: TensorLowering, module: Operation) -> None:
+def plan_accumulations(L: TensorLowering, module: Operation, ops: Iterable[Operation] | None = None) -> None:
     """Before kernels are formed: each ``tensor.add`` of a BLAS dot's result (its only
     use, in the same block) and an accumulator of the same static type is kept out of
     the kernels and the dot moved right in front of it, so the dot's gemm can add into
-    the accumulator (``L.gemm_accumulate``: add -> which operand is the dot's)."""
-    for op in list(module.walk()):
-        if not isinstance(op, tensor.AddOp):
-            continue
+    the accumulator (``L.gemm_accumulate``: add -> which operand is the dot's).
+    ``ops``: the module's ops on tensors in walk order, if known (else it is walked)."""
+    for op in [o for o in (module.walk() if ops is None else ops) if _is_add(o)]:
         for side in (0, 1):
             p, acc = op.operands[side], op.operands[1 - side]
             dot = p.owner
@@ -244,16 +247,19 @@ def accumulating_add(L: TensorLowering, dot: Operation) -> Operation | None:
     return use.operation
 
 
-def plan_dots(L: TensorLowering, module: Operation) -> None:
+def plan_dots(L: TensorLowering, module: Operation, ops: Iterable[Operation] | None = None) -> None:
     """Before lowering: decide which dots (and matmuls, rewritten as dots) call BLAS;
     fold `tensor.transpose` operands of those into their dimension numbers when
     the layout stays a strided matrix, and transpose operands in no such layout.
     The dots that call BLAS are kept in ``L.gemm_dots`` (a transpose left without
-    uses is erased)."""
+    uses is erased). ``ops``: the module's ops on tensors in walk order, if known
+    (else it is walked; those no longer in the module are left out)."""
     dead: list[Operation] = []
-    for op in list(module.walk()):
-        if not isinstance(op, DotLike):
-            continue
+    if ops is None:
+        dots = [o for o in module.walk() if _is_dot_like(o)]
+    else:
+        dots = [o for o in ops if _is_dot_like(o) and module.is_ancestor(o)]
+    for op in dots:
         sym = _gemm_symbol(L, op)
         if sym is None:
             continue

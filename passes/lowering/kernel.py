@@ -49,7 +49,7 @@ says which ops may be members, :class:`CannotFuse` why a group was refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -65,7 +65,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from irtoolkit.classtest import instance_test
+from irtoolkit.classtest import ClassAnswers, instance_test
 from irtoolkit.dialects import tensor
 from irtoolkit.dialects.elementwise import meaning_of
 from irtoolkit.dialects.loop import ForOp, YieldOp
@@ -266,6 +266,8 @@ class KernelEmitter:
 # isinstance against xDSL's (abstract) classes, answered once per class: a kernel
 # asks them of every member, operand and leaf
 _is_tensor = instance_test(TensorType)
+#: ``tensor_class[type(t)]``: _is_tensor(t), in the loops that ask it of every op
+tensor_class = ClassAnswers(TensorType)
 _is_value = instance_test(SSAValue)
 _is_op = instance_test(Operation)
 _is_broadcast = instance_test(tensor.BroadcastOp)
@@ -769,14 +771,16 @@ def replace_with_kernel(group: Group, into: Operation | None = None) -> None:
     erase_dead([*kernel.leaf_ops, *(o for o in ops if o.parent is not None)])
 
 
-def lower_to_kernels(top: Operation, keep: Container[Operation] = ()) -> None:
+def lower_to_kernels(top: Operation, keep: Container[Operation] = (),
+                     ops: Iterable[Operation] | None = None) -> None:
     """Every elementwise op and reduction nested in ``top`` (on tensors), but those in
     ``keep``, becomes a kernel of its own: the unfused lowering (`lower-tensor-to-loop`
-    runs this first)."""
+    runs this first). ``ops``: the ops of ``top`` on tensors in walk order, if known
+    (else it is walked)."""
     from irtoolkit.diagnostics import op_error
 
-    for op in [o for o in top.walk() if _on_tensors(o) and (is_reduction(o) or meaning_of(o) is not None)
-               and o not in keep]:
+    for op in [o for o in (top.walk() if ops is None else ops)
+               if on_tensors(o) and (is_reduction(o) or meaning_of(o) is not None) and o not in keep]:
         if not fusable(op):
             raise op_error(op, f"has no scalar meaning for {op.results[0].type} (lowering it to loops)")
         group = Group(op)
@@ -787,11 +791,13 @@ def lower_to_kernels(top: Operation, keep: Container[Operation] = ()) -> None:
             raise op_error(op, f"cannot be lowered to a loop nest: {err}") from None
 
 
-def _on_tensors(op: Operation) -> bool:
+def on_tensors(op: Operation) -> bool:
+    """``op`` has results, and a tensor operand or result."""
+    # (asked of every op: its operand tuple read directly, without xDSL's operand view)
     if not op.results:
         return False
-    for values in (op.operands, op.results):
+    for values in (op._operands, op.results):  # pyright: ignore[reportPrivateUsage]
         for v in values:
-            if _is_tensor(v.type):
+            if tensor_class[type(v.type)]:
                 return True
     return False

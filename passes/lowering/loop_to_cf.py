@@ -64,6 +64,8 @@ from irtoolkit.pipeline import option
 # on a loop's back edge: "for" (counted) or "while"; kept by convert-cf-to-llvm
 LATCH = "irt.latch"
 
+_is_constant = instance_test(arith.ConstantOp)
+
 
 def _set_loc(ops, origin: Operation) -> None:
     for new in ops:
@@ -350,6 +352,29 @@ def ops_of_classes(root: Operation, classes: tuple[type[Operation], ...],
     return [op for op in root.walk(reverse=reverse) if test(op)]
 
 
+def region_ops_of_classes(root: Operation, classes: tuple[type[Operation], ...],
+                          reverse: bool = False) -> list[Operation]:
+    """``ops_of_classes`` for classes of ops with regions: ops without regions (most
+    of them) are stepped over in the blocks' op lists, not given out by a walk."""
+    test = instance_test(*classes)
+    found: list[Operation] = []
+    stack = [root]  # ops with regions, the next one to visit last (pre-order)
+    while stack:
+        op = stack.pop()
+        if test(op):
+            found.append(op)
+        children: list[Operation] = []
+        for region in reversed(op.regions) if reverse else op.regions:
+            for block in reversed(region.blocks) if reverse else region.blocks:
+                child = block.last_op if reverse else block.first_op
+                while child is not None:
+                    if child.regions:
+                        children.append(child)
+                    child = child._prev_op if reverse else child._next_op  # pyright: ignore[reportPrivateUsage]
+        stack.extend(reversed(children))
+    return found
+
+
 def lower_loops(module: ModuleOp) -> None:
     from irtoolkit.dialects import loop
 
@@ -357,12 +382,12 @@ def lower_loops(module: ModuleOp) -> None:
     # loop first (reverse pre-order): each split then moves only the ops up to
     # the next, already lowered, loop -- linear in the size of the block.
     structured = (loop.ForOp, loop.IfOp, loop.WhileOp)
-    todo = ops_of_classes(module, (*structured, loop.ParallelOp), reverse=True)
+    todo = region_ops_of_classes(module, (*structured, loop.ParallelOp), reverse=True)
     if any(isinstance(op, loop.ParallelOp) for op in todo):  # nests of loop.for replace them
-        for op in ops_of_classes(module, (loop.ParallelOp,)):  # (outer first)
+        for op in region_ops_of_classes(module, (loop.ParallelOp,)):  # (outer first)
             if op.parent is not None:
                 parallel_to_for(op, loop)
-        todo = ops_of_classes(module, structured, reverse=True)
+        todo = region_ops_of_classes(module, structured, reverse=True)
     for op in todo:
         if op.parent is None:
             continue
@@ -465,6 +490,13 @@ def _carried_source(v: SSAValue, loop, through_views: bool = True) -> SSAValue:
 def parallel_kinds(op: Operation) -> list[str] | None:
     """How each iteration value of ``op`` (a loop.for) combines when the range is split
     ("same": a buffer passed through; "sum"), or None if ``op`` cannot be split."""
+    plan = _parallel_plan(op)
+    return None if plan is None else plan[0]
+
+
+def _parallel_plan(op: Operation) -> tuple[list[str], tuple[list[Operation], list[Operation]]] | None:
+    """``parallel_kinds(op)`` and the stores and loads of its nest (``_memory_of_nest``,
+    which outlining asks again: a walk of the nest), or None if ``op`` cannot be split."""
     from xdsl.dialects import memref
     from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, IndexType
 
@@ -514,7 +546,7 @@ def parallel_kinds(op: Operation) -> list[str] | None:
     for buf in stored & {_carried_source(o.memref, loop) for o in loads}:  # type: ignore[attr-defined]
         if not _own_slices(buf, [*stores, *loads], iv):
             return None
-    return kinds
+    return kinds, memory
 
 
 def _own_slices(buf: SSAValue, accesses: list[Operation], iv: SSAValue) -> bool:
@@ -605,11 +637,11 @@ def _free_values(inside: list[Operation], top: Operation | None) -> tuple[list[S
     for inner in inside:
         if inner is top:
             continue
-        for v in inner.operands:
+        for v in inner._operands:  # (without xDSL's operand view: asked of every op)  # pyright: ignore[reportPrivateUsage]
             if id(v.owner) in inside_ids or v in seen:
                 continue
             seen.add(v)
-            if isinstance(v.owner, arith.ConstantOp):
+            if _is_constant(v.owner):
                 consts.append(v)
             else:
                 caps.append(v)
@@ -632,11 +664,12 @@ def _bind_free_values(entry: Block, caps: list[SSAValue], args: Sequence[SSAValu
 
 
 def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: str,
-                 cost: int | None = None) -> tuple[Operation, Operation]:
+                 cost: int | None = None) -> tuple[Operation, Operation, int]:
     """Move loop.for ``op`` (step 1, in function ``fn``) to a new private function
     ``name`` over ``[lo, hi)``; ``op`` becomes a call of it over its whole range,
     which may run on threads when ``kinds`` are given (how its iteration values
-    combine). Returns the function and the call."""
+    combine). Returns the function, the call and the function's number of ops
+    (with itself: as many as a walk of it gives)."""
     from xdsl.dialects import func
     from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, i64
 
@@ -663,6 +696,8 @@ def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: st
         o.location = op.location
     worker = func.FuncOp(name, (arg_types, res_types), Region(entry), visibility="private")
     worker.location = op.location
+    # the function, the entry's ops (new_loop in place of op) and the ops nested in op
+    size = 1 + len(entry.ops) + len(inside) - 1
     module_block = fn.parent_block()
     assert module_block is not None
     module_block.add_op(worker)
@@ -672,7 +707,7 @@ def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: st
         call.attributes[WORK_ATTR] = IntegerAttr(cost, i64)
     call.location = op.location
     Rewriter.replace_op(op, call)
-    return worker, call
+    return worker, call, size
 
 
 def _same_function(a: Operation, b: Operation) -> bool:
@@ -697,8 +732,9 @@ def outline_parallel_loops(module: ModuleOp) -> int:
         nonlocal count
         for op in list(block.ops):
             if isinstance(op, loop.ForOp):
-                kinds = parallel_kinds(op)
-                if kinds is not None:
+                plan = _parallel_plan(op)
+                if plan is not None:
+                    kinds, memory = plan
                     trips = static_trips(op)
                     cost = loop_cost(op.body.block)
                     if trips is None or trips * cost >= PARALLEL_MIN_WORK:
@@ -707,11 +743,10 @@ def outline_parallel_loops(module: ModuleOp) -> int:
                         while f"{base}_{k}" in taken:
                             k += 1
                         taken.add(f"{base}_{k}")
-                        apart = _reads_apart(*_memory_of_nest(op))  # type: ignore[misc]
-                        worker, call = outline_loop(op, kinds, fn, f"{base}_{k}", cost)
+                        apart = _reads_apart(*memory)
+                        worker, call, size = outline_loop(op, kinds, fn, f"{base}_{k}", cost)
                         if apart:
                             worker.attributes[READS_APART_ATTR] = UnitAttr()
-                        size = sum(1 for _ in worker.walk())
                         same = next((w for w in workers.get(size, ()) if _same_function(worker, w)), None)
                         if same is None:
                             workers.setdefault(size, []).append(worker)

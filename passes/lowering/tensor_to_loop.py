@@ -93,7 +93,7 @@ from xdsl.traits import IsTerminator
 from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.lowering.blas import plan_accumulations, plan_dots
-from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels
+from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels, on_tensors, tensor_class
 from irtoolkit.passes.lowering.tensor_to_loop_rules import rule_of
 from irtoolkit.pipeline import option
 
@@ -120,6 +120,36 @@ def convert_type(t: Attribute) -> Attribute:
     return t
 
 
+def _move_to_end(first: Operation, last: Operation, dest: Block) -> None:
+    """Move the consecutive ops ``first`` .. ``last`` of a block to the end of ``dest``:
+    the two lists relinked once (as ``split_block_before`` in loop_to_cf does), not a
+    detach and an append (with its ancestor check) per op."""
+    src = first.parent
+    assert src is not None and last.parent is src and src is not dest
+    before = first._prev_op  # pyright: ignore[reportPrivateUsage]
+    after = last._next_op  # pyright: ignore[reportPrivateUsage]
+    if before is None:
+        src._first_op = after  # pyright: ignore[reportPrivateUsage]
+    else:
+        before._next_op = after  # pyright: ignore[reportPrivateUsage]
+    if after is None:
+        src._last_op = before  # pyright: ignore[reportPrivateUsage]
+    else:
+        after._prev_op = before  # pyright: ignore[reportPrivateUsage]
+    tail = dest._last_op  # pyright: ignore[reportPrivateUsage]
+    first._prev_op = tail  # pyright: ignore[reportPrivateUsage]
+    last._next_op = None  # pyright: ignore[reportPrivateUsage]
+    if tail is None:
+        dest._first_op = first  # pyright: ignore[reportPrivateUsage]
+    else:
+        tail._next_op = first  # pyright: ignore[reportPrivateUsage]
+    dest._last_op = last  # pyright: ignore[reportPrivateUsage]
+    op: Operation | None = first
+    while op is not None:
+        op.parent = dest
+        op = op._next_op  # pyright: ignore[reportPrivateUsage]
+
+
 def _has_tensor_types(op: Operation) -> bool:
     for o in op.walk():
         if isinstance(o, func.FuncOp):
@@ -137,6 +167,7 @@ def _has_tensor_types(op: Operation) -> bool:
 #: the ops lower_call lowers
 _is_call = instance_test(func.CallOp, printf.PrintFormatOp)
 _is_constant = instance_test(arith.ConstantOp)
+_is_func = instance_test(func.FuncOp)
 
 # Ops whose tensor block arguments are owned by their blocks, and whose tensor
 # operands at these positions are transferred into the regions (loop inits).
@@ -163,25 +194,44 @@ class _Scope:
     # tensor values used inside the regions of the current op
     _region_uses: set[SSAValue] | None = None
     # index of an op with regions -> the tensor values used inside them (found
-    # by analyse's walk: region_uses would walk the nest again)
+    # by analyse: region_uses would walk the nest again)
     nest_uses: dict[int, set[SSAValue]] = field(default_factory=dict)
+    #: the block's ops when analysed (before lowering moves them out)
+    ops: list[Operation] = field(default_factory=list)
+    #: per op of ``ops``: no regions, no tensor operand or result, no call -- what
+    #: lower_op gives clone_scalar (nothing can die at it)
+    plain: list[bool] = field(default_factory=list)
 
-    def analyse(self) -> None:
+    def analyse(self, nested: dict[Block, _Scope]) -> None:
+        """The last use of each tensor value used in the block (by an op, or inside
+        its regions). The blocks nested in its ops are analysed first, into ``nested``
+        (kept for when they are lowered): the tensor values used inside an op are
+        the keys of its blocks' ``last_use``, in the order of a walk of the op --
+        each block of a nest is analysed once, not once per enclosing block."""
         last_use = self.last_use
-        for i, op in enumerate(self.block.ops):
-            for v in op.operands:
-                if is_tensor(v.type):
+        ops = self.ops = list(self.block.ops)
+        plain = self.plain = [False] * len(ops)
+        for i, op in enumerate(ops):
+            # (asked of every op: its operand tuple read directly, without xDSL's view)
+            on_tensors = False
+            for v in op._operands:  # pyright: ignore[reportPrivateUsage]
+                if tensor_class[type(v.type)]:
                     last_use[v] = i
+                    on_tensors = True
             if not op.regions:
+                if not on_tensors and not _is_call(op):
+                    for v in op.results:
+                        if tensor_class[type(v.type)]:
+                            break
+                    else:
+                        plain[i] = True
                 continue
             uses = self.nest_uses[i] = set()
-            # the ops nested in op (Operation.walk: xDSL's Region.walk stacks a
-            # generator per nested op)
-            for inner in op.walk():
-                if inner is op:
-                    continue
-                for v in inner.operands:
-                    if is_tensor(v.type):
+            for region in op.regions:
+                for block in region.blocks:
+                    inner = nested[block] = _Scope(block)
+                    inner.analyse(nested)
+                    for v in inner.last_use:
                         last_use[v] = i
                         uses.add(v)
         for v, i in self.last_use.items():
@@ -228,6 +278,8 @@ class TensorLowering(KernelEmitter):
         # splat tensors that got no buffer: original value -> the repeated scalar
         self.splats: dict[SSAValue, SSAValue] = {}
         self.scopes: list[_Scope] = []
+        #: blocks not lowered yet -> their analysed scope (_Scope.analyse)
+        self.analysed: dict[Block, _Scope] = {}
         self.globals: list[Operation] = []
         self.global_for: dict[tuple[Attribute, Attribute], str] = {}
         self.taken_symbols: set[str] = {
@@ -389,8 +441,10 @@ class TensorLowering(KernelEmitter):
         if len(old.parent.blocks) > 1 if old.parent else False:
             if _has_tensor_types(old.parent.parent_op()):  # type: ignore[arg-type]
                 raise LoweringError("multi-block regions carrying tensors are not supported")
-        s = _Scope(old)
-        s.analyse()
+        s = self.analysed.pop(old, None)  # (by the analysis of the enclosing block)
+        if s is None:
+            s = _Scope(old)
+            s.analyse(self.analysed)
         self.scopes.append(s)
         try:
             with self.at(new):
@@ -407,13 +461,32 @@ class TensorLowering(KernelEmitter):
                         del s.owned[a]
                         self.dealloc(self.buf(a))
                 last = old.last_op
-                for i, op in enumerate(list(old.ops)):  # (a scalar op moves out: clone_scalar)
-                    s.index, s.op, s._region_uses = i, op, None
+                # ops without tensors (most ops; nothing can die at them) move into the
+                # new block as they are, each run of them at once when the next op
+                # is lowered (or the block ends)
+                run_first: Operation | None = None
+                run_last: Operation | None = None
+                is_plain = s.plain
+                for i, op in enumerate(s.ops):
                     self.loc = op.location
+                    plain = is_plain[i] and op is not last
+                    if plain and self.map_scalar(op):
+                        if run_first is None:
+                            run_first = op
+                        run_last = op
+                        continue
+                    if run_first is not None:
+                        _move_to_end(run_first, run_last, self.block)  # type: ignore[arg-type]
+                        run_first = None
+                    if plain:  # (a constant, folded into the function's)
+                        continue
+                    s.index, s.op, s._region_uses = i, op, None
                     self.lower_op(op)
                     # (a terminator is the last op of its block)
                     if op is not last or not op.has_trait(IsTerminator):
                         self.flush_deaths()
+                if run_first is not None:
+                    _move_to_end(run_first, run_last, self.block)  # type: ignore[arg-type]
                 if s.owned:  # every owned buffer must have been freed or handed on
                     raise LoweringError(
                         f"internal error: {len(s.owned)} buffer(s) would leak in a block of "
@@ -553,24 +626,32 @@ class TensorLowering(KernelEmitter):
         self.emit(new)
 
     def clone_scalar(self, op: Operation) -> None:
+        if self.map_scalar(op):
+            op.detach()
+            self.emit(op)
+
+    def map_scalar(self, op: Operation) -> bool:
+        """Map the results of scalar op ``op``; True if the op itself is to move into
+        the new block, False if it was folded into the function's constants.
+
+        The op moves (the old body is dropped after its lowering, and building a copy
+        is the dearest step here: fused loop bodies are mostly scalar ops); only its
+        operands that were lowered change, here."""
         if _is_constant(op) and isinstance(op.value, IntegerAttr | FloatAttr):
             # one constant per value and type, at the function's entry (kernels bring
             # their own, and so does this lowering)
             self.vmap[op.result] = self.const(op.value.value.data, op.result.type)
-            return
-        # The op itself moves into the new block (the old body is dropped after its
-        # lowering, and building a copy is the dearest step here: fused loop bodies
-        # are mostly scalar ops); only operands that were lowered change.
+            return False
         vmap = self.vmap
-        operands = op.operands
-        mapped = [vmap.get(v, v) for v in operands]
-        op.detach()
-        for i, (v, m) in enumerate(zip(operands, mapped)):
+        for i, v in enumerate(op._operands):  # pyright: ignore[reportPrivateUsage]
+            m = vmap.get(v, v)
             if m is not v:
                 op.operands[i] = m
-        self.emit(op)
+        if self.loc is not None:  # (as emit does)
+            op.location = self.loc
         for o in op.results:
             vmap[o] = o
+        return True
 
     # -- functions -----------------------------------------------------------
 
@@ -635,10 +716,21 @@ class LowerTensorToLoopPass(ModulePass):
         if not _has_tensor_types(op):
             return
         lowering = TensorLowering(op, self)
-        plan_accumulations(lowering, op)  # acc + dot: one gemm with beta = 1
-        lower_to_kernels(op, keep=lowering.gemm_accumulate)  # the elementwise ops tensor-fuse left
-        plan_dots(lowering, op)  # BLAS dots and matmuls; folds transposed operands
-        funcs = [f for f in op.walk() if isinstance(f, func.FuncOp)]
+        # one walk for the planning below: the functions, and the ops on tensors (the
+        # planning adds no function but gemm declarations, without tensors)
+        funcs: list[Operation] = []
+        tensor_ops: list[Operation] = []
+        for o in op.walk():
+            if _is_func(o):
+                funcs.append(o)
+            elif on_tensors(o):
+                tensor_ops.append(o)
+        plan_accumulations(lowering, op, tensor_ops)  # acc + dot: one gemm with beta = 1
+        # the elementwise ops tensor-fuse left (plan_accumulations moves only dots)
+        lower_to_kernels(op, keep=lowering.gemm_accumulate, ops=tensor_ops)
+        # BLAS dots and matmuls; folds transposed operands (a dot that plan_accumulations
+        # moved may now come before another one: the module walked again then)
+        plan_dots(lowering, op, None if lowering.gemm_accumulate else tensor_ops)
         for f in funcs:
             if not _has_tensor_types(f):
                 continue

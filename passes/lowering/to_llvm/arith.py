@@ -52,7 +52,10 @@ from irtoolkit.passes.lowering.to_llvm.common import (
 
 
 def _fastmath(op: Operation) -> llvm.FastMathAttr | None:
-    fm = getattr(op, "fastmath", None)
+    # (arith's float ops hold the flags as a property: read without the IRDL accessor)
+    fm = op.properties.get("fastmath")
+    if fm is None:
+        fm = getattr(op, "fastmath", None)
     if fm is None or not fm.data:
         return None
     try:

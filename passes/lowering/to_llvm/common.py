@@ -389,7 +389,16 @@ class Lowering:
         return to_llvm(v, self.op)
 
     def operands(self) -> list[SSAValue]:
-        return [self.value(v) for v in self.op.operands]
+        # (asked for every op: ``value`` inlined, the operand tuple read without xDSL's view)
+        op = self.op
+        if self.conversion is None:
+            return [to_llvm(v, op) for v in op._operands]  # pyright: ignore[reportPrivateUsage]
+        values = self.conversion.values
+        out = []
+        for v in op._operands:  # pyright: ignore[reportPrivateUsage]
+            new = values.get(v)
+            out.append(to_llvm(v, op) if new is None else new)
+        return out
 
     def type(self, t: Attribute) -> Attribute:
         lt = convert_type(t)

@@ -86,6 +86,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from irtoolkit.abi import KERNEL_PREFIX
+from irtoolkit.classtest import instance_test
 from irtoolkit.passes.lowering.to_llvm.common import Lowering, call_op
 
 # False: expand_math_intrinsics keeps the libm intrinsic calls (debugging, comparisons).
@@ -850,13 +851,22 @@ LIBM_KERNELS = {"erf": erf_f64, "expm1": expm1_f64, "log1p": log1p_f64}
 _LIBM_NAMES = {**{n: n for n in LIBM_KERNELS}, **{n + "f": n for n in LIBM_KERNELS}}
 
 
+# (asked of every op of the module: isinstance against xDSL's abstract classes is a Python call)
+_is_intrinsic_call = instance_test(llvm.CallIntrinsicOp)
+_is_call = instance_test(llvm.CallOp)
+_is_any_call = instance_test(llvm.CallIntrinsicOp, llvm.CallOp)
+
+
 def _called(op: Operation) -> tuple[str, str] | None:
     """(function, type suffix) of a call of a math intrinsic (``llvm.exp``, ``f64``) or of
     a libm function that has a kernel (``erff`` -> ``erf``, ``f32``); else None."""
-    if isinstance(op, llvm.CallIntrinsicOp) and op.ress is not None:
-        base, _, suffix = op.intrin.data.rpartition(".")
+    if _is_intrinsic_call(op):
+        # (its result and name read directly: IRDL's accessors decode the definitions)
+        if not op.results:
+            return None
+        base, _, suffix = op.properties["intrin"].data.rpartition(".")
         return base, suffix
-    if isinstance(op, llvm.CallOp) and len(op.results) == 1:
+    if _is_call(op) and len(op.results) == 1:
         callee = op.callee
         fn = None if callee is None else _LIBM_NAMES.get(callee.string_value())
         t = op.results[0].type
@@ -869,23 +879,39 @@ def _called(op: Operation) -> tuple[str, str] | None:
 _KERNELS_BY_ARITY = {1: {**KERNELS, **LIBM_KERNELS}, 2: KERNELS2}
 
 
-def _kernel_of(op: Operation):
+def _kernel_of(op: Operation, choices: dict | None = None):
     """(kernel, computes in f32, ``_called(op)``, arguments) for a call that has
-    one, else None."""
+    one, else None. ``choices``: the kernels chosen so far, by call and types (a
+    module's calls are of a few functions: asked once each)."""
     called = _called(op)
     if called is None:
         return None
-    base, suffix = called
     args = _args(op)
-    kernel = _KERNELS_BY_ARITY.get(len(args), {}).get(base)
-    if kernel is None or suffix not in ("f32", "f64"):
-        return None
     t = op.results[0].type
-    if any(a.type != t for a in args) or not isinstance(t, (Float32Type, Float64Type)):
+    arg_types = tuple([a.type for a in args])
+    if choices is None:
+        choice = _choose_kernel(called, t, arg_types)
+    else:
+        key = (called, t, arg_types)
+        choice = choices.get(key)
+        if choice is None:
+            choice = choices[key] = _choose_kernel(called, t, arg_types)
+    if not choice:
         return None
+    return choice[0], choice[1], called, args
+
+
+def _choose_kernel(called: tuple[str, str], t, arg_types: tuple) -> tuple | bool:
+    """(kernel, computes in f32) for a call of ``called`` of these types, else False."""
+    base, suffix = called
+    kernel = _KERNELS_BY_ARITY.get(len(arg_types), {}).get(base)
+    if kernel is None or suffix not in ("f32", "f64"):
+        return False
+    if any(a != t for a in arg_types) or not isinstance(t, (Float32Type, Float64Type)):
+        return False
     if isinstance(t, Float32Type) and base in KERNELS_F32:
-        return KERNELS_F32[base], True, called, args
-    return kernel, False, called, args
+        return KERNELS_F32[base], True
+    return kernel, False
 
 
 def _args(op: Operation) -> list[SSAValue]:
@@ -893,7 +919,7 @@ def _args(op: Operation) -> list[SSAValue]:
     (without the IRDL accessor, which decodes the segment sizes at each use)."""
     bundles = op.properties.get("op_bundle_sizes")
     if bundles is None or not bundles.data.data:  # type: ignore[attr-defined]
-        return list(op.operands)
+        return list(op._operands)  # pyright: ignore[reportPrivateUsage]
     return list(op.args)  # type: ignore[attr-defined]
 
 
@@ -954,10 +980,10 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
         return 0
     # (function, suffix) -> the name of its kernel function, defined at the first call
     kernels: dict[tuple[str, str], str] = {}
+    choices: dict = {}  # (_kernel_of's)
     count = 0
-    calls = (llvm.CallIntrinsicOp, llvm.CallOp)
-    for op in [o for o in module.walk() if isinstance(o, calls)]:
-        found = None if op.parent is None else _kernel_of(op)
+    for op in [o for o in module.walk() if _is_any_call(o)]:
+        found = None if op.parent is None else _kernel_of(op, choices)
         if found is None:
             continue
         _, _, key, args = found
@@ -972,7 +998,7 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
         new.name_hint = old.name_hint
         old.replace_all_uses_with(new)
         op.detach()
-        op.erase()
+        op.drop_all_references()  # (erase would replace its results' uses: there are none)
         count += 1
     return count
 

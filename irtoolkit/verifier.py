@@ -555,8 +555,9 @@ def _walk_body(module, block_counts, dominance, visible, passed, symbols, rememb
                     # (_same_since_verified, inline) or, when not, the signature verified before
                     # (one tuple comparison: the fewest bytecodes, this runs on every op)
                     or (op.__dict__.get(verified_state)
-                        != (cls, tuple(map(type_of, op._operands + op.results)), op.properties, op.attributes)
-                        and not _signature_passed(op, _types_of(op), passed, remember))):
+                        != (cls, types := tuple(map(type_of, op._operands + op.results)), op.properties,
+                            op.attributes)
+                        and not _signature_passed(op, types, passed, remember))):
                 if walked is not None:
                     if not visible.issuperset(op._operands):
                         _check_defined_inside(op, isolated[-1])

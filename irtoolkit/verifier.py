@@ -342,8 +342,8 @@ _UNASKED = object()
 # Each op keeps a state of its own, made of its own type and attribute
 # objects: compared with the op again, they are the same objects (compared
 # in C), where another op's equal ones are compared by their dataclass
-# ``__eq__`` (in Python, recursive) -- a shared state cost verify-each
-# 2 us on each unchanged op.
+# ``__eq__`` (in Python, recursive): with shared states, half the unchanged
+# ops after `ad` on the scaling program compared their types that way.
 _VERIFIED_STATE = "_irt_verified_state"
 
 

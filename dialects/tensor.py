@@ -281,12 +281,16 @@ def _may_be_constant(value: SSAValue) -> bool:
     kind = _OWNER_KIND.get(cls)
     if kind is None:  # (remembered per class: isinstance on op classes is slow)
         kind = _OWNER_KIND[cls] = (
-            "splat" if issubclass(cls, BroadcastOp | SplatOp) else "op" if issubclass(cls, Operation)
-            else "block")
-    return kind == "splat" or (kind == "op" and owner.has_trait(ConstantLike))
+            "splat" if issubclass(cls, BroadcastOp | SplatOp)
+            else ("constant" if owner.has_trait(ConstantLike) else "other")
+            if issubclass(cls, IRDLOperation)
+            else "op" if issubclass(cls, Operation) else "block")
+    # (an IRDL op's traits are its class's: told once per class, not per operand)
+    return kind == "splat" or kind == "constant" or (kind == "op" and owner.has_trait(ConstantLike))
 
 
-#: class of a value's owner -> "splat" (a splat or broadcast), "op" (another op) or "block"
+#: class of a value's owner -> "splat" (a splat or broadcast), "constant" or "other" (an
+#: IRDL op that is ConstantLike or not), "op" (another op: asked each time) or "block"
 _OWNER_KIND: dict[type, str] = {}
 
 
@@ -510,7 +514,7 @@ class BinaryElementwiseOp(IRDLOperation, HasFolderInterface):
         _verify_declared_element_type(self, ot.get_element_type())
 
     def fold(self):
-        if not any(map(_may_be_constant, self.operands)):
+        if not any(map(_may_be_constant, self._operands)):  # (the tuple: `operands` builds a view)
             return None  # what both rules below need: a constant (or splat, broadcast) operand
         neutral = fold_neutral(type(self), self.lhs, self.rhs, self.result.type)
         if neutral is not None:

@@ -86,6 +86,13 @@ _EXTRA_CHECKS = {
     "func.func": verify_function,
 }
 
+# The extra checks that, like a signature-verified op's own verifier (see
+# ``_signature_verified``), read only the op's operand and result types and
+# properties: run once per signature with it, so that such ops (every
+# `arith.constant`) stay on ``verify_module``'s quick path.
+_SIGNATURE_EXTRA_CHECKS = frozenset(("arith.constant", "memref.subview", "memref.collapse_shape",
+                                     "memref.expand_shape"))
+
 
 def _verify_structure(op: Operation, block_counts: dict[int, int]) -> None:
     """xDSL's structural checks of ``Operation.verify`` (the terminator one is
@@ -306,13 +313,15 @@ def _quick_checks(cls: type) -> tuple | None:
     """Whether ``verify_module`` may verify an op of class ``cls`` that has no
     regions or successors and does not end its block by its signature alone
     (then: the symbol-use checks that still run on it, see
-    ``_signature_verified``): signature-verified, and no extra check."""
+    ``_signature_verified``): signature-verified, and no extra check but
+    one of ``_SIGNATURE_EXTRA_CHECKS``."""
     try:
         return _QUICK[cls]
     except KeyError:
         pass
     checks = _signature_verified(cls)
-    if getattr(cls, "name", None) in _EXTRA_CHECKS:
+    name = getattr(cls, "name", None)
+    if name in _EXTRA_CHECKS and name not in _SIGNATURE_EXTRA_CHECKS:
         checks = None
     _QUICK[cls] = checks
     return checks
@@ -329,7 +338,12 @@ _UNASKED = object()
 # ``_signature`` does. Kept in the __dict__ of an op that verified (when
 # ``remember``: verify-each verifies it again after the next pass), and in
 # ``passed`` under the class for the op of that class that verified last
-# (the ops a pass makes are alike; they share that tuple).
+# (the ops a pass makes are alike: a new op is compared with it first).
+# Each op keeps a state of its own, made of its own type and attribute
+# objects: compared with the op again, they are the same objects (compared
+# in C), where another op's equal ones are compared by their dataclass
+# ``__eq__`` (in Python, recursive): with shared states, half the unchanged
+# ops after `ad` on the scaling program compared their types that way.
 _VERIFIED_STATE = "_irt_verified_state"
 
 
@@ -338,7 +352,7 @@ def _state_of(op: Operation, types: tuple) -> tuple:
 
 
 def _types_of(op: Operation) -> tuple:
-    return (*map(_TYPE_OF, op._operands), *map(_TYPE_OF, op.results))
+    return tuple(map(_TYPE_OF, op._operands + op.results))
 
 
 def _signature_passed(op: Operation, types: tuple, passed: dict, remember: bool) -> bool | None:
@@ -350,7 +364,7 @@ def _signature_passed(op: Operation, types: tuple, passed: dict, remember: bool)
     last = passed.get(cls)
     if last is not None and last[1] == types and last[2] == op.properties and last[3] == op.attributes:
         if remember:
-            op.__dict__[_VERIFIED_STATE] = last
+            op.__dict__[_VERIFIED_STATE] = _state_of(op, types)
         return True
     try:
         known = _signature(op) in passed
@@ -370,9 +384,7 @@ def _passed(op: Operation, types: tuple, passed: dict, remember: bool) -> None:
 
 def _same_since_verified(op: Operation, types: tuple) -> bool:
     """Whether ``op``'s signature is the one it kept when it last verified."""
-    st = op.__dict__.get(_VERIFIED_STATE)
-    return (st is not None and st[0] is type(op) and st[1] == types and st[2] == op.properties
-            and st[3] == op.attributes)
+    return op.__dict__.get(_VERIFIED_STATE) == (type(op), types, op.properties, op.attributes)
 
 
 def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: bool = False) -> None:
@@ -389,6 +401,8 @@ def _own_verifier(op: Operation, passed: dict | None, symbols: dict, remember: b
         if not known:
             op.verify_()
             if known is False:
+                if op.name in _SIGNATURE_EXTRA_CHECKS:  # (verify_op runs it again: it passes)
+                    _EXTRA_CHECKS[op.name](op)
                 passed[_signature(op)] = True
                 _passed(op, types, passed, remember)
             return
@@ -536,12 +550,14 @@ def _walk_body(module, block_counts, dominance, visible, passed, symbols, rememb
             if checks is _UNASKED:
                 checks = _quick_checks(cls)
             if (checks is None or op is last or op.regions or op._successors
-                    or not visible.issuperset(op._operands)
+                    or (not visible.issuperset(op._operands)
+                        and not _operands_dominate(op, visible, dominance, walked, isolated))
                     # (_same_since_verified, inline) or, when not, the signature verified before
-                    or (((st := op.__dict__.get(verified_state)) is None or st[0] is not cls
-                         or st[1] != (*map(type_of, op._operands), *map(type_of, op.results))
-                         or st[2] != op.properties or st[3] != op.attributes)
-                        and not _signature_passed(op, _types_of(op), passed, remember))):
+                    # (one tuple comparison: the fewest bytecodes, this runs on every op)
+                    or (op.__dict__.get(verified_state)
+                        != (cls, types := tuple(map(type_of, op._operands + op.results)), op.properties,
+                            op.attributes)
+                        and not _signature_passed(op, types, passed, remember))):
                 if walked is not None:
                     if not visible.issuperset(op._operands):
                         _check_defined_inside(op, isolated[-1])
@@ -570,6 +586,19 @@ def _walk_body(module, block_counts, dominance, visible, passed, symbols, rememb
             op = op._next_op
         else:
             frame[2] = None
+
+
+def _operands_dominate(op: Operation, visible: set, dominance: DominanceChecker, walked: set | None,
+                       isolated: list[Operation]) -> bool:
+    """Whether the operands of ``op`` that ``visible`` lacks (uses across the
+    blocks of a CFG region) are defined where they dominate it: verify_op's
+    dominance check, so that such an op stays on the quick path. When the
+    walk folds the IsolatedFromAbove checks (``walked``), the operands are
+    checked first to be defined inside the innermost isolated op around
+    ``op`` (last of ``isolated``), as on the walk's other path."""
+    if walked is not None:
+        _check_defined_inside(op, isolated[-1])
+    return all(value in visible or dominance.properly_dominates(value, op) for value in op._operands)
 
 
 def _check_defined_inside(op: Operation, isolated: Operation) -> None:

@@ -1074,10 +1074,35 @@ _RESULT_TYPE = operator.attrgetter("_type")
 
 
 def _cse_hash_once() -> None:
-    from xdsl.transforms.common_subexpression_elimination import OperationInfo
+    from xdsl.transforms.common_subexpression_elimination import KnownOps, OperationInfo
 
     ORIGINALS["OperationInfo.__hash__"] = OperationInfo.__hash__
     OperationInfo.__hash__ = _operation_info_hash  # type: ignore[method-assign]
+    _OPERATION_INFO.append(OperationInfo)
+    ORIGINALS["KnownOps.get"] = KnownOps.get
+    ORIGINALS["KnownOps.__setitem__"] = KnownOps.__setitem__
+    KnownOps.get = _known_ops_get  # type: ignore[method-assign]
+    KnownOps.__setitem__ = _known_ops_setitem  # type: ignore[method-assign]
+
+
+# CSE looks an op up (``get``) and, not found, enters it (``__setitem__``)
+# right after, with nothing changed in between: the entry reuses the key the
+# look-up made, and so its hash (a third of the pass's time: attribute and
+# type hashes are Python dataclass hashes, recursive) is computed once.
+_LAST_LOOKED_UP = "_irt_last_looked_up"
+_OPERATION_INFO: list[type] = []  # xDSL's OperationInfo (imported when patched)
+
+
+def _known_ops_get(self, k, default=None):
+    info = self.__dict__[_LAST_LOOKED_UP] = _OPERATION_INFO[0](k)
+    return self._known_ops.get(info, default)
+
+
+def _known_ops_setitem(self, k, v) -> None:
+    info = self.__dict__.pop(_LAST_LOOKED_UP, None)
+    if info is None or info.op is not k:
+        info = _OPERATION_INFO[0](k)
+    self._known_ops[info] = v
 
 
 def apply() -> None:

@@ -460,6 +460,26 @@ def test_cse_operation_info_hashes_once_and_as_xdsl():
     assert infos[0].__dict__["_irt_hash"] == hash(infos[0])
 
 
+def test_cse_enters_an_op_under_the_key_its_look_up_made():
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import FloatAttr, f64
+    from xdsl.ir import Block
+    from xdsl.transforms.common_subexpression_elimination import KnownOps
+
+    xdsl_patches.apply()
+    a, b = arith.ConstantOp(FloatAttr(1.0, f64)), arith.ConstantOp(FloatAttr(1.0, f64))
+    c = arith.ConstantOp(FloatAttr(2.0, f64))
+    Block([a, b, c])
+    known = KnownOps()
+    assert known.get(a) is None
+    looked_up = known.__dict__["_irt_last_looked_up"]
+    known[a] = a
+    assert next(iter(known._known_ops)) is looked_up  # (its hash, computed once, reused)
+    assert known.get(c) is None
+    known[b] = b  # not the op looked up last: a key of its own
+    assert known.get(b) is b and known.get(c) is None and len(known._known_ops) == 1
+
+
 def test_region_dce_liveness_matches_xdsl():
     from xdsl.transforms.dead_code_elimination import LiveSet, region_dce
 

@@ -98,3 +98,62 @@ func.func @h(%a: f64) -> f64 {
         irt.parse(program)
     assert "'@h' must reference an 'llvm.func', but found 'func.func'" in str(err.value)
     assert ":8:3:" in str(err.value)  # at the second call
+
+
+CFG_PROGRAM = """\
+func.func @k(%a: f64, %p: i1) -> index {
+  %i = arith.constant 3 : index
+  %s = llvm.fadd %a, %a : f64
+  llvm.cond_br %p, ^left, ^right
+^left:
+  %l = llvm.fmul %s, %a : f64
+  llvm.br ^join
+^right:
+  %r = llvm.fmul %s, %s : f64
+  llvm.br ^join
+^join:
+  %j = llvm.fsub %s, %a : f64
+  func.return %i : index
+}
+"""
+
+
+@dataclass(frozen=True)
+class CorruptCfg(ModulePass):
+    """A buggy pass on CFG_PROGRAM: ``how`` says what it breaks in an op verified before."""
+
+    name = "corrupt-cfg"
+    how: str = "nothing"
+
+    def apply(self, ctx, module: ModuleOp) -> None:
+        from xdsl.dialects.builtin import IndexType, IntegerAttr
+
+        ops = {op.name: op for op in module.walk()}
+        if self.how == "index-constant":  # a property changed in place, out of index's range
+            ops["arith.constant"].properties["value"] = IntegerAttr(2**70, IndexType())
+        elif self.how == "dominance":  # ^join's fsub uses ^right's value, which does not dominate it
+            fsub = ops["llvm.fsub"]
+            fsub.operands[1] = ops["llvm.fmul"].results[0]
+
+
+def _run_cfg(*hows: str) -> None:
+    module = irt.parse(CFG_PROGRAM)
+    PipelineRunner([CorruptCfg(h) for h in hows], verify_each=True).run(module)
+
+
+def test_uses_across_blocks_and_index_constants_verify_again():
+    # (both stay on the walk's quick path: a use across blocks that dominates,
+    # an index constant whose signature passed its range check)
+    _run_cfg("nothing", "nothing")
+
+
+@pytest.mark.parametrize(("how", "message", "at"), [
+    ("index-constant", "does not fit in 64 bits", ":2:"),
+    ("dominance", "operand #1 does not dominate this use", ":12:"),
+])
+def test_a_quick_path_op_broken_after_it_verified_is_caught(how, message, at):
+    with pytest.raises(DiagnosticError) as err:
+        _run_cfg("nothing", how)
+    text = str(err.value)
+    assert message in text and "(after pass 'corrupt-cfg')" in text
+    assert at in text

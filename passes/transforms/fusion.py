@@ -273,19 +273,16 @@ def simplify_module(top: Operation, max_rounds: int = 4) -> int:
 def _analyse_block(block: Block) -> list[Group]:
     group_of: dict[Operation, Group] = {}
     groups: list[Group] = []
-    for op in reversed(list(block.ops)):
-        if not fusable(op):
-            continue
-        if not is_reduction(op):
-            g = _users_group(op, group_of)
-            if g is not None:
-                g.add(op)
-                group_of[op] = g
-                continue
-        g = Group(op)
-        g.add(op)
-        group_of[op] = g
-        groups.append(g)
+    op = block.last_op
+    while op is not None:  # backwards (reversed(list(block.ops)) walked the block twice more)
+        if fusable(op):
+            g = None if is_reduction(op) else _users_group(op, group_of)
+            if g is None:
+                g = Group(op)
+                groups.append(g)
+            g.add(op)
+            group_of[op] = g
+        op = op.prev_op
     return groups
 
 

@@ -123,6 +123,10 @@ class ElementKind(enum.Enum):
     INTEGER = "integer"  # signless integers wider than 1 bit, and index
     I1 = "i1"
 
+    # hashed by identity in C (the members are singletons, equal only to themselves):
+    # Enum's hash(self._name_) is a Python call each time a kernel looks a kind up
+    __hash__ = object.__hash__
+
 
 _TENSOR, _BY_WIDTH, _NO_KIND = object(), object(), object()
 #: type class -> its ElementKind, or one of the markers above; asked for nearly

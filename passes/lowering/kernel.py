@@ -462,7 +462,7 @@ class Kernel:
                 if is_reduction(m):
                     continue
                 operands = tuple(m.operands)
-                result = m.results[0]
+                (result,) = m.results  # (fusable: one result; unpacked, not SSAValues.__getitem__)
                 outside: list[SSAValue] = []
                 broadcasts: list[SSAValue] = []
                 static = static_results[result] = is_static(result.type)
@@ -824,7 +824,12 @@ def replace_with_kernel(group: Group, into: Operation | None = None) -> None:
     old.replace_all_uses_with(new_root)
     for op in group.members:  # reverse block order: users before definitions
         op.detach()
-        op.erase()
+        # op.erase(), but for marking its results erased (replacing their uses: they have
+        # none left, its users went before it), a tenth of the calls of the whole pass
+        op.drop_all_references()
+        for r in op.results:
+            if r.first_use is not None:
+                raise ValueError(f"a kernel member's result is still used: {op.name}")
     erase_dead([*kernel.leaf_ops, *(o for o in ops if o.parent is not None)])
 
 

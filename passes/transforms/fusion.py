@@ -313,6 +313,9 @@ def _fuse_group(g: Group, into: Operation | None) -> bool:
     return True
 
 
+_is_insert_slice = instance_test(tensor.InsertSliceOp)
+
+
 def store_before_reading(block: Block) -> None:
     """``%t = f(..)`` read by kernels and stored by ``insert_slice %t into %tape[..]``
     (a residual the forward loop tapes): the store moves right after ``%t`` and the
@@ -320,7 +323,7 @@ def store_before_reading(block: Block) -> None:
     tape (``updates_in_place``) and its readers' kernels read it there, instead of a
     temporary copied into the tape after them. Only when the tape has no other use
     and the readers are elementwise (they read a window through, without a copy)."""
-    for ins in [o for o in block.ops if isinstance(o, tensor.InsertSliceOp)]:
+    for ins in [o for o in block.ops if _is_insert_slice(o)]:
         src, dest = ins.operands[0], ins.operands[1]
         owner = src.owner
         if (not isinstance(owner, Operation) or owner.parent_block() is not block or not fusable(owner)

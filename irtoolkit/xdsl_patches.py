@@ -593,10 +593,11 @@ _VALUE_TYPES: dict[type, bool] = {}
 def _is_value(arg) -> bool:
     """``isinstance(arg, SSAValue)``, remembered per type (in ``_VALUE_TYPES``)."""
     kind = arg.__class__
-    is_value = _VALUE_TYPES.get(kind)
-    if is_value is None:
+    try:  # (a subscript: no call for a known type)
+        return _VALUE_TYPES[kind]
+    except KeyError:
         is_value = _VALUE_TYPES[kind] = issubclass(kind, _SSA_VALUE[0])
-    return is_value
+        return is_value
 
 
 def _build_operations_arg(operand):

@@ -305,12 +305,16 @@ def fusable(op: Operation) -> bool:
     if is_reduction(op):
         return True
     meaning = meaning_of(op)
-    if meaning is None or len(op.results) != 1:
+    if meaning is None:
+        return False
+    results = op.results
+    if len(results) != 1:
         return False
     for v in op.operands:
         if not _is_tensor(v.type):
             return False
-    return _is_tensor(op.results[0].type) and meaning.has_scalar_for(op)
+    (result,) = results  # (unpacked: SSAValues.__getitem__ is a Python call)
+    return _is_tensor(result.type) and meaning.has_scalar_for(op)
 
 
 @dataclass(eq=False)

@@ -290,7 +290,8 @@ def _users_group(op: Operation, group_of: dict[Operation, Group]) -> Group | Non
     """The one group all of ``op``'s users (it has some) are in, else None."""
     found = None
     for r in op.results:
-        for use in r.uses:
+        single = r.get_unique_use()  # (most values: one use, without iterating r.uses)
+        for use in r.uses if single is None else (single,):
             g = group_of.get(use.operation)
             if g is None or (found is not None and g is not found):
                 return None

@@ -123,6 +123,10 @@ class ElementKind(enum.Enum):
     INTEGER = "integer"  # signless integers wider than 1 bit, and index
     I1 = "i1"
 
+    # hashed by identity in C (the members are singletons, equal only to themselves):
+    # Enum's hash(self._name_) is a Python call each time a kernel looks a kind up
+    __hash__ = object.__hash__
+
 
 _TENSOR, _BY_WIDTH, _NO_KIND = object(), object(), object()
 #: type class -> its ElementKind, or one of the markers above; asked for nearly
@@ -148,10 +152,16 @@ def _kind_of_class(cls: type) -> object:
 
 def element_kind(t: Attribute) -> ElementKind | None:
     """The kind of a scalar type or of the elements of a tensor type."""
-    kind = _KIND_OF_CLASS.get(type(t)) or _kind_of_class(type(t))
+    try:  # (subscripts, not .get: no call to make for a known class)
+        kind = _KIND_OF_CLASS[type(t)]
+    except KeyError:
+        kind = _kind_of_class(type(t))
     if kind is _TENSOR:
-        t = t.get_element_type()  # type: ignore[attr-defined]
-        kind = _KIND_OF_CLASS.get(type(t)) or _kind_of_class(type(t))
+        t = t.element_type  # type: ignore[attr-defined]  # (TensorType.get_element_type, without the call)
+        try:
+            kind = _KIND_OF_CLASS[type(t)]
+        except KeyError:
+            kind = _kind_of_class(type(t))
     if kind is _BY_WIDTH:
         return ElementKind.I1 if t.width.data == 1 else ElementKind.INTEGER  # type: ignore[attr-defined]
     return None if kind is _NO_KIND else kind  # type: ignore[return-value]
@@ -250,6 +260,8 @@ class Elementwise:
             k: m for k, m in ((ElementKind.FLOAT, float), (ElementKind.INTEGER, integer),
                               (ElementKind.I1, i1)) if m is not None
         }
+        #: element kind -> scalar_of_kind's answer, made once (kernels ask it per member)
+        self._scalar_of_kind: dict[ElementKind, Callable[..., SSAValue] | None] = {}
         self.numpy = numpy
         self.partials = partials
         self._cost = cost
@@ -306,12 +318,18 @@ class Elementwise:
 
     def scalar_of_kind(self, kind: ElementKind | None) -> Callable[..., SSAValue] | None:
         """The scalar code for elements of that kind (see :meth:`scalar_for`), or None."""
-        m = self.meanings.get(kind) if kind is not None else None
-        if m is None:
+        if kind is None:
             return None
-        if _is_op_class(m):
-            return lambda B, *xs: B.emit1(m(*xs))  # type: ignore[operator]
-        return m
+        try:
+            return self._scalar_of_kind[kind]
+        except KeyError:
+            pass
+        m = self.meanings.get(kind)
+        found = m
+        if m is not None and _is_op_class(m):
+            found = lambda B, *xs: B.emit1(m(*xs))  # type: ignore[operator]  # noqa: E731
+        self._scalar_of_kind[kind] = found
+        return found
 
     def numpy_for(self, op: Operation) -> Callable[..., Any] | None:
         """``fn(*arrays) -> array`` for ``op``'s element types, or None."""
@@ -418,6 +436,10 @@ def _load_builtin_declarations() -> None:
 
 def meaning_of(op: Operation | type[Operation]) -> Elementwise | None:
     """The declaration of ``op`` (an op or an op class), or of its nearest declared base."""
+    try:  # an op whose class was asked about (asked of every op by the passes): no call
+        return _BY_CLASS[type(op), None]  # (of an op class: its metaclass, never a key)
+    except KeyError:
+        pass
     _load_builtin_declarations()
     cls = op if isinstance(op, type) else type(op)
     try:

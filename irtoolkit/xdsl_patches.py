@@ -537,12 +537,13 @@ def _is_sequence(arg) -> bool:
     """``isinstance(arg, Sequence)``, remembered per type (an ABC's answer
     depends on the type only)."""
     kind = type(arg)
-    known = _SEQUENCE_BY_TYPE.get(kind)
-    if known is None:
+    try:  # (a subscript: no call for a known type)
+        return _SEQUENCE_BY_TYPE[kind]
+    except KeyError:
         from collections.abc import Sequence
 
         known = _SEQUENCE_BY_TYPE[kind] = isinstance(arg, Sequence)
-    return known
+        return known
 
 
 def _build_arg_list(construct, args, arg_defs, error_prefix=""):
@@ -592,10 +593,11 @@ _VALUE_TYPES: dict[type, bool] = {}
 def _is_value(arg) -> bool:
     """``isinstance(arg, SSAValue)``, remembered per type (in ``_VALUE_TYPES``)."""
     kind = arg.__class__
-    is_value = _VALUE_TYPES.get(kind)
-    if is_value is None:
+    try:  # (a subscript: no call for a known type)
+        return _VALUE_TYPES[kind]
+    except KeyError:
         is_value = _VALUE_TYPES[kind] = issubclass(kind, _SSA_VALUE[0])
-    return is_value
+        return is_value
 
 
 def _build_operations_arg(operand):
@@ -612,10 +614,11 @@ def _build_operations_arg(operand):
 
 
 #: id(op definition) -> (the definition, its construction plan or None): the
-#: kind of each operand and result definition (_SINGLE, _VARIADIC, _OPTIONAL)
-#: and the segment sizes its options add, as (of operands?, as a property?)
-#: pairs; None for a definition with regions or successors or another option
-#: (SameVariadicSize ...), which xDSL's builder makes
+#: kind of each operand and result definition (_SINGLE, _VARIADIC, _OPTIONAL),
+#: the segment sizes its options add, as (of operands?, as a property?)
+#: pairs, the number of successors, and whether every operand and result
+#: definition is single (no segments); None for a definition with regions or
+#: successors or another option (SameVariadicSize ...), which xDSL's builder makes
 _PLANS: dict[int, tuple[object, tuple | None]] = {}
 _SINGLE, _VARIADIC, _OPTIONAL = 0, 1, 2
 #: operand or result segment sizes -> their DenseArrayBase (an immutable
@@ -644,9 +647,10 @@ def _construction_plan(op_def) -> tuple | None:
                 plain = False  # sizes shared between definitions: xDSL's builder works them out
         plan = None
         if plain:
-            plan = (tuple(kind(d) for _, d in op_def.operands),
-                    tuple(kind(d) for _, d in op_def.results), tuple(segments),
-                    len(op_def.successors))
+            operand_kinds = tuple(kind(d) for _, d in op_def.operands)
+            result_kinds = tuple(kind(d) for _, d in op_def.results)
+            plan = (operand_kinds, result_kinds, tuple(segments), len(op_def.successors),
+                    not segments and all(k == _SINGLE for k in (*operand_kinds, *result_kinds)))
         entry = _PLANS[id(op_def)] = (op_def, plan)
     return entry[1]
 
@@ -669,7 +673,7 @@ def _irdl_op_init(self, op_def, *, operands, result_types, properties, attribute
     xDSL's builder would (segment sizes included), straight to
     ``_init_simple_op``; anything else, errors included, through xDSL's builder."""
     plan = None if regions else _construction_plan(op_def)
-    if plan is not None and _plain_successors(successors, plan[3]):
+    if plan is not None and ((not successors and not plan[3]) or _plain_successors(successors, plan[3])):
         built = _build_fast(operands, result_types, plan)
         if built is not None:
             values, types, operand_sizes, result_sizes = built
@@ -693,9 +697,20 @@ def _build_fast(operands, result_types, plan):
     operand_kinds, result_kinds = plan[0], plan[1]
     if len(operands) != len(operand_kinds) or len(result_types) != len(result_kinds):
         return None
+    value_types = _VALUE_TYPES
+    if plan[4]:
+        # every definition single (most ops): the values and types as given, when they are
+        # plainly that; the sizes are all 1 and no segment attribute asks for them. (The
+        # loops below make the same lists with three calls an operand, two a result.)
+        for arg in operands:
+            if not value_types.get(type(arg)):
+                return None
+        for arg in result_types:
+            if arg is None or type(arg) in (list, tuple) or _is_sequence(arg):
+                return None
+        return list(operands), list(result_types), (), ()
     values: list = []
     operand_sizes: list[int] = []
-    value_types = _VALUE_TYPES
     for kind, arg in zip(operand_kinds, operands):
         if value_types.get(type(arg)):
             values.append(arg)
@@ -837,8 +852,9 @@ def _irdl_post_init(self) -> None:
     """``IRDLOperation.__post_init__``: the default properties and attributes
     the op lacks, from a list made once per op class."""
     cls = type(self)
-    defaults = _DEFAULTS.get(cls)
-    if defaults is None:
+    try:  # (a subscript: no call for a known class)
+        defaults = _DEFAULTS[cls]
+    except KeyError:
         from xdsl.irdl.operations import OptionalDef
 
         op_def = cls.get_irdl_definition()

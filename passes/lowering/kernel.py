@@ -294,7 +294,11 @@ def _combines(cls: type) -> bool:
 
 def is_reduction(op: Operation) -> bool:
     """A reduction a kernel can compute: it declares its ``COMBINER``."""
-    return _combines(type(op)) and _is_tensor(op.results[0].type)
+    try:  # (a subscript: no call for a class asked about before, as nearly all are)
+        combines = _COMBINES[type(op)]
+    except KeyError:
+        combines = _combines(type(op))
+    return combines and _is_tensor(op.results[0].type)
 
 
 def fusable(op: Operation) -> bool:
@@ -303,12 +307,16 @@ def fusable(op: Operation) -> bool:
     if is_reduction(op):
         return True
     meaning = meaning_of(op)
-    if meaning is None or len(op.results) != 1:
+    if meaning is None:
+        return False
+    results = op.results
+    if len(results) != 1:
         return False
     for v in op.operands:
         if not _is_tensor(v.type):
             return False
-    return _is_tensor(op.results[0].type) and meaning.has_scalar_for(op)
+    (result,) = results  # (unpacked: SSAValues.__getitem__ is a Python call)
+    return _is_tensor(result.type) and meaning.has_scalar_for(op)
 
 
 @dataclass(eq=False)
@@ -402,6 +410,23 @@ def updates_in_place(group: Group) -> Operation | None:
     return into
 
 
+@dataclass
+class _MemberPlan:
+    """An elementwise member of a kernel, as its nest reads it."""
+
+    op: Operation
+    operands: tuple[SSAValue, ...]
+    result: SSAValue
+    #: its scalar code (``Elementwise.scalar_for``)
+    scalar: Callable[..., SSAValue]
+    #: its tensor operands that are not members' results, in operand order
+    outside: list[SSAValue]
+    #: those of them a ``tensor.broadcast`` makes (read as an index remapping)
+    broadcasts: list[SSAValue]
+    #: its result and tensor operands all have static shapes (no run-time shape check)
+    static: bool
+
+
 class Kernel:
     """Builds the nest of one group (see the module docstring)."""
 
@@ -417,24 +442,60 @@ class Kernel:
         self.is1: dict[tuple[SSAValue, int], SSAValue] = {}
         self.leaf_ops: list[Operation] = []
         self.checked_slices: set[Operation] = set()
-        self._elementwise: list[Operation] | None = None
+        self._plan: list[_MemberPlan] | None = None
 
     # -- sizes -------------------------------------------------------------
 
-    def _elementwise_members(self) -> list[Operation]:
-        # asked by the checks, the domain and every term of a reduction: made once
-        # (the group does not change while its nest is built)
-        if self._elementwise is None:
-            self._elementwise = [m for m in self.g.members if not is_reduction(m)]
-        return self._elementwise
+    def _member_plans(self) -> list[_MemberPlan]:
+        """What the checks, the domain and every term of a reduction ask of the
+        elementwise members, in block order: found in one walk over them, once (the
+        group does not change while its nest is built; a kernel of 10^4 members asked
+        it of every member and operand three times)."""
+        if self._plan is None:
+            member_set = self.g.member_set
+            static_types: dict[int, bool] = {}  # id of a type (alive in the IR) -> static?
+
+            def is_static(t: Attribute) -> bool:
+                found = static_types.get(id(t))
+                if found is None:
+                    found = static_types[id(t)] = DYN not in t.get_shape()  # type: ignore[attr-defined]
+                return found
+
+            #: a member's result -> its shape is static (members come before their users)
+            static_results: dict[SSAValue, bool] = {}
+            plans = []
+            for m in reversed(self.g.members):  # block order
+                if is_reduction(m):  # (a root: no member reads it; should one, its shape is here)
+                    static_results[m.results[0]] = is_static(m.results[0].type)
+                    continue
+                operands = tuple(m.operands)
+                (result,) = m.results  # (fusable: one result; unpacked, not SSAValues.__getitem__)
+                outside: list[SSAValue] = []
+                broadcasts: list[SSAValue] = []
+                static = static_results[result] = is_static(result.type)
+                for o in operands:
+                    owner = o.owner
+                    if owner in member_set:  # (a tensor, its shape looked at already)
+                        static = static and static_results[o]
+                        continue
+                    t = o.type
+                    if not _is_tensor(t):
+                        continue
+                    static = static and is_static(t)
+                    outside.append(o)
+                    if _is_broadcast(owner):
+                        broadcasts.append(o)
+                plans.append(_MemberPlan(m, operands, result, meaning_of(m).scalar_for(m),  # type: ignore[union-attr]
+                                         outside, broadcasts, static))
+            self._plan = plans
+        return self._plan
 
     def _domain_leaves(self, dom: SSAValue) -> list[SSAValue]:
         """Tensors read at the domain indices: operands of members that are not members."""
-        ew = self._elementwise_members()
-        if not ew:
+        plans = self._member_plans()
+        if not plans:
             return [dom]
-        return [o for m in ew for o in m.operands
-                if _is_tensor(o.type) and o.owner not in self.g.member_set]
+        return [o for p in reversed(plans) for o in p.outside]
 
     def dim_of(self, v: SSAValue, d: int, depth: int = 0) -> SSAValue | None:
         """Size ``d`` of leaf ``v``: a constant, a size operand, or ``tensor.dim`` (None: unknown)."""
@@ -466,12 +527,14 @@ class Kernel:
         return r
 
     def domain_dims(self, dom: SSAValue) -> list[SSAValue]:
-        leaves = self._domain_leaves(dom)
+        leaves: list[SSAValue] | None = None  # (found only for a dynamic dim)
         out = []
         for d, s in enumerate(shape(dom)):
             if s != DYN:
                 out.append(self.E.index(s))
                 continue
+            if leaves is None:
+                leaves = self._domain_leaves(dom)
             # prefer a static size, then any size we can find
             static = [leaf for leaf in leaves if shape(leaf)[d] != DYN]
             r = self.dim_of(static[0], d) if static else None
@@ -531,14 +594,11 @@ class Kernel:
         E = self.E
         seen: set[Operation] = set()
         with E.at(E.hoist):
-            for m in reversed(self._elementwise_members()):  # block order
-                static = DYN not in shape(m.results[0])
-                for o in m.operands:
-                    if _is_tensor(o.type):
-                        self._broadcast_checks(o, seen)
-                        static = static and DYN not in shape(o)
-                if not static:  # (all static: check_same_shapes emits nothing)
-                    check_same_shapes(E, m, self._real_operands(m), self.sizes)
+            for p in self._member_plans():
+                for o in p.broadcasts:
+                    self._broadcast_checks(o, seen)
+                if not p.static:  # (all static: check_same_shapes emits nothing)
+                    check_same_shapes(E, p.op, self._real_operands(p.op), self.sizes)
             root = self.g.root
             if is_reduction(root):
                 src = root.operands[0]
@@ -568,14 +628,18 @@ class Kernel:
 
     def compute_members(self, idx: Sequence[SSAValue]) -> None:
         """Scalars of every elementwise member at ``idx``, in block order (no recursion)."""
-        self.memo = {}
+        memo: dict[tuple, SSAValue] = {}
+        self.memo = memo
         E = self.E
         outer = E.loc
         try:
-            for m in reversed(self._elementwise_members()):
-                xs = [self.read(o, idx) for o in m.operands]
-                E.loc = m.location  # (E.located, without a context manager per member)
-                self.memo[(m.results[0], *idx)] = meaning_of(m).scalar_for(m)(E, *xs)  # type: ignore[union-attr,misc]
+            for p in self._member_plans():
+                xs = []
+                for o in p.operands:  # (self.read, its memo looked up here: a call less per operand)
+                    x = memo.get((o, *idx))
+                    xs.append(self.read(o, idx) if x is None else x)
+                E.loc = p.op.location  # (E.located, without a context manager per member)
+                memo[(p.result, *idx)] = p.scalar(E, *xs)
                 E.loc = outer
         finally:
             E.loc = outer
@@ -767,7 +831,12 @@ def replace_with_kernel(group: Group, into: Operation | None = None) -> None:
     old.replace_all_uses_with(new_root)
     for op in group.members:  # reverse block order: users before definitions
         op.detach()
-        op.erase()
+        # op.erase() but for marking its results erased, which replaces their uses (they
+        # have none left: its users went before it) with new values, ~12 calls a member
+        op.drop_all_references()
+        for r in op.results:
+            if r.first_use is not None:
+                raise ValueError(f"a kernel member's result is still used: {op.name}")
     erase_dead([*kernel.leaf_ops, *(o for o in ops if o.parent is not None)])
 
 

@@ -273,19 +273,16 @@ def simplify_module(top: Operation, max_rounds: int = 4) -> int:
 def _analyse_block(block: Block) -> list[Group]:
     group_of: dict[Operation, Group] = {}
     groups: list[Group] = []
-    for op in reversed(list(block.ops)):
-        if not fusable(op):
-            continue
-        if not is_reduction(op):
-            g = _users_group(op, group_of)
-            if g is not None:
-                g.add(op)
-                group_of[op] = g
-                continue
-        g = Group(op)
-        g.add(op)
-        group_of[op] = g
-        groups.append(g)
+    op = block.last_op
+    while op is not None:  # backwards (reversed(list(block.ops)) walked the block twice more)
+        if fusable(op):
+            g = None if is_reduction(op) else _users_group(op, group_of)
+            if g is None:
+                g = Group(op)
+                groups.append(g)
+            g.add(op)
+            group_of[op] = g
+        op = op.prev_op
     return groups
 
 
@@ -293,7 +290,8 @@ def _users_group(op: Operation, group_of: dict[Operation, Group]) -> Group | Non
     """The one group all of ``op``'s users (it has some) are in, else None."""
     found = None
     for r in op.results:
-        for use in r.uses:
+        single = r.get_unique_use()  # (most values: one use, without iterating r.uses)
+        for use in r.uses if single is None else (single,):
             g = group_of.get(use.operation)
             if g is None or (found is not None and g is not found):
                 return None
@@ -316,6 +314,9 @@ def _fuse_group(g: Group, into: Operation | None) -> bool:
     return True
 
 
+_is_insert_slice = instance_test(tensor.InsertSliceOp)
+
+
 def store_before_reading(block: Block) -> None:
     """``%t = f(..)`` read by kernels and stored by ``insert_slice %t into %tape[..]``
     (a residual the forward loop tapes): the store moves right after ``%t`` and the
@@ -323,7 +324,7 @@ def store_before_reading(block: Block) -> None:
     tape (``updates_in_place``) and its readers' kernels read it there, instead of a
     temporary copied into the tape after them. Only when the tape has no other use
     and the readers are elementwise (they read a window through, without a copy)."""
-    for ins in [o for o in block.ops if isinstance(o, tensor.InsertSliceOp)]:
+    for ins in [o for o in block.ops if _is_insert_slice(o)]:
         src, dest = ins.operands[0], ins.operands[1]
         owner = src.owner
         if (not isinstance(owner, Operation) or owner.parent_block() is not block or not fusable(owner)

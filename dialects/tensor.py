@@ -74,6 +74,7 @@ from irtoolkit.dialects.elementwise import (
     ElementKind,
     Elementwise,
     declare_cost,
+    declared_unit,
     element_kind,
     elementwise,
     meaning_of,
@@ -276,18 +277,16 @@ def _may_be_constant(value: SSAValue) -> bool:
     """Whether ``splat_constant`` or ``_constant_value`` could know ``value``: it
     is the result of a ConstantLike op, or of a splat or broadcast (a cheap test
     first, for the folds of ops whose operands are mostly computed)."""
-    owner = value.owner
-    cls = type(owner)
-    kind = _OWNER_KIND.get(cls)
-    if kind is None:  # (remembered per class: isinstance on op classes is slow)
-        kind = _OWNER_KIND[cls] = (
-            "splat" if issubclass(cls, BroadcastOp | SplatOp) else "op" if issubclass(cls, Operation)
-            else "block")
-    return kind == "splat" or (kind == "op" and owner.has_trait(ConstantLike))
+    cls = type(value.owner)
+    may = _OWNER_MAY_BE_CONSTANT.get(cls)
+    if may is None:  # (remembered per class: isinstance on op classes is slow, and traits are the class's)
+        may = _OWNER_MAY_BE_CONSTANT[cls] = issubclass(cls, BroadcastOp | SplatOp) or (
+            issubclass(cls, Operation) and cls.has_trait(ConstantLike))
+    return may
 
 
-#: class of a value's owner -> "splat" (a splat or broadcast), "op" (another op) or "block"
-_OWNER_KIND: dict[type, str] = {}
+#: class of a value's owner -> whether it is a splat, a broadcast or a ConstantLike op
+_OWNER_MAY_BE_CONSTANT: dict[type, bool] = {}
 
 
 def _splat_value(value: SSAValue) -> float | int | None:
@@ -364,11 +363,8 @@ def fold_neutral(cls: type[Operation], lhs: SSAValue, rhs: SSAValue,
     result's type. The fold is exact: ``x + 0.0`` is not ``x`` (for ``x = -0.0`` it is
     +0.0), as in MLIR and IEEE. Canonicalization folds with it (``tensor`` ops); the
     derivative emitter applies it before emitting an op (scalars and tensors)."""
-    meaning = meaning_of(cls)
-    if meaning is None:
-        return None
     kind = element_kind(result_type)
-    unit = meaning.unit_for(kind)
+    unit = declared_unit(cls, kind)
     if unit is None:
         return None
     value, commutative = unit

@@ -226,8 +226,8 @@ class Driver:
         act = Activity(block, seeds, "reverse")
         if rewrite_whiles(work, act.varied):
             act = Activity(block, seeds, "reverse")  # of the loops that replace them
-        checkpoint_loops(work, self.checkpoint, self.checkpoint_memory, act.varied, self)
-        act = Activity(block, seeds, "reverse")
+        if checkpoint_loops(work, self.checkpoint, self.checkpoint_memory, act.varied, self):
+            act = Activity(block, seeds, "reverse")  # of the strip-mined loops
         act.backward(block, block.last_op.operands)
         try:
             return ReverseGen(self, work, act).build(mode, name, wrt)

@@ -370,39 +370,46 @@ def _cheaper_liveness() -> None:
     LiveSet.propagate_region_liveness = _propagate_region_liveness  # type: ignore[method-assign]
 
 
-def _nested_ops(op, reverse: bool):
-    """The ops directly inside ``op``'s regions, in xDSL's walk order; each op's
-    neighbour is read before the op is given out, as xDSL's block iterators do
-    (so the walker may erase the op it was given)."""
+def _nested_blocks(op, reverse: bool):
+    """The blocks directly inside ``op``'s regions, in xDSL's walk order (read lazily)."""
     for region in reversed(op.regions) if reverse else op.regions:
-        for block in reversed(region.blocks) if reverse else region.blocks:
-            child = block.last_op if reverse else block.first_op
-            while child is not None:
-                following = child._prev_op if reverse else child._next_op
-                yield child
-                child = following
+        yield from reversed(region.blocks) if reverse else region.blocks
 
 
 def _operation_walk(self, *, reverse: bool = False, region_first: bool = False):
-    """xDSL's ``Operation.walk`` (same order, same laziness), one frame deep; an
-    op without regions (most of them) is given out without a frame of its own."""
+    """xDSL's ``Operation.walk`` (same order, same laziness), one frame deep: the ops of
+    a block are given out by following its list, each op's neighbour read before the op
+    is given out, as xDSL's block iterators do (so the walker may erase the op it was
+    given); an op without regions (most of them) costs no frame and no call of its own."""
     if not region_first:
         yield self
     if self.regions:
-        stack = [(self, _nested_ops(self, reverse))]
+        # one level per op whose regions are being walked: [op, its blocks, the next op
+        # of the current block (None: go to the next block)]
+        stack = [[self, _nested_blocks(self, reverse), None]]
         while stack:
-            op, children = stack[-1]
-            child = next(children, None)
+            level = stack[-1]
+            child = level[2]
             if child is None:
-                stack.pop()
-                if region_first:
-                    yield op
-            elif child.regions:
-                if not region_first:
-                    yield child
-                stack.append((child, _nested_ops(child, reverse)))
-            else:
+                block = next(level[1], None)
+                if block is None:
+                    stack.pop()
+                    if region_first:
+                        yield level[0]
+                    continue
+                child = block.last_op if reverse else block.first_op
+            while child is not None:
+                following = child._prev_op if reverse else child._next_op
+                if child.regions:
+                    level[2] = following
+                    if not region_first:
+                        yield child
+                    stack.append([child, _nested_blocks(child, reverse), None])
+                    break
                 yield child
+                child = following
+            else:
+                level[2] = None
     elif region_first:
         yield self
 

@@ -338,7 +338,8 @@ def checkpoint_loops(fn: func.FuncOp, option: str | None, memory_option: str | N
     """Strip-mine and mark the active loops of ``fn`` that are checkpointed; whether a
     loop was strip-mined (the ops of ``fn`` changed)."""
     loop = _loop()
-    loops = [op for op in fn.walk() if isinstance(op, loop.ForOp) and MAX_TRIP_ATTR not in op.attributes]
+    loops = [op for op in fn.walk()
+             if op.regions and isinstance(op, loop.ForOp) and MAX_TRIP_ATTR not in op.attributes]
     # innermost first: strip-mining a loop rebuilds its body, which would leave the
     # loops collected inside it detached
     stripped = False

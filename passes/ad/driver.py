@@ -19,6 +19,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FlatSymbolRefAttr, ModuleOp, SymbolRefAttr, TensorType
 from xdsl.ir import Block, Operation, Region
 
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity
 from irtoolkit.passes.ad.emit import Emitter, is_float_like
@@ -33,6 +34,16 @@ def _autodiff():
     from irtoolkit.dialects import autodiff
 
     return autodiff
+
+
+@functools.cache
+def _is_autodiff_op():
+    return instance_test(*_autodiff().AUTODIFF_OPS)  # (each op of the module is tested)
+
+
+@functools.cache
+def _is_stop_gradient():
+    return instance_test(_autodiff().StopGradientOp)
 
 
 def _mode(op) -> str:
@@ -93,17 +104,17 @@ class Driver:
         if name in self.lowered or name in self.lowering:
             return
         self.lowering.append(name)
-        ad = _autodiff()
+        is_autodiff_op = _is_autodiff_op()
         for op in list(f.walk()):
-            if isinstance(op, ad.AUTODIFF_OPS):
+            if is_autodiff_op(op):
                 self.replace(op)
         self.lowering.pop()
         self.lowered.add(name)
 
     def erase_stop_gradients(self) -> None:
-        ad = _autodiff()
+        is_stop_gradient = _is_stop_gradient()
         for op in list(self.module.walk()):
-            if isinstance(op, ad.StopGradientOp):
+            if is_stop_gradient(op):
                 op.result.replace_all_uses_with(op.input)
                 op.parent_block().erase_op(op)
 

@@ -907,15 +907,64 @@ def _clone(self, value_mapper=None, block_mapper=None, *, clone_name_hints: bool
                                       clone_operands=clone_operands)
 
 
+def _clone_without_regions(self, value_mapper=None, block_mapper=None, *,
+                           clone_name_hints: bool = True, clone_operands: bool = True):
+    """xDSL's ``Operation.clone_without_regions``; an op without regions (of a class
+    that keeps xDSL's ``create``) is built by ``_init_simple_op`` as ``create`` would,
+    without xDSL's generator expressions, ``result_types`` tuple and keyword hops."""
+    cls = type(self)
+    if self.regions or not _plain_create(cls):
+        return _XDSL_CLONE_WITHOUT_REGIONS(self, value_mapper, block_mapper,
+                                           clone_name_hints=clone_name_hints,
+                                           clone_operands=clone_operands)
+    if value_mapper is None:
+        value_mapper = {}
+    if clone_operands:
+        get = value_mapper.get
+        operands = tuple([get(operand, operand) for operand in self._operands])
+    else:
+        operands = ()
+    successors = self._successors
+    if successors:
+        successors = [block_mapper.get(s, s) for s in successors] if block_mapper else list(successors)
+    results = self.results
+    cloned = cls.__new__(cls)
+    _init_simple_op(cloned, operands, [r.type for r in results], self.properties.copy(),
+                    self.attributes.copy(), self.location, successors)
+    for result, cloned_result in zip(results, cloned.results, strict=True):
+        value_mapper[result] = cloned_result
+        if clone_name_hints:
+            name = result.name_hint
+            if name is not None:  # (a new result's name is None)
+                cloned_result.name_hint = name
+    return cloned
+
+
+#: op class -> whether it has xDSL's ``Operation.create``
+_PLAIN_CREATE: dict[type, bool] = {}
+
+
+def _plain_create(cls) -> bool:
+    plain = _PLAIN_CREATE.get(cls)
+    if plain is None:
+        plain = _PLAIN_CREATE[cls] = getattr(cls.create, "__func__", None) is _XDSL_CREATE
+    return plain
+
+
 _XDSL_CLONE = None
+_XDSL_CLONE_WITHOUT_REGIONS = None
+_XDSL_CREATE = None
 
 
 def _cheaper_clone() -> None:
-    global _XDSL_CLONE
+    global _XDSL_CLONE, _XDSL_CLONE_WITHOUT_REGIONS, _XDSL_CREATE
     from xdsl.ir import Operation
 
     ORIGINALS["Operation.clone"] = _XDSL_CLONE = Operation.clone
     Operation.clone = _clone  # type: ignore[method-assign]
+    ORIGINALS["Operation.clone_without_regions"] = _XDSL_CLONE_WITHOUT_REGIONS = Operation.clone_without_regions
+    _XDSL_CREATE = Operation.__dict__["create"].__func__
+    Operation.clone_without_regions = _clone_without_regions  # type: ignore[method-assign]
 
 
 def _direct_printing() -> None:

@@ -230,20 +230,27 @@ class Driver:
         from irtoolkit.passes.ad.reverse import ReverseGen
         from irtoolkit.passes.transforms.sliced_products import batch_sliced_products
 
-        work = f.clone()
-        batch_sliced_products(work)  # x_t @ W for all t at once: one dot forward, two back
+        # The rewrites below change loops, on a working copy; a body without ops with
+        # regions (straight-line code) has nothing to rewrite, and is read as it is
+        # (ReverseGen clones the primal ops it needs, it never changes them).
+        straight = not any(op.regions for op in f.body.block.ops)
+        work = f if straight else f.clone()
+        if not straight:
+            batch_sliced_products(work)  # x_t @ W for all t at once: one dot forward, two back
         block = work.body.block
         seeds = [block.args[i] for i in wrt]
         act = Activity(block, seeds, "reverse")
-        if rewrite_whiles(work, act.varied):
-            act = Activity(block, seeds, "reverse")  # of the loops that replace them
-        if checkpoint_loops(work, self.checkpoint, self.checkpoint_memory, act.varied, self):
-            act = Activity(block, seeds, "reverse")  # of the strip-mined loops
+        if not straight:
+            if rewrite_whiles(work, act.varied):
+                act = Activity(block, seeds, "reverse")  # of the loops that replace them
+            if checkpoint_loops(work, self.checkpoint, self.checkpoint_memory, act.varied, self):
+                act = Activity(block, seeds, "reverse")  # of the strip-mined loops
         act.backward(block, block.last_op.operands)
         try:
             return ReverseGen(self, work, act).build(mode, name, wrt)
         finally:
-            work.erase(safe_erase=False)
+            if work is not f:
+                work.erase(safe_erase=False)
 
     # -- clean-up ------------------------------------------------------------------
     def is_pure_function(self, name: str, _stack: tuple[str, ...] = ()) -> bool:

@@ -621,7 +621,8 @@ def _build_operations_arg(operand):
 #: id(op definition) -> (the definition, its construction plan or None): the
 #: kind of each operand and result definition (_SINGLE, _VARIADIC, _OPTIONAL)
 #: and the segment sizes its options add, as (of operands?, as a property?)
-#: pairs; None for a definition with regions or successors or another option
+#: pairs, the number of successors, whether every operand and result definition
+#: is single; None for a definition with regions or successors or another option
 #: (SameVariadicSize ...), which xDSL's builder makes
 _PLANS: dict[int, tuple[object, tuple | None]] = {}
 _SINGLE, _VARIADIC, _OPTIONAL = 0, 1, 2
@@ -651,9 +652,10 @@ def _construction_plan(op_def) -> tuple | None:
                 plain = False  # sizes shared between definitions: xDSL's builder works them out
         plan = None
         if plain:
-            plan = (tuple(kind(d) for _, d in op_def.operands),
-                    tuple(kind(d) for _, d in op_def.results), tuple(segments),
-                    len(op_def.successors))
+            operand_kinds = tuple(kind(d) for _, d in op_def.operands)
+            result_kinds = tuple(kind(d) for _, d in op_def.results)
+            plan = (operand_kinds, result_kinds, tuple(segments), len(op_def.successors),
+                    not any(operand_kinds) and not any(result_kinds))
         entry = _PLANS[id(op_def)] = (op_def, plan)
     return entry[1]
 
@@ -700,9 +702,17 @@ def _build_fast(operands, result_types, plan):
     operand_kinds, result_kinds = plan[0], plan[1]
     if len(operands) != len(operand_kinds) or len(result_types) != len(result_kinds):
         return None
+    value_types = _VALUE_TYPES
+    if plan[4]:  # every definition single (most ops): each argument a value, each type a type
+        for arg in operands:
+            if not value_types.get(type(arg)):
+                return None
+        for arg in result_types:
+            if arg is None or _is_sequence(arg):
+                return None
+        return list(operands), list(result_types), [1] * len(operands), [1] * len(result_types)
     values: list = []
     operand_sizes: list[int] = []
-    value_types = _VALUE_TYPES
     for kind, arg in zip(operand_kinds, operands):
         if value_types.get(type(arg)):
             values.append(arg)

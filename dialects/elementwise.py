@@ -388,7 +388,8 @@ DECLARED: dict[type[Operation], Elementwise] = {}
 _LIFTED: dict[tuple[type[Operation], ElementKind], type[Operation]] = {}
 #: non-elementwise op class -> its cost
 COSTS: dict[type[Operation], Cost] = {}
-#: answers of meaning_of, counterpart and cost_of by class (cleared by every
+#: answers of meaning_of, counterpart, cost_of, lifted, declared_partials and declared_unit
+#: by class, keyed (class, what was asked ...) (cleared by every
 #: declaration: a later one may give a class, or one of its bases, a meaning or a cost)
 _BY_CLASS: dict[tuple, Any] = {}
 
@@ -462,10 +463,13 @@ def lifted(scalar_op: type[Operation], kind: ElementKind | None = None) -> type[
     _load_builtin_declarations()
     if kind is not None:
         return _LIFTED.get((scalar_op, kind))
-    for k in ElementKind:
-        if (c := _LIFTED.get((scalar_op, k))) is not None:
-            return c
-    return None
+    try:  # (the derivative emitter asks for every op it emits; iterating an enum is slow)
+        return _BY_CLASS[scalar_op, lifted]
+    except KeyError:
+        pass
+    found = next((c for k in ElementKind if (c := _LIFTED.get((scalar_op, k))) is not None), None)
+    _BY_CLASS[scalar_op, lifted] = found
+    return found
 
 
 def counterpart(op_class: type[Operation], kind: ElementKind) -> type[Operation] | None:
@@ -477,6 +481,33 @@ def counterpart(op_class: type[Operation], kind: ElementKind) -> type[Operation]
         pass
     found = next((c for base in op_class.__mro__ if (c := lifted(base, kind)) is not None), None)
     _BY_CLASS[op_class, kind] = found
+    return found
+
+
+def declared_partials(op_class: type[Operation]) -> Partials | None:
+    """``meaning_of(op_class).partials_for()``: the partial derivatives of the float
+    meaning of ``op_class``, or None (remembered per class: the ad pass asks per op)."""
+    try:
+        return _BY_CLASS[op_class, declared_partials]
+    except KeyError:
+        pass
+    meaning = meaning_of(op_class)
+    found = None if meaning is None else meaning.partials_for()
+    _BY_CLASS[op_class, declared_partials] = found
+    return found
+
+
+def declared_unit(op_class: type[Operation], kind: ElementKind | None) -> tuple[int | float, bool] | None:
+    """``meaning_of(op_class).unit_for(kind)``: (neutral operand, also neutral on the
+    left) of ``op_class`` on elements of ``kind``, or None (remembered per class and
+    kind: the derivative emitter asks for every binary op it emits)."""
+    try:
+        return _BY_CLASS[op_class, declared_unit, kind]
+    except KeyError:
+        pass
+    meaning = meaning_of(op_class)
+    found = None if meaning is None else meaning.unit_for(kind)
+    _BY_CLASS[op_class, declared_unit, kind] = found
     return found
 
 
@@ -512,4 +543,5 @@ __all__ = [
     "Elementwise", "ElementKind", "Cost", "ONE", "NEG_ONE", "np", "resolve",
     "ScalarBuilder", "DerivativeBuilder", "declare", "elementwise", "declare_cost",
     "meaning_of", "is_elementwise", "lifted", "cost_of", "declared_ops", "element_kind",
+    "declared_partials", "declared_unit",
 ]

@@ -66,6 +66,7 @@ from xdsl.traits import (
 from xdsl.interfaces import HasFolderInterface
 from xdsl.utils.exceptions import VerifyException
 
+from irtoolkit.classtest import instance_test
 from irtoolkit.dialects.arith import RemFOp
 from irtoolkit.dialects.scalar import float_to_int
 from irtoolkit.ties import clamp_weights
@@ -74,6 +75,7 @@ from irtoolkit.dialects.elementwise import (
     ElementKind,
     Elementwise,
     declare_cost,
+    declared_unit,
     element_kind,
     elementwise,
     meaning_of,
@@ -159,10 +161,17 @@ def is_integer_type(t: Attribute) -> bool:
 
 
 def _tensor_type(value: SSAValue | Operation) -> TensorType:
-    t = SSAValue.get(value).type
-    if not isinstance(t, TensorType):
+    t = (value if _is_value(value) else SSAValue.get(value)).type
+    if not _is_tensor_type(t):
         raise ValueError(f"expected a tensor value, got {t}")
     return t
+
+
+# (the builders of the derivative code ask for every op they make: SSAValue and
+# TensorType are ABCs, each isinstance a Python call)
+_is_value = instance_test(SSAValue)
+_is_tensor_type = instance_test(TensorType)
+_is_none_attr = instance_test(NoneAttr)
 
 
 def _int_list(values: Sequence[int] | DenseArrayBase) -> DenseArrayBase:
@@ -368,17 +377,15 @@ def fold_neutral(cls: type[Operation], lhs: SSAValue, rhs: SSAValue,
     result's type. The fold is exact: ``x + 0.0`` is not ``x`` (for ``x = -0.0`` it is
     +0.0), as in MLIR and IEEE. Canonicalization folds with it (``tensor`` ops); the
     derivative emitter applies it before emitting an op (scalars and tensors)."""
-    meaning = meaning_of(cls)
-    if meaning is None:
-        return None
     kind = element_kind(result_type)
-    unit = meaning.unit_for(kind)
+    unit = declared_unit(cls, kind)
     if unit is None:
         return None
     value, commutative = unit
-    if lhs.type == result_type and _may_be_constant(rhs) and _is_unit(splat_constant(rhs), value, kind):
+    # (the owner test first: the operands of derivative code are mostly computed)
+    if _may_be_constant(rhs) and lhs.type == result_type and _is_unit(splat_constant(rhs), value, kind):
         return lhs
-    if (commutative and rhs.type == result_type and _may_be_constant(lhs)
+    if (commutative and _may_be_constant(lhs) and rhs.type == result_type
             and _is_unit(splat_constant(lhs), value, kind)):
         return rhs
     return None
@@ -468,7 +475,7 @@ class BinaryElementwiseOp(IRDLOperation, HasFolderInterface):
     ):
         if result_type is None:
             lt, rt = _tensor_type(lhs), _tensor_type(rhs)
-            if lt == rt and isinstance(lt.encoding, NoneAttr):
+            if (lt is rt or lt == rt) and _is_none_attr(lt.encoding):
                 result_type = lt  # the type it would build (types are values): one object fewer per op
             else:
                 shape = lt.get_shape()

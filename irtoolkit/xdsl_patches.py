@@ -370,39 +370,46 @@ def _cheaper_liveness() -> None:
     LiveSet.propagate_region_liveness = _propagate_region_liveness  # type: ignore[method-assign]
 
 
-def _nested_ops(op, reverse: bool):
-    """The ops directly inside ``op``'s regions, in xDSL's walk order; each op's
-    neighbour is read before the op is given out, as xDSL's block iterators do
-    (so the walker may erase the op it was given)."""
+def _nested_blocks(op, reverse: bool):
+    """The blocks directly inside ``op``'s regions, in xDSL's walk order (read lazily)."""
     for region in reversed(op.regions) if reverse else op.regions:
-        for block in reversed(region.blocks) if reverse else region.blocks:
-            child = block.last_op if reverse else block.first_op
-            while child is not None:
-                following = child._prev_op if reverse else child._next_op
-                yield child
-                child = following
+        yield from reversed(region.blocks) if reverse else region.blocks
 
 
 def _operation_walk(self, *, reverse: bool = False, region_first: bool = False):
-    """xDSL's ``Operation.walk`` (same order, same laziness), one frame deep; an
-    op without regions (most of them) is given out without a frame of its own."""
+    """xDSL's ``Operation.walk`` (same order, same laziness), one frame deep: the ops of
+    a block are given out by following its list, each op's neighbour read before the op
+    is given out, as xDSL's block iterators do (so the walker may erase the op it was
+    given); an op without regions (most of them) costs no frame and no call of its own."""
     if not region_first:
         yield self
     if self.regions:
-        stack = [(self, _nested_ops(self, reverse))]
+        # one level per op whose regions are being walked: [op, its blocks, the next op
+        # of the current block (None: go to the next block)]
+        stack = [[self, _nested_blocks(self, reverse), None]]
         while stack:
-            op, children = stack[-1]
-            child = next(children, None)
+            level = stack[-1]
+            child = level[2]
             if child is None:
-                stack.pop()
-                if region_first:
-                    yield op
-            elif child.regions:
-                if not region_first:
-                    yield child
-                stack.append((child, _nested_ops(child, reverse)))
-            else:
+                block = next(level[1], None)
+                if block is None:
+                    stack.pop()
+                    if region_first:
+                        yield level[0]
+                    continue
+                child = block.last_op if reverse else block.first_op
+            while child is not None:
+                following = child._prev_op if reverse else child._next_op
+                if child.regions:
+                    level[2] = following
+                    if not region_first:
+                        yield child
+                    stack.append([child, _nested_blocks(child, reverse), None])
+                    break
                 yield child
+                child = following
+            else:
+                level[2] = None
     elif region_first:
         yield self
 
@@ -916,15 +923,64 @@ def _clone(self, value_mapper=None, block_mapper=None, *, clone_name_hints: bool
                                       clone_operands=clone_operands)
 
 
+def _clone_without_regions(self, value_mapper=None, block_mapper=None, *,
+                           clone_name_hints: bool = True, clone_operands: bool = True):
+    """xDSL's ``Operation.clone_without_regions``; an op without regions (of a class
+    that keeps xDSL's ``create``) is built by ``_init_simple_op`` as ``create`` would,
+    without xDSL's generator expressions, ``result_types`` tuple and keyword hops."""
+    cls = type(self)
+    if self.regions or not _plain_create(cls):
+        return _XDSL_CLONE_WITHOUT_REGIONS(self, value_mapper, block_mapper,
+                                           clone_name_hints=clone_name_hints,
+                                           clone_operands=clone_operands)
+    if value_mapper is None:
+        value_mapper = {}
+    if clone_operands:
+        get = value_mapper.get
+        operands = tuple([get(operand, operand) for operand in self._operands])
+    else:
+        operands = ()
+    successors = self._successors
+    if successors:
+        successors = [block_mapper.get(s, s) for s in successors] if block_mapper else list(successors)
+    results = self.results
+    cloned = cls.__new__(cls)
+    _init_simple_op(cloned, operands, [r.type for r in results], self.properties.copy(),
+                    self.attributes.copy(), self.location, successors)
+    for result, cloned_result in zip(results, cloned.results, strict=True):
+        value_mapper[result] = cloned_result
+        if clone_name_hints:
+            name = result.name_hint
+            if name is not None:  # (a new result's name is None)
+                cloned_result.name_hint = name
+    return cloned
+
+
+#: op class -> whether it has xDSL's ``Operation.create``
+_PLAIN_CREATE: dict[type, bool] = {}
+
+
+def _plain_create(cls) -> bool:
+    plain = _PLAIN_CREATE.get(cls)
+    if plain is None:
+        plain = _PLAIN_CREATE[cls] = getattr(cls.create, "__func__", None) is _XDSL_CREATE
+    return plain
+
+
 _XDSL_CLONE = None
+_XDSL_CLONE_WITHOUT_REGIONS = None
+_XDSL_CREATE = None
 
 
 def _cheaper_clone() -> None:
-    global _XDSL_CLONE
+    global _XDSL_CLONE, _XDSL_CLONE_WITHOUT_REGIONS, _XDSL_CREATE
     from xdsl.ir import Operation
 
     ORIGINALS["Operation.clone"] = _XDSL_CLONE = Operation.clone
     Operation.clone = _clone  # type: ignore[method-assign]
+    ORIGINALS["Operation.clone_without_regions"] = _XDSL_CLONE_WITHOUT_REGIONS = Operation.clone_without_regions
+    _XDSL_CREATE = Operation.__dict__["create"].__func__
+    Operation.clone_without_regions = _clone_without_regions  # type: ignore[method-assign]
 
 
 def _direct_printing() -> None:

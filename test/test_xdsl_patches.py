@@ -388,6 +388,39 @@ def test_clone_of_an_op_without_regions_matches_xdsl():
             assert made[0] == made[1]
 
 
+def test_clone_without_regions_matches_xdsl():
+    """The same op as xDSL's clone_without_regions: operands mapped, uses, result
+    types and names (a name ending in _<digits> loses it again, as xDSL's setter
+    does), properties, attributes, location, successors through the block mapper."""
+    from xdsl.dialects import arith, builtin, cf, llvm
+    from xdsl.ir import Block
+
+    block, other, target = Block(arg_types=[builtin.f64] * 3), Block(), Block()
+    a, b, c = block.args
+    theirs_clone = xdsl_patches.ORIGINALS["Operation.clone_without_regions"]
+    ops = (arith.AddfOp(a, b), llvm.CallOp("f", a, b, c, return_type=builtin.f64),
+           arith.ConstantOp.from_int_and_width(3, 32), cf.BranchOp(other, a, b),
+           arith.SubfOp.create(operands=[a, b], result_types=[builtin.f64],
+                               attributes={"x": builtin.StringAttr("y")}))
+    for op in ops:
+        for r in op.results:
+            r.name_hint = "r_1_2"
+        for kwargs in ({}, {"value_mapper": {a: c}}, {"clone_operands": False},
+                       {"clone_name_hints": False, "value_mapper": {b: a}},
+                       {"block_mapper": {other: target}}):
+            made = []
+            for clone in (type(op).clone_without_regions, theirs_clone):
+                mapper = dict(kwargs.get("value_mapper", {}))
+                new = clone(op, **{**kwargs, "value_mapper": mapper})
+                made.append((type(new), list(new.operands), [(u.operation is new, u.index) for u in new._operand_uses],
+                             [(r.type, r.name_hint) for r in new.results], dict(new.properties),
+                             dict(new.attributes), new.location, list(new.successors),
+                             {k: v in new.results for k, v in mapper.items()}))
+                new.erase()
+            assert made[0] == made[1]
+    assert type(ops[0]).clone_without_regions is not theirs_clone
+
+
 def test_would_be_trivially_dead_matches_xdsl():
     """Remembered per class only where the traits decide: same verdicts on every
     op of an example, before and after lowering (llvm, memory, loop ops)."""

@@ -46,6 +46,8 @@ class Activity:
         self.useful: set[SSAValue] = set()
         # loop.for -> carried positions whose adjoint is nonzero (reverse mode)
         self.carried: dict[Operation, list[int]] = {}
+        # op class -> what the analysis does with an active op of it (see _treatment)
+        self._treatments: dict[type, str] = {}
         self._forward_block(block)
 
     # -- varied ------------------------------------------------------------
@@ -66,19 +68,38 @@ class Activity:
         # isinstance test against an op class costs ~1 us: op classes are ABCs)
         if op.regions and self._forward_regions(op):
             return
-        if not any(o in self.varied for o in rule_inputs(op)):
+        varied = self.varied
+        for o in rule_inputs(op):
+            if o in varied:
+                break
+        else:
             return
-        if is_nondiff(op):
-            return
-        if isinstance(op, func.CallOp):
+        treatment = self._treatment(op)
+        if treatment == "derivative":
             self._mark(op.results)
-            return
-        if is_structural(op):
-            return
-        rule = jvp_rule(op) if self.mode == "forward" else vjp_rule(op)
-        if rule is None:
+        elif treatment == "no rule":
             raise op_error(op, no_rule_message(op))
-        self._mark(op.results)
+
+    def _treatment(self, op: Operation) -> str:
+        """What a varied input does to the results of ``op``, the same for all ops of its
+        class (remembered per analysis: the rule tables are looked up once per class):
+        "nondiff" or "structural" (nothing), "derivative" (they are varied: a call or an
+        op with a rule) or "no rule" (an error)."""
+        cls = type(op)
+        treatment = self._treatments.get(cls)
+        if treatment is None:
+            if is_nondiff(cls):
+                treatment = "nondiff"
+            elif issubclass(cls, func.CallOp):
+                treatment = "derivative"
+            elif is_structural(cls):
+                treatment = "structural"
+            elif (jvp_rule(cls) if self.mode == "forward" else vjp_rule(cls)) is None:
+                treatment = "no rule"
+            else:
+                treatment = "derivative"
+            self._treatments[cls] = treatment
+        return treatment
 
     def _forward_regions(self, op: Operation) -> bool:
         """Varied values through the regions of ``op``; True when that is all
@@ -144,6 +165,16 @@ class Activity:
             self._backward_op(op)
 
     def _backward_op(self, op: Operation) -> None:
+        if not op.regions:  # (most ops: no loop, and no isinstance test against the loop classes)
+            useful = self.useful
+            for r in op.results:
+                if r in useful:
+                    break
+            else:
+                return
+            if self._treatment(op) != "nondiff":
+                self._use(op.operands)
+            return
         loop = _loop()
         if isinstance(op, loop.ForOp):
             block = op.body.block

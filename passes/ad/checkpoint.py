@@ -334,22 +334,29 @@ def plan_for_budget(op, budget: int, driver) -> Scheme | None:
 
 # -- applying a scheme -----------------------------------------------------------------
 def checkpoint_loops(fn: func.FuncOp, option: str | None, memory_option: str | None,
-                     varied: set[SSAValue], driver) -> None:
-    """Strip-mine and mark the active loops of ``fn`` that are checkpointed."""
+                     varied: set[SSAValue], driver) -> bool:
+    """Strip-mine and mark the active loops of ``fn`` that are checkpointed; whether a
+    loop was strip-mined (the ops of ``fn`` changed)."""
     loop = _loop()
-    loops = [op for op in fn.walk() if isinstance(op, loop.ForOp) and MAX_TRIP_ATTR not in op.attributes]
+    loops = [op for op in fn.walk()
+             if op.regions and isinstance(op, loop.ForOp) and MAX_TRIP_ATTR not in op.attributes]
     # innermost first: strip-mining a loop rebuilds its body, which would leave the
     # loops collected inside it detached
+    stripped = False
     for op in reversed(loops):
         if not any(r in varied for r in op.res):
             continue
         scheme = loop_scheme(op, option, memory_option, driver)
         if scheme is None:
             continue
-        target = op if scheme.segment is None else strip_mine(op, scheme.segment)
+        target = op
+        if scheme.segment is not None:
+            target = strip_mine(op, scheme.segment)
+            stripped = True
         if scheme.slots is not None:
             target.attributes[REVOLVE_ATTR] = IntegerAttr(scheme.slots, i64)
             target.attributes[MAX_TRIP_ATTR] = IntegerAttr(-1, i64)  # no residuals, no stacking
+    return stripped
 
 
 def strip_mine(op, spec):

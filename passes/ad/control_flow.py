@@ -43,7 +43,7 @@ def _clone_ops_into(block: Block, ops, vmap, primal: bool = True) -> None:
 def rewrite_whiles(fn: func.FuncOp, varied: set[SSAValue]) -> bool:
     """Rewrite every while loop with a varied result (innermost first)."""
     loop = _loop()
-    whiles = [op for op in fn.walk() if isinstance(op, loop.WhileOp)]
+    whiles = [op for op in fn.walk() if op.regions and isinstance(op, loop.WhileOp)]
     changed = False
     for w in reversed(whiles):
         if any(r in varied for r in w.res):

@@ -19,6 +19,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FlatSymbolRefAttr, ModuleOp, SymbolRefAttr, TensorType
 from xdsl.ir import Block, Operation, Region
 
+from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity
 from irtoolkit.passes.ad.emit import Emitter, is_float_like
@@ -33,6 +34,16 @@ def _autodiff():
     from irtoolkit.dialects import autodiff
 
     return autodiff
+
+
+@functools.cache
+def _is_autodiff_op():
+    return instance_test(*_autodiff().AUTODIFF_OPS)  # (each op of the module is tested)
+
+
+@functools.cache
+def _is_stop_gradient():
+    return instance_test(_autodiff().StopGradientOp)
 
 
 def _mode(op) -> str:
@@ -93,17 +104,17 @@ class Driver:
         if name in self.lowered or name in self.lowering:
             return
         self.lowering.append(name)
-        ad = _autodiff()
+        is_autodiff_op = _is_autodiff_op()
         for op in list(f.walk()):
-            if isinstance(op, ad.AUTODIFF_OPS):
+            if is_autodiff_op(op):
                 self.replace(op)
         self.lowering.pop()
         self.lowered.add(name)
 
     def erase_stop_gradients(self) -> None:
-        ad = _autodiff()
+        is_stop_gradient = _is_stop_gradient()
         for op in list(self.module.walk()):
-            if isinstance(op, ad.StopGradientOp):
+            if is_stop_gradient(op):
                 op.result.replace_all_uses_with(op.input)
                 op.parent_block().erase_op(op)
 
@@ -219,20 +230,27 @@ class Driver:
         from irtoolkit.passes.ad.reverse import ReverseGen
         from irtoolkit.passes.transforms.sliced_products import batch_sliced_products
 
-        work = f.clone()
-        batch_sliced_products(work)  # x_t @ W for all t at once: one dot forward, two back
+        # The rewrites below change loops, on a working copy; a body without ops with
+        # regions (straight-line code) has nothing to rewrite, and is read as it is
+        # (ReverseGen clones the primal ops it needs, it never changes them).
+        straight = not any(op.regions for op in f.body.block.ops)
+        work = f if straight else f.clone()
+        if not straight:
+            batch_sliced_products(work)  # x_t @ W for all t at once: one dot forward, two back
         block = work.body.block
         seeds = [block.args[i] for i in wrt]
         act = Activity(block, seeds, "reverse")
-        if rewrite_whiles(work, act.varied):
-            act = Activity(block, seeds, "reverse")  # of the loops that replace them
-        checkpoint_loops(work, self.checkpoint, self.checkpoint_memory, act.varied, self)
-        act = Activity(block, seeds, "reverse")
+        if not straight:
+            if rewrite_whiles(work, act.varied):
+                act = Activity(block, seeds, "reverse")  # of the loops that replace them
+            if checkpoint_loops(work, self.checkpoint, self.checkpoint_memory, act.varied, self):
+                act = Activity(block, seeds, "reverse")  # of the strip-mined loops
         act.backward(block, block.last_op.operands)
         try:
             return ReverseGen(self, work, act).build(mode, name, wrt)
         finally:
-            work.erase(safe_erase=False)
+            if work is not f:
+                work.erase(safe_erase=False)
 
     # -- clean-up ------------------------------------------------------------------
     def is_pure_function(self, name: str, _stack: tuple[str, ...] = ()) -> bool:

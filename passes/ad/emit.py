@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from irtoolkit.dense import splat_dense
-from irtoolkit.dialects.elementwise import lifted
+from irtoolkit.dialects.elementwise import ElementKind, element_kind, lifted
 
 DYN = -(2**63)  # xDSL DYNAMIC_INDEX, as the parser produces for `?`
 
@@ -36,13 +36,18 @@ def is_float(t: Attribute) -> bool:
 
 def is_float_like(t: Attribute) -> bool:
     """f32/f64 scalars and tensors of them: the types that carry derivatives."""
-    if isinstance(t, TensorType):
-        return isinstance(t.get_element_type(), AnyFloat)
-    return isinstance(t, AnyFloat)
+    return element_kind(t) is ElementKind.FLOAT  # (by class: AnyFloat is many ABCs)
 
 
 def is_tensor(t: Attribute) -> bool:
-    return isinstance(t, TensorType)
+    cls = type(t)
+    found = _IS_TENSOR.get(cls)
+    if found is None:  # (remembered per class: TensorType is an ABC, each isinstance a call)
+        found = _IS_TENSOR[cls] = issubclass(cls, TensorType)
+    return found
+
+
+_IS_TENSOR: dict[type, bool] = {}
 
 
 def elem_type(t: Attribute) -> Attribute:

@@ -450,7 +450,7 @@ def _stacking_loops(root: Operation):
     that have one, plain copies first). A loop's rows are read when it is reached, after
     the caller's changes to the loops before it."""
     loop = _loop()
-    for lp in [o for o in root.walk() if isinstance(o, loop.ForOp)]:
+    for lp in [o for o in root.walk() if o.regions and isinstance(o, loop.ForOp)]:
         lb, ub, step = (_index_value(v) for v in (lp.lb, lp.ub, lp.step))
         if lb != 0 or step != 1 or ub is None or ub < 1:
             continue

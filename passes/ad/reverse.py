@@ -48,6 +48,11 @@ def _loop():
     return loop
 
 
+#: what ReverseGen.rule_of gives for a call (the derivative of its callee) and for a
+#: non-differentiable op (no adjoint code)
+_CALL, _NONDIFF = object(), object()
+
+
 def defined_inside(v: SSAValue, op: Operation) -> bool:
     """Is ``v`` a result of ``op`` or defined in its regions?"""
     return op.is_ancestor(v.owner)
@@ -145,6 +150,7 @@ class ReverseGen:
         self.fn = fn
         self.act = act
         self.residual_loops: list[tuple[Operation, int, int]] = []  # see residuals.py
+        self.rules: dict[type, object] = {}  # op class -> its rule (see rule_of)
 
     # -- whole function ----------------------------------------------------------
     def build(self, mode: str, name: str, wrt: list[int]) -> func.FuncOp:
@@ -312,26 +318,35 @@ class ReverseGen:
     def reverse(self, E: Emitter, ops: list[Operation], vmap, amap: AdjointMap, tapes) -> None:
         loop = _loop()
         useful = self.act.useful
+        dense, pending = amap.dense, amap.pending
         for op in reversed(ops):
-            if not any(r in useful for r in op.results):
+            results = op.results
+            for r in results:
+                if r in useful:
+                    break
+            else:
                 continue
-            if not any(r in amap.dense or r in amap.pending for r in op.results):
+            for r in results:
+                if r in dense or r in pending:
+                    break
+            else:
                 continue
             El = E.located(op.location)
-            if isinstance(op, loop.ForOp):
+            if op.regions and isinstance(op, loop.ForOp):
                 self.reverse_for(El, op, vmap, amap, tapes[op])
-            elif isinstance(op, loop.IfOp):
+            elif op.regions and isinstance(op, loop.IfOp):
                 self.reverse_if(El, op, vmap, amap)
-            elif isinstance(op, loop.ParallelOp):
+            elif op.regions and isinstance(op, loop.ParallelOp):
                 reverse_parallel(self, El, op, vmap, amap)
-            elif isinstance(op, func.CallOp):
-                self.reverse_call(El, op, vmap, amap)
-            elif is_nondiff(op):
-                continue
             else:
-                rule = vjp_rule(op)
+                rule = self.rule_of(op)
                 if rule is None:
                     raise op_error(op, no_rule_message(op))
+                if rule is _NONDIFF:
+                    continue
+                if rule is _CALL:
+                    self.reverse_call(El, op, vmap, amap)
+                    continue
                 inputs = rule_inputs(op)
                 need = [o in useful for o in inputs]
                 if not any(need):
@@ -343,6 +358,23 @@ class ReverseGen:
                 for o, c, n in zip(inputs, contribs, need):
                     if n:
                         amap.add(El, o, c)
+
+    def rule_of(self, op: Operation):
+        """The VJP rule of ``op``, ``_CALL``, ``_NONDIFF`` or None (no rule), looked up once per
+        op class by this generator (the rule tables do not change while it runs)."""
+        cls = type(op)
+        try:
+            return self.rules[cls]
+        except KeyError:
+            pass
+        if issubclass(cls, func.CallOp):
+            rule = _CALL
+        elif is_nondiff(cls):
+            rule = _NONDIFF
+        else:
+            rule = vjp_rule(cls)
+        self.rules[cls] = rule
+        return rule
 
     def reverse_for(self, E: Emitter, op, vmap, amap: AdjointMap, info: TapeInfo) -> None:
         loop = _loop()

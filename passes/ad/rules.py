@@ -34,12 +34,13 @@ entry takes precedence over a declaration.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from xdsl.ir import Operation, SSAValue
 
-from irtoolkit.dialects.elementwise import NEG_ONE, ONE, meaning_of
+from irtoolkit.dialects.elementwise import NEG_ONE, ONE, declared_partials, meaning_of
 
 JVP: dict[type, Callable[..., list]] = {}
 VJP: dict[type, Callable[..., list]] = {}
@@ -142,6 +143,7 @@ def _apply_partial(E, p, v: SSAValue) -> SSAValue:
     return E.mul(v, p)
 
 
+@functools.cache  # (one rule per declaration, not one per op differentiated)
 def jvp_from_partials(partials: Callable) -> Callable:
     """The JVP rule of an elementwise op with these partial derivatives."""
 
@@ -158,6 +160,7 @@ def jvp_from_partials(partials: Callable) -> Callable:
     return jvp
 
 
+@functools.cache
 def vjp_from_partials(partials: Callable) -> Callable:
     """The VJP rule of an elementwise op with these partial derivatives."""
 
@@ -209,32 +212,38 @@ def load_rules() -> None:
 
 
 def _lookup(table, op: Operation | type):
-    load_rules()
-    for cls in (op if isinstance(op, type) else type(op)).__mro__:
-        if cls in table:
-            return table[cls]
-    return None
+    """The entry of the class of ``op`` or of its nearest base in ``table``, remembered
+    per class (as ``_listed``)."""
+    cls = op if isinstance(op, type) else type(op)
+    key = (id(table), len(table), cls)
+    try:
+        return _FOUND[key]
+    except KeyError:
+        load_rules()
+        found = _FOUND[key] = next((table[c] for c in cls.__mro__ if c in table), None)
+        return found
 
 
-def _declared_partials(op: Operation | type):
-    meaning = meaning_of(op)
-    return None if meaning is None else meaning.partials_for(None if isinstance(op, type) else op)
+_FOUND: dict[tuple[int, int, type], Any] = {}
+
+
+def _rule(table, from_partials: Callable, op: Operation | type):
+    rule = _lookup(table, op)
+    if rule is None:
+        partials = declared_partials(op if isinstance(op, type) else type(op))
+        if partials is not None:
+            rule = from_partials(partials)
+    return rule
 
 
 def jvp_rule(op: Operation | type):
     """The JVP rule of an op (or op class): registered, or generated from its declaration."""
-    rule = _lookup(JVP, op)
-    if rule is None and (partials := _declared_partials(op)) is not None:
-        rule = jvp_from_partials(partials)
-    return rule
+    return _rule(JVP, jvp_from_partials, op)
 
 
 def vjp_rule(op: Operation | type):
     """The VJP rule of an op (or op class): registered, or generated from its declaration."""
-    rule = _lookup(VJP, op)
-    if rule is None and (partials := _declared_partials(op)) is not None:
-        rule = vjp_from_partials(partials)
-    return rule
+    return _rule(VJP, vjp_from_partials, op)
 
 
 def no_rule_message(op: Operation | type) -> str:

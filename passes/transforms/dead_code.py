@@ -22,10 +22,19 @@ def erase_dead(ops: Iterable[Operation], is_dead: Callable[[Operation], bool] = 
     erased = 0
     while work:
         op = work.pop()
-        if op.parent is None or any(r.uses for r in op.results) or not is_dead(op):
+        if op.parent is None or _has_uses(op) or not is_dead(op):
             continue
         work.extend(v.owner for v in op.operands if isinstance(v.owner, Operation))
         op.detach()
         op.erase()
         erased += 1
     return erased
+
+
+def _has_uses(op: Operation) -> bool:
+    """Whether a result of ``op`` is used (``any(r.uses ...)`` without a use-list view per
+    result: every op of a function is asked)."""
+    for r in op.results:
+        if r.first_use is not None:
+            return True
+    return False

@@ -89,7 +89,7 @@ def _hoist_from(loop_op: Operation) -> int:
 
 def hoist_loop_invariants(root: Operation) -> int:
     """Hoist the invariant ops of every loop under ``root``; returns how many moved."""
-    loops = [o for o in root.walk() if isinstance(o, _loop_classes())]
+    loops = [o for o in root.walk() if o.regions and isinstance(o, _loop_classes())]
     moved = 0
     for lp in reversed(loops):  # innermost first
         moved += _hoist_from(lp)

@@ -122,7 +122,7 @@ def batch_sliced_products(root: Operation) -> int:
     from irtoolkit.dialects import loop
 
     done = 0
-    for lp in reversed([o for o in root.walk() if isinstance(o, loop.ForOp)]):  # innermost first
+    for lp in reversed([o for o in root.walk() if o.regions and isinstance(o, loop.ForOp)]):  # innermost first
         lb, ub, step = (const_int(v) for v in (lp.lb, lp.ub, lp.step))
         if lb != 0 or step != 1 or ub is None or ub < 2:
             continue

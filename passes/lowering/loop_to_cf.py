@@ -72,27 +72,44 @@ def _set_loc(ops, origin: Operation) -> None:
         new.location = origin.location
 
 
+def move_ops_to_end(first: Operation, last: Operation, dest: Block) -> None:
+    """Move the consecutive ops ``first`` .. ``last`` of a block to the end of ``dest``:
+    the two lists relinked once, not a detach and an append (with its ancestor
+    check) per op."""
+    src = first.parent
+    assert src is not None and last.parent is src and src is not dest
+    before = first._prev_op  # pyright: ignore[reportPrivateUsage]
+    after = last._next_op  # pyright: ignore[reportPrivateUsage]
+    if before is None:
+        src._first_op = after  # pyright: ignore[reportPrivateUsage]
+    else:
+        before._next_op = after  # pyright: ignore[reportPrivateUsage]
+    if after is None:
+        src._last_op = before  # pyright: ignore[reportPrivateUsage]
+    else:
+        after._prev_op = before  # pyright: ignore[reportPrivateUsage]
+    tail = dest._last_op  # pyright: ignore[reportPrivateUsage]
+    first._prev_op = tail  # pyright: ignore[reportPrivateUsage]
+    last._next_op = None  # pyright: ignore[reportPrivateUsage]
+    if tail is None:
+        dest._first_op = first  # pyright: ignore[reportPrivateUsage]
+    else:
+        tail._next_op = first  # pyright: ignore[reportPrivateUsage]
+    dest._last_op = last  # pyright: ignore[reportPrivateUsage]
+    op: Operation | None = first
+    while op is not None:
+        op.parent = dest
+        op = op._next_op  # pyright: ignore[reportPrivateUsage]
+
+
 def split_block_before(block: Block, first: Operation) -> Block:
     """``block.split_before(first)`` in O(#moved ops): xDSL's version looks the
     block's index up (linear in the number of blocks of the region)."""
     region = block.parent
     assert region is not None and first.parent is block
-    a_last = first.prev_op
-    b_last = block._last_op  # pyright: ignore[reportPrivateUsage]
     new = Block()
     region.insert_block_after(new, block)
-    if a_last is None:
-        block._first_op = None  # pyright: ignore[reportPrivateUsage]
-    block._last_op = a_last  # pyright: ignore[reportPrivateUsage]
-    new._first_op = first  # pyright: ignore[reportPrivateUsage]
-    new._last_op = b_last  # pyright: ignore[reportPrivateUsage]
-    it: Operation | None = first
-    while it is not None:
-        it.parent = new
-        it = it._next_op  # pyright: ignore[reportPrivateUsage]
-    if a_last is not None:
-        a_last._next_op = None  # pyright: ignore[reportPrivateUsage]
-    first._prev_op = None  # pyright: ignore[reportPrivateUsage]
+    move_ops_to_end(first, block._last_op, new)  # pyright: ignore[reportPrivateUsage]
     return new
 
 

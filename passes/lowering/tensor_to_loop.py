@@ -95,6 +95,7 @@ from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.lowering.blas import plan_accumulations, plan_dots
 from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels, on_tensors, tensor_class
 from irtoolkit.passes.lowering.tensor_to_loop_rules import rule_of
+from irtoolkit.passes.lowering.loop_to_cf import move_ops_to_end
 from irtoolkit.pipeline import option
 
 # ---------------------------------------------------------------------------
@@ -118,36 +119,6 @@ def convert_type(t: Attribute) -> Attribute:
     if isinstance(t, TensorType):
         return memref_type_of(t)
     return t
-
-
-def _move_to_end(first: Operation, last: Operation, dest: Block) -> None:
-    """Move the consecutive ops ``first`` .. ``last`` of a block to the end of ``dest``:
-    the two lists relinked once (as ``split_block_before`` in loop_to_cf does), not a
-    detach and an append (with its ancestor check) per op."""
-    src = first.parent
-    assert src is not None and last.parent is src and src is not dest
-    before = first._prev_op  # pyright: ignore[reportPrivateUsage]
-    after = last._next_op  # pyright: ignore[reportPrivateUsage]
-    if before is None:
-        src._first_op = after  # pyright: ignore[reportPrivateUsage]
-    else:
-        before._next_op = after  # pyright: ignore[reportPrivateUsage]
-    if after is None:
-        src._last_op = before  # pyright: ignore[reportPrivateUsage]
-    else:
-        after._prev_op = before  # pyright: ignore[reportPrivateUsage]
-    tail = dest._last_op  # pyright: ignore[reportPrivateUsage]
-    first._prev_op = tail  # pyright: ignore[reportPrivateUsage]
-    last._next_op = None  # pyright: ignore[reportPrivateUsage]
-    if tail is None:
-        dest._first_op = first  # pyright: ignore[reportPrivateUsage]
-    else:
-        tail._next_op = first  # pyright: ignore[reportPrivateUsage]
-    dest._last_op = last  # pyright: ignore[reportPrivateUsage]
-    op: Operation | None = first
-    while op is not None:
-        op.parent = dest
-        op = op._next_op  # pyright: ignore[reportPrivateUsage]
 
 
 def _has_tensor_types(op: Operation) -> bool:
@@ -476,7 +447,7 @@ class TensorLowering(KernelEmitter):
                         run_last = op
                         continue
                     if run_first is not None:
-                        _move_to_end(run_first, run_last, self.block)  # type: ignore[arg-type]
+                        move_ops_to_end(run_first, run_last, self.block)  # type: ignore[arg-type]
                         run_first = None
                     if plain:  # (a constant, folded into the function's)
                         continue
@@ -486,7 +457,7 @@ class TensorLowering(KernelEmitter):
                     if op is not last or not op.has_trait(IsTerminator):
                         self.flush_deaths()
                 if run_first is not None:
-                    _move_to_end(run_first, run_last, self.block)  # type: ignore[arg-type]
+                    move_ops_to_end(run_first, run_last, self.block)  # type: ignore[arg-type]
                 if s.owned:  # every owned buffer must have been freed or handed on
                     raise LoweringError(
                         f"internal error: {len(s.owned)} buffer(s) would leak in a block of "

@@ -12,23 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 
-def instance_test(*classes: type) -> Callable[[Any], bool]:
-    """``lambda x: isinstance(x, classes)``, with the answer for each class of ``x``
-    worked out once (classes whose instances ``isinstance`` would answer
-    differently, through ``__instancecheck__`` tricks, are not for this)."""
-    answers: dict[type, bool] = {}
-
-    def test(x: Any) -> bool:
-        cls = type(x)
-        try:  # (a subscript, not answers.get: no call to make when the class is known)
-            return answers[cls]
-        except KeyError:
-            found = answers[cls] = issubclass(cls, classes)
-            return found
-
-    return test
-
-
 class ClassAnswers(dict):
     """``answers[type(x)]`` is ``isinstance(x, classes)``, worked out once per class:
     for the loops that ask it of every value of a program, a dict lookup without
@@ -43,3 +26,15 @@ class ClassAnswers(dict):
     def __missing__(self, cls: type) -> bool:
         found = self[cls] = issubclass(cls, self.classes)
         return found
+
+
+def instance_test(*classes: type) -> Callable[[Any], bool]:
+    """``lambda x: isinstance(x, classes)``, with the answer for each class of ``x``
+    worked out once (classes whose instances ``isinstance`` would answer
+    differently, through ``__instancecheck__`` tricks, are not for this)."""
+    answers = ClassAnswers(*classes)
+
+    def test(x: Any) -> bool:
+        return answers[type(x)]
+
+    return test

@@ -24,6 +24,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from irtoolkit.classtest import instance_test
 from irtoolkit.dense import splat_dense
 from irtoolkit.dialects.elementwise import ElementKind, element_kind, lifted
 
@@ -39,15 +40,8 @@ def is_float_like(t: Attribute) -> bool:
     return element_kind(t) is ElementKind.FLOAT  # (by class: AnyFloat is many ABCs)
 
 
-def is_tensor(t: Attribute) -> bool:
-    cls = type(t)
-    found = _IS_TENSOR.get(cls)
-    if found is None:  # (remembered per class: TensorType is an ABC, each isinstance a call)
-        found = _IS_TENSOR[cls] = issubclass(cls, TensorType)
-    return found
-
-
-_IS_TENSOR: dict[type, bool] = {}
+#: ``isinstance(t, TensorType)``, answered once per class (TensorType is an ABC)
+is_tensor = instance_test(TensorType)
 
 
 def elem_type(t: Attribute) -> Attribute:

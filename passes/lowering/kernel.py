@@ -67,7 +67,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from irtoolkit.classtest import ClassAnswers, instance_test
 from irtoolkit.dialects import tensor
-from irtoolkit.dialects.elementwise import meaning_of
+from irtoolkit.dialects.elementwise import ElementKind, Elementwise, element_kind, meaning_of
 from irtoolkit.dialects.loop import ForOp, YieldOp
 from irtoolkit.passes.lowering.checks import (
     check_broadcastable,
@@ -304,19 +304,54 @@ def is_reduction(op: Operation) -> bool:
 def fusable(op: Operation) -> bool:
     """May ``op`` be a member of a kernel? An elementwise op with a scalar meaning for
     its element types, tensors in and out; or a reduction."""
-    if is_reduction(op):
-        return True
-    meaning = meaning_of(op)
-    if meaning is None:
-        return False
+    return member_code(op) is not None
+
+
+#: what :func:`member_code` answers for a reduction (its nest is ``reductions.py``'s)
+REDUCTION = "reduction"
+#: (declaration, element kind) -> the scalar code of an ``Elementwise`` that neither
+#: gives its own ``kind`` nor ``scalar_for``: the op class of its meaning for that kind
+#: (a kernel builds it on the scalars itself), else its builder, else None
+_CODE_OF_KIND: dict[tuple[Elementwise, ElementKind | None], object] = {}
+
+
+def _code_of_kind(meaning: Elementwise, kind: ElementKind | None) -> object:
+    key = (meaning, kind)
+    try:
+        return _CODE_OF_KIND[key]
+    except KeyError:
+        code = _CODE_OF_KIND[key] = meaning.counterpart(kind) or meaning.scalar_of_kind(kind)
+        return code
+
+
+def member_code(op: Operation) -> object:
+    """How a kernel computes ``op`` as a member (None: it may not be one, see
+    :func:`fusable`): :data:`REDUCTION`; a scalar op class (the op on the operands'
+    scalars); or the scalar code ``Elementwise.scalar_for`` gives. The fusion analysis
+    asks it of every op and keeps the answer for the kernel's members."""
+    try:  # (a subscript: no call for a class asked about before, as nearly all are)
+        combines = _COMBINES[type(op)]
+    except KeyError:
+        combines = _combines(type(op))
     results = op.results
-    if len(results) != 1:
-        return False
-    for v in op.operands:
-        if not _is_tensor(v.type):
-            return False
+    if combines and tensor_class[type(results[0].type)]:
+        return REDUCTION
+    meaning = meaning_of(op)
+    if meaning is None or len(results) != 1:
+        return None
+    for v in op._operands:  # pyright: ignore[reportPrivateUsage]  (not xDSL's operand view)
+        if not tensor_class[type(v.type)]:
+            return None
     (result,) = results  # (unpacked: SSAValues.__getitem__ is a Python call)
-    return _is_tensor(result.type) and meaning.has_scalar_for(op)
+    t = result.type
+    if not tensor_class[type(t)]:
+        return None
+    if not meaning.meanings:  # a scalar op declared alone (on tensors: no meaning)
+        return meaning.scalar_for(op)
+    cls = type(meaning)
+    if cls.scalar_for is not Elementwise.scalar_for or cls.kind is not Elementwise.kind:
+        return meaning.scalar_for(op)  # (its own: by predicate, by result type ...)
+    return _code_of_kind(meaning, element_kind(t))
 
 
 @dataclass(eq=False)
@@ -327,10 +362,13 @@ class Group:
     root: Operation
     members: list[Operation] = field(default_factory=list)
     member_set: set[Operation] = field(default_factory=set)
+    #: each member's :func:`member_code` (None: not asked yet), as ``members``
+    codes: list[object] = field(default_factory=list)
 
-    def add(self, op: Operation) -> None:
+    def add(self, op: Operation, code: object = None) -> None:
         self.members.append(op)
         self.member_set.add(op)
+        self.codes.append(code)
 
 
 def _splat_scalar_source(v: SSAValue) -> SSAValue | float | int | None:
@@ -417,8 +455,10 @@ class _MemberPlan:
     op: Operation
     operands: tuple[SSAValue, ...]
     result: SSAValue
-    #: its scalar code (``Elementwise.scalar_for``)
-    scalar: Callable[..., SSAValue]
+    #: its :func:`member_code`: a scalar op class, or scalar code ``fn(B, *scalars)``
+    code: object
+    #: ``code`` if it is an op class (the nest builds it on the scalars), else None
+    op_class: type[Operation] | None
     #: its tensor operands that are not members' results, in operand order
     outside: list[SSAValue]
     #: those of them a ``tensor.broadcast`` makes (read as an index remapping)
@@ -454,38 +494,36 @@ class Kernel:
         if self._plan is None:
             member_set = self.g.member_set
             static_types: dict[int, bool] = {}  # id of a type (alive in the IR) -> static?
-
-            def is_static(t: Attribute) -> bool:
-                found = static_types.get(id(t))
-                if found is None:
-                    found = static_types[id(t)] = DYN not in t.get_shape()  # type: ignore[attr-defined]
-                return found
-
-            #: a member's result -> its shape is static (members come before their users)
-            static_results: dict[SSAValue, bool] = {}
             plans = []
-            for m in reversed(self.g.members):  # block order
-                if is_reduction(m):  # (a root: no member reads it; should one, its shape is here)
-                    static_results[m.results[0]] = is_static(m.results[0].type)
+            for m, code in zip(reversed(self.g.members), reversed(self.g.codes)):  # block order
+                if code is None:
+                    code = member_code(m)
+                if code is REDUCTION:  # (a root: no member reads it)
                     continue
-                operands = tuple(m.operands)
+                operands = tuple(m._operands)  # pyright: ignore[reportPrivateUsage]
                 (result,) = m.results  # (fusable: one result; unpacked, not SSAValues.__getitem__)
                 outside: list[SSAValue] = []
                 broadcasts: list[SSAValue] = []
-                static = static_results[result] = is_static(result.type)
-                for o in operands:
-                    owner = o.owner
-                    if owner in member_set:  # (a tensor, its shape looked at already)
-                        static = static and static_results[o]
+                # static: the result's and every tensor operand's shape (a member's
+                # result read here is a tensor, its type the one its plan looked at)
+                static = True
+                for v in (result, *operands):
+                    t = v.type
+                    if not tensor_class[type(t)]:
                         continue
-                    t = o.type
-                    if not _is_tensor(t):
+                    found = static_types.get(id(t))
+                    if found is None:
+                        found = static_types[id(t)] = DYN not in t.get_shape()  # type: ignore[attr-defined]
+                    static = static and found
+                    if v is result:
                         continue
-                    static = static and is_static(t)
-                    outside.append(o)
+                    owner = v.owner
+                    if owner in member_set:
+                        continue
+                    outside.append(v)
                     if _is_broadcast(owner):
-                        broadcasts.append(o)
-                plans.append(_MemberPlan(m, operands, result, meaning_of(m).scalar_for(m),  # type: ignore[union-attr]
+                        broadcasts.append(v)
+                plans.append(_MemberPlan(m, operands, result, code, code if isinstance(code, type) else None,
                                          outside, broadcasts, static))
             self._plan = plans
         return self._plan
@@ -632,14 +670,22 @@ class Kernel:
         self.memo = memo
         E = self.E
         outer = E.loc
+        block = E.block
         try:
             for p in self._member_plans():
                 xs = []
                 for o in p.operands:  # (self.read, its memo looked up here: a call less per operand)
                     x = memo.get((o, *idx))
                     xs.append(self.read(o, idx) if x is None else x)
+                op_class = p.op_class
+                if op_class is not None:  # (E.emit1, three calls less per member)
+                    op = op_class(*xs)
+                    op.location = p.op.location
+                    block.add_op(op)
+                    (memo[(p.result, *idx)],) = op.results  # (a scalar op: one result)
+                    continue
                 E.loc = p.op.location  # (E.located, without a context manager per member)
-                memo[(p.result, *idx)] = p.scalar(E, *xs)
+                memo[(p.result, *idx)] = p.code(E, *xs)  # type: ignore[operator]
                 E.loc = outer
         finally:
             E.loc = outer

@@ -48,11 +48,13 @@ from irtoolkit.diagnostics import inherit_location
 from irtoolkit.dialects import tensor
 from irtoolkit.dominance import DominanceChecker
 from irtoolkit.passes.lowering.kernel import (
+    REDUCTION,
     CannotFuse,
     Group,
     constant_op,
     fusable,
     is_reduction,
+    member_code,
     reads_materialised_broadcast,
     replace_with_kernel,
     static_slice_sizes,
@@ -275,12 +277,13 @@ def _analyse_block(block: Block) -> list[Group]:
     groups: list[Group] = []
     op = block.last_op
     while op is not None:  # backwards (reversed(list(block.ops)) walked the block twice more)
-        if fusable(op):
-            g = None if is_reduction(op) else _users_group(op, group_of)
+        code = member_code(op)  # (fusable(op), kept for the kernel)
+        if code is not None:
+            g = None if code is REDUCTION else _users_group(op, group_of)
             if g is None:
                 g = Group(op)
                 groups.append(g)
-            g.add(op)
+            g.add(op, code)
             group_of[op] = g
         op = op.prev_op
     return groups

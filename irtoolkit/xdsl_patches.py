@@ -1196,3 +1196,35 @@ def apply() -> None:
     _direct_printing()
     _identity_in_c()
     _cse_hash_once()
+    _cheaper_block_append()
+
+
+# ---------------------------------------------------------------------------
+# Block.add_op: appending an op without regions links it directly
+
+def _block_add_op(self, operation) -> None:
+    """xDSL's ``Block.add_op``: the same checks, errors and links. xDSL goes through
+    ``insert_op_after`` and ``_attach_op`` (whose ancestor check walks up from the
+    block: an op without regions cannot contain it), seven calls an op; the kernels
+    and lowerings append every op they make."""
+    if operation.parent:
+        raise ValueError("Can't add to a block an operation already attached to a block.")
+    if operation.regions and operation.is_ancestor(self):
+        raise ValueError("Can't add an operation to a block contained in the operation.")
+    operation.parent = self
+    last = self._last_op
+    if last is None:
+        self._first_op = operation
+    else:
+        # (last._insert_next_op(operation), last being the last op: no next to relink)
+        operation._prev_op = last
+        operation._next_op = None
+        last._next_op = operation
+    self._last_op = operation
+
+
+def _cheaper_block_append() -> None:
+    from xdsl.ir.core import Block
+
+    ORIGINALS["Block.add_op"] = Block.add_op
+    Block.add_op = _block_add_op  # type: ignore[method-assign]

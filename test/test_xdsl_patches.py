@@ -557,3 +557,46 @@ func.func @f(%a: f64, %n: index, %c: i1) -> f64 {
     assert outputs[0] == outputs[1]
     assert outputs[1][0] and "%dead" not in outputs[1][1] and "arith.negf" not in outputs[1][1]
     assert "arith.subf" not in outputs[1][1] and "%unused" not in outputs[1][1]
+
+
+def test_block_add_op_matches_xdsl():
+    """The same links (first/last, prev/next, parent) and the same errors as xDSL's
+    Block.add_op: into an empty and a non-empty block, an op already in a block, an op
+    with regions (around the block, or not)."""
+    from xdsl.dialects import arith, builtin, test
+    from xdsl.ir import Block, Region
+
+    xdsl_patches.apply()
+    theirs = xdsl_patches.ORIGINALS["Block.add_op"]
+    assert Block.add_op is not theirs
+
+    def scenario(add_op) -> list:
+        seen: list = []
+        block = Block(arg_types=[builtin.f64] * 2)
+        a, b = block.args
+        ops = [arith.AddfOp(a, b), arith.MulfOp(a, b), arith.SubfOp(a, b)]
+        for op in ops:
+            add_op(block, op)
+        seen.append([o is p for o, p in zip(block.ops, ops)] + [block.first_op is ops[0], block.last_op is ops[-1]])
+        where = {id(o): k for k, o in enumerate(ops)}
+        seen.append([(o.parent is block, where.get(id(o.prev_op)), where.get(id(o.next_op))) for o in ops])
+        inner = Block()
+        outer = test.TestOp.create(regions=[Region(inner)])
+        add_op(block, outer)  # an op with regions, not around the block
+        for op, target in ((ops[0], Block()), (outer, inner)):
+            try:
+                add_op(target, op)
+                seen.append("added")
+            except ValueError as err:
+                seen.append(str(err))
+        nested = test.TestOp.create(regions=[Region(Block())])
+        add_op(inner, nested)
+        try:
+            add_op(nested.regions[0].block, outer.clone())  # fine: a copy is not around it
+            seen.append("added")
+        except ValueError as err:
+            seen.append(str(err))
+        seen.append([type(o).__name__ for o in block.ops] + [block.last_op is outer, outer.prev_op is ops[-1]])
+        return seen
+
+    assert scenario(Block.add_op) == scenario(theirs)

@@ -506,17 +506,19 @@ class Kernel:
                 broadcasts: list[SSAValue] = []
                 # static: the result's and every tensor operand's shape (a member's
                 # result read here is a tensor, its type the one its plan looked at)
-                static = True
-                for v in (result, *operands):
+                t = result.type
+                static = static_types.get(id(t))
+                if static is None:
+                    static = static_types[id(t)] = DYN not in t.get_shape()  # type: ignore[attr-defined]
+                for v in operands:
                     t = v.type
                     if not tensor_class[type(t)]:
                         continue
-                    found = static_types.get(id(t))
-                    if found is None:
-                        found = static_types[id(t)] = DYN not in t.get_shape()  # type: ignore[attr-defined]
-                    static = static and found
-                    if v is result:
-                        continue
+                    if static:
+                        found = static_types.get(id(t))
+                        if found is None:
+                            found = static_types[id(t)] = DYN not in t.get_shape()  # type: ignore[attr-defined]
+                        static = found
                     owner = v.owner
                     if owner in member_set:
                         continue
@@ -876,7 +878,7 @@ def replace_with_kernel(group: Group, into: Operation | None = None) -> None:
         new_root.name_hint = old.name_hint
     old.replace_all_uses_with(new_root)
     for op in group.members:  # reverse block order: users before definitions
-        op.detach()
+        block.detach_op(op)  # (op.detach(): members are ops of the root's block)
         # op.erase() but for marking its results erased, which replaces their uses (they
         # have none left: its users went before it) with new values, ~12 calls a member
         op.drop_all_references()

@@ -1228,3 +1228,18 @@ def _cheaper_block_append() -> None:
 
     ORIGINALS["Block.add_op"] = Block.add_op
     Block.add_op = _block_add_op  # type: ignore[method-assign]
+
+
+# ---------------------------------------------------------------------------
+# building an op of a class without regions and successors, as ``create`` does
+
+def build_simple_op(cls, operands, result_types):
+    """``cls.create(operands=operands, result_types=result_types)`` for an op class
+    without regions and successors (its default properties and attributes filled in
+    by its ``__post_init__``), straight to ``_init_simple_op``: the kernels build a
+    scalar op per member this way once they have seen that the class's own
+    constructor makes the same op (``kernel._simple_class``). ``apply()`` must have
+    run (the parser and the pipelines run it)."""
+    op = cls.__new__(cls)
+    _init_simple_op(op, operands, result_types, {}, {})
+    return op

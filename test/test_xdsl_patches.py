@@ -600,3 +600,25 @@ def test_block_add_op_matches_xdsl():
         return seen
 
     assert scenario(Block.add_op) == scenario(theirs)
+
+
+def test_build_simple_op_matches_create():
+    """build_simple_op is ``create`` of an op without regions and successors: the same
+    operands and uses, result types, default properties and attributes, location."""
+    from xdsl.dialects import arith, builtin, math
+    from xdsl.ir import Block
+
+    xdsl_patches.apply()
+    block = Block(arg_types=[builtin.f64, builtin.f64, builtin.i1])
+    a, b, c = block.args
+    for cls, operands, types in ((arith.AddfOp, [a, b], [builtin.f64]), (math.SinOp, [a], [builtin.f64]),
+                                 (arith.SelectOp, [c, a, b], [builtin.f64]),
+                                 (arith.CmpfOp, [a, b], [builtin.i1])):
+        made = []
+        for build in (xdsl_patches.build_simple_op, lambda k, o, t: k.create(operands=o, result_types=t)):
+            op = build(cls, operands, types)
+            made.append((type(op), list(op.operands), [(u.operation is op, u.index) for u in op._operand_uses],
+                         [r.type for r in op.results], dict(op.properties), dict(op.attributes),
+                         op.location, list(op.successors), len(op.regions), op.parent))
+            op.drop_all_references()
+        assert made[0] == made[1]

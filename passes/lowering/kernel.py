@@ -450,7 +450,7 @@ def updates_in_place(group: Group) -> Operation | None:
     return into
 
 
-@dataclass
+@dataclass(slots=True)
 class _MemberPlan:
     """An elementwise member of a kernel, as its nest reads it."""
 

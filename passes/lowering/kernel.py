@@ -948,3 +948,15 @@ def on_tensors(op: Operation) -> bool:
             if tensor_class[type(v.type)]:
                 return True
     return False
+
+
+def block_op_list(block: Block) -> list[Operation]:
+    """The ops of ``block``, in order, as a list: one walk along its links
+    (``list(block.ops)`` walks it twice, its length first, with two calls per op each
+    time; the lowerings ask it of every block)."""
+    out = []
+    op = block.first_op
+    while op is not None:
+        out.append(op)
+        op = op.next_op
+    return out

@@ -93,7 +93,7 @@ from xdsl.traits import IsTerminator
 from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.lowering.blas import plan_accumulations, plan_dots
-from irtoolkit.passes.lowering.kernel import KernelEmitter, lower_to_kernels, on_tensors, tensor_class
+from irtoolkit.passes.lowering.kernel import KernelEmitter, block_op_list, lower_to_kernels, on_tensors, tensor_class
 from irtoolkit.passes.lowering.tensor_to_loop_rules import rule_of
 from irtoolkit.passes.lowering.loop_to_cf import move_ops_to_end
 from irtoolkit.pipeline import option
@@ -180,7 +180,7 @@ class _Scope:
         the keys of its blocks' ``last_use``, in the order of a walk of the op --
         each block of a nest is analysed once, not once per enclosing block."""
         last_use = self.last_use
-        ops = self.ops = list(self.block.ops)
+        ops = self.ops = block_op_list(self.block)
         plain = self.plain = [False] * len(ops)
         for i, op in enumerate(ops):
             # (asked of every op: its operand tuple read directly, without xDSL's view)

@@ -51,6 +51,7 @@ from irtoolkit.passes.lowering.kernel import (
     REDUCTION,
     CannotFuse,
     Group,
+    block_op_list,
     constant_op,
     fusable,
     is_reduction,
@@ -327,7 +328,7 @@ def store_before_reading(block: Block) -> None:
     tape (``updates_in_place``) and its readers' kernels read it there, instead of a
     temporary copied into the tape after them. Only when the tape has no other use
     and the readers are elementwise (they read a window through, without a copy)."""
-    for ins in [o for o in block.ops if _is_insert_slice(o)]:
+    for ins in [o for o in block_op_list(block) if _is_insert_slice(o)]:
         src, dest = ins.operands[0], ins.operands[1]
         owner = src.owner
         if (not isinstance(owner, Operation) or owner.parent_block() is not block or not fusable(owner)

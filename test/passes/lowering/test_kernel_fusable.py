@@ -1,4 +1,5 @@
-"""``kernel.fusable`` answers without building scalar code (``Elementwise.has_scalar_for``);
+"""``kernel.fusable`` answers by ``member_code`` (the scalar code the fusion analysis keeps
+for the kernel: an op class or builder, looked up once per declaration and element kind);
 it must agree with its definition: a reduction, or an elementwise op with tensors in and
 out whose ``scalar_for`` is not None -- declarations that give their own ``scalar_for``
 (``tensor.cmp``, ``tensor.convert``) included."""
@@ -11,7 +12,7 @@ import pytest
 from xdsl.dialects.builtin import TensorType
 
 import irtoolkit
-from irtoolkit.dialects.elementwise import meaning_of
+from irtoolkit.dialects.elementwise import Elementwise, meaning_of
 from irtoolkit.passes.lowering.kernel import fusable, is_reduction
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -48,3 +49,26 @@ def test_fusable_is_its_definition(name: str):
     assert any(fusable(o) for o in ops)
     for op in ops:
         assert fusable(op) == _by_definition(op), op.name
+
+
+def test_member_code_is_the_scalar_meaning():
+    """An op class where the declaration's meaning for the element kind is one (the
+    kernel builds it on the scalars), the declaration's own builder otherwise."""
+    from irtoolkit.passes.lowering.kernel import REDUCTION, member_code
+
+    m = irtoolkit.parse(MIXED)
+    codes = {op.name + str(i): member_code(op) for i, op in enumerate(m.walk()) if fusable(op)}
+    ops = {op.name + str(i): op for i, op in enumerate(m.walk())}
+    for key, code in codes.items():
+        op = ops[key]
+        if is_reduction(op):
+            assert code is REDUCTION
+            continue
+        meaning = meaning_of(op)
+        counterpart = meaning.counterpart(meaning.kind(op))
+        if type(meaning).scalar_for is Elementwise.scalar_for and counterpart is not None:
+            assert code is counterpart, key
+        else:
+            assert callable(code) and not isinstance(code, type), key
+    assert any(isinstance(c, type) for c in codes.values())
+    assert any(not isinstance(c, type) for c in codes.values())

@@ -57,6 +57,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from irtoolkit import checks
+from irtoolkit.abi import NEST_PREFIX
 from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.pipeline import option
@@ -788,7 +789,8 @@ def outline_parallel_loops(module: ModuleOp) -> int:
 #: A function of at least NEST_FUNCTION_MIN_OPS ops has its runs of loop nests that
 #: can leave it (``_movable``) outlined, NEST_OPS ops or so at a time (runs of fewer
 #: than NEST_MIN_OPS stay), into private functions ``@__irt_nest_<func>_<k>`` (plain
-#: calls): LLVM inlines them back when they are compiled with their caller, and the
+#: calls): LLVM inlines them back when they are compiled with their caller (the tier-up;
+#: the JIT's first tier keeps them out of line: ``abi.NEST_PREFIX``), and the
 #: JIT's code generation may compile them in other threads (runtime/codegen.py
 #: ``plan``); counted after the parallel loops are outlined. A gradient's function was otherwise one core's work: bench W7's, its
 #: ~60 small loops (the softmax, the bias sums, the filter flips) and the col2im
@@ -796,7 +798,6 @@ def outline_parallel_loops(module: ModuleOp) -> int:
 NEST_FUNCTION_MIN_OPS = 500
 NEST_OPS = 150
 NEST_MIN_OPS = 40
-NEST_PREFIX = "__irt_nest_"
 #: on an outlined run whose loads and stores never overlap (``_reads_apart``):
 #: kept by convert-func-to-llvm, turned into alias scopes by define-parallel-dispatchers
 READS_APART_ATTR = "irt.reads_apart"

@@ -667,18 +667,23 @@ def _free_values(inside: list[Operation], top: Operation | None) -> tuple[list[S
 
 
 def _bind_free_values(entry: Block, caps: list[SSAValue], args: Sequence[SSAValue], consts: list[SSAValue],
-                      inside_ids: set[int], top: Operation | None) -> None:
-    """Make the ops whose ids are in ``inside_ids`` (but ``top``) use ``args`` for ``caps`` and
-    clones of ``consts`` added to ``entry``."""
+                      inside: list[Operation], top: Operation | None) -> None:
+    """Make the ops ``inside`` (but ``top``) use ``args`` for ``caps`` and clones of
+    ``consts`` added to ``entry``. (Their operands are read, not the uses of ``caps``
+    and ``consts``: a constant, as the index 0, has uses all over its function, which
+    every outlining of one of its loops would otherwise go through.)"""
     mapping: dict[SSAValue, SSAValue] = dict(zip(caps, args))
     for c in consts:
         new_c = c.owner.clone()  # type: ignore[union-attr]
         entry.add_op(new_c)
         mapping[c] = new_c.results[0]
-    for v, new_v in mapping.items():
-        for use in list(v.uses):
-            if use.operation is not top and id(use.operation) in inside_ids:
-                use.operation.operands[use.index] = new_v
+    for inner in inside:
+        if inner is top:
+            continue
+        for index, v in enumerate(inner._operands):  # pyright: ignore[reportPrivateUsage]
+            new_v = mapping.get(v)
+            if new_v is not None:
+                inner.operands[index] = new_v
 
 
 def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: str,
@@ -694,14 +699,14 @@ def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: st
     from irtoolkit.dialects import loop
 
     inside = list(op.walk())
-    caps, consts, inside_ids = _free_values(inside, op)
+    caps, consts, _ = _free_values(inside, op)
     inits = list(op.iter_args)  # type: ignore[attr-defined]
     if cost is None:
         cost = loop_cost(op.body.block)  # type: ignore[attr-defined]
     arg_types = [IndexType(), IndexType(), *(v.type for v in inits), *(v.type for v in caps)]
     res_types = [r.type for r in op.results]
     entry = Block(arg_types=arg_types)
-    _bind_free_values(entry, caps, entry.args[2 + len(inits):], consts, inside_ids, op)
+    _bind_free_values(entry, caps, entry.args[2 + len(inits):], consts, inside, op)
     one = arith.ConstantOp(IntegerAttr(1, IndexType()))
     entry.add_op(one)
     body = Region()
@@ -892,7 +897,7 @@ def outline_ops(ops: list[Operation], fn: Operation, name: str) -> tuple[Operati
     arg_types = [v.type for v in caps]
     res_types = [r.type for r in outs]
     entry = Block(arg_types=arg_types)
-    _bind_free_values(entry, caps, entry.args, consts, inside_ids, None)
+    _bind_free_values(entry, caps, entry.args, consts, inside, None)
     call = func.CallOp(name, caps, res_types)
     call.location = ops[0].location
     block = ops[0].parent_block()

@@ -89,6 +89,11 @@ class _Deferred:
         return self.resolve()(*args, **kwargs)
 
     def __getattr__(self, attr: str) -> Any:  # np.maximum.reduce
+        if attr.startswith("__"):
+            # introspection does not import numpy: a class attribute
+            # ``staticmethod(np.argmax)`` is asked for ``__name__``, ``__doc__``...
+            # (copied when there) and by ABCMeta for ``__isabstractmethod__``
+            raise AttributeError(attr)
         return getattr(self.resolve(), attr)
 
 

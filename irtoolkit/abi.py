@@ -143,3 +143,10 @@ LOOP_INTERLEAVE = 4
 #: programs; that tier compiles them unoptimized (``translate.first_tier_text``:
 #: ``noinline optnone``), the tier-up and every other build as all the rest.
 UNOPTIMIZED_AT_TIER0 = ("irt-tier0", "optnone")
+
+#: prefix of the functions ``lower-loop-to-cf`` outlines runs of a large function's
+#: loop nests into (plain calls, for the JIT's code generation to spread over the
+#: cores: runtime/codegen.py). The JIT's first tier compiles them ``noinline``
+#: (``translate.first_tier_text``): LLVM's inliner otherwise simplifies a nest in
+#: its function and then again in its caller, after inlining it.
+NEST_PREFIX = "__irt_nest_"

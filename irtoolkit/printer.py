@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
+from functools import cache
 
-from xdsl.dialects import llvm
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, FunctionType, SymbolRefAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.printer import Printer
@@ -44,7 +44,7 @@ class ElidingPrinter(Printer):
         super().print_attribute(attribute)
 
     def print_op(self, op: Operation) -> None:
-        direct = _DIRECT.get(type(op))
+        direct = _DIRECT.get(op.name)
         if (direct is None or self.print_generic_format or self.print_debuginfo
                 or self.diagnostic.op_messages):
             super().print_op(op)
@@ -100,13 +100,19 @@ class ElidingPrinter(Printer):
         return name
 
 
-_NO_FASTMATH = llvm.FastMathAttr(None)
+@cache
+def _no_fastmath() -> Attribute:
+    """llvm's ``fastmathFlags`` property of no flags (the dialect is loaded once an
+    op of it is printed: printing a module without one does not import it)."""
+    from xdsl.dialects import llvm
+
+    return llvm.FastMathAttr(None)
 
 
 def _float_arith_text(printer: ElidingPrinter, op: Operation) -> str | None:
     """``%r = llvm.fmul %a, %b : f64`` (format ``$lhs `,` $rhs attr-dict `:` type($lhs)``)."""
     props = op.properties
-    if (op.attributes or len(props) != 1 or props.get("fastmathFlags") != _NO_FASTMATH
+    if (op.attributes or len(props) != 1 or props.get("fastmathFlags") != _no_fastmath()
             or len(op._operands) != 2 or len(op.results) != 1):
         return None
     lhs, rhs = op._operands
@@ -127,6 +133,8 @@ def _call_text(printer: ElidingPrinter, op: Operation) -> str | None:
     """``%r = llvm.call @f(%a) : (f64) -> f64``: a direct call with the
     default convention, tail-call kind and fastmath flags, no operand
     bundles and no other attribute (``CallOp.print``)."""
+    from xdsl.dialects import llvm
+
     props = op.properties
     callee = props.get("callee")
     if (op.attributes or type(callee) is not SymbolRefAttr or callee.nested_references.data
@@ -135,7 +143,7 @@ def _call_text(printer: ElidingPrinter, op: Operation) -> str | None:
     cconv, tail, fastmath = props.get("CConv"), props.get("TailCallKind"), props.get("fastmathFlags")
     args = op._operands
     if (cconv is None or cconv.convention.data != "ccc" or tail is None
-            or tail.data != llvm.TailCallKind.NONE or fastmath != _NO_FASTMATH
+            or tail.data != llvm.TailCallKind.NONE or fastmath != _no_fastmath()
             or printer._segment_sizes(props.get("operandSegmentSizes")) != (len(args), 0)):
         return None  # (the last: operand bundles, or the segments cannot be told)
     results = op.results
@@ -156,9 +164,11 @@ def _call_text(printer: ElidingPrinter, op: Operation) -> str | None:
     return f"{head}llvm.call {texts[0]}({names}) : ({', '.join(texts[1:1 + n])}) -> {ret_text}"
 
 
-_DIRECT = {cls: _float_arith_text for cls in (llvm.FAddOp, llvm.FSubOp, llvm.FMulOp, llvm.FDivOp,
-                                               llvm.FRemOp)}
-_DIRECT[llvm.CallOp] = _call_text
+#: the ops printed directly, by name: an op named so is the llvm dialect's (the
+#: context registers it), and this module need not import the dialect
+_DIRECT = {name: _float_arith_text for name in ("llvm.fadd", "llvm.fsub", "llvm.fmul", "llvm.fdiv",
+                                                 "llvm.frem")}
+_DIRECT["llvm.call"] = _call_text
 
 
 def module_text(op: Operation, generic: bool = False, debuginfo: bool = False,

@@ -57,6 +57,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from irtoolkit import checks
+from irtoolkit.abi import NEST_PREFIX
 from irtoolkit.classtest import instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.pipeline import option
@@ -666,18 +667,23 @@ def _free_values(inside: list[Operation], top: Operation | None) -> tuple[list[S
 
 
 def _bind_free_values(entry: Block, caps: list[SSAValue], args: Sequence[SSAValue], consts: list[SSAValue],
-                      inside_ids: set[int], top: Operation | None) -> None:
-    """Make the ops whose ids are in ``inside_ids`` (but ``top``) use ``args`` for ``caps`` and
-    clones of ``consts`` added to ``entry``."""
+                      inside: list[Operation], top: Operation | None) -> None:
+    """Make the ops ``inside`` (but ``top``) use ``args`` for ``caps`` and clones of
+    ``consts`` added to ``entry``. (Their operands are read, not the uses of ``caps``
+    and ``consts``: a constant, as the index 0, has uses all over its function, which
+    every outlining of one of its loops would otherwise go through.)"""
     mapping: dict[SSAValue, SSAValue] = dict(zip(caps, args))
     for c in consts:
         new_c = c.owner.clone()  # type: ignore[union-attr]
         entry.add_op(new_c)
         mapping[c] = new_c.results[0]
-    for v, new_v in mapping.items():
-        for use in list(v.uses):
-            if use.operation is not top and id(use.operation) in inside_ids:
-                use.operation.operands[use.index] = new_v
+    for inner in inside:
+        if inner is top:
+            continue
+        for index, v in enumerate(inner._operands):  # pyright: ignore[reportPrivateUsage]
+            new_v = mapping.get(v)
+            if new_v is not None:
+                inner.operands[index] = new_v
 
 
 def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: str,
@@ -693,14 +699,14 @@ def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: st
     from irtoolkit.dialects import loop
 
     inside = list(op.walk())
-    caps, consts, inside_ids = _free_values(inside, op)
+    caps, consts, _ = _free_values(inside, op)
     inits = list(op.iter_args)  # type: ignore[attr-defined]
     if cost is None:
         cost = loop_cost(op.body.block)  # type: ignore[attr-defined]
     arg_types = [IndexType(), IndexType(), *(v.type for v in inits), *(v.type for v in caps)]
     res_types = [r.type for r in op.results]
     entry = Block(arg_types=arg_types)
-    _bind_free_values(entry, caps, entry.args[2 + len(inits):], consts, inside_ids, op)
+    _bind_free_values(entry, caps, entry.args[2 + len(inits):], consts, inside, op)
     one = arith.ConstantOp(IntegerAttr(1, IndexType()))
     entry.add_op(one)
     body = Region()
@@ -788,7 +794,8 @@ def outline_parallel_loops(module: ModuleOp) -> int:
 #: A function of at least NEST_FUNCTION_MIN_OPS ops has its runs of loop nests that
 #: can leave it (``_movable``) outlined, NEST_OPS ops or so at a time (runs of fewer
 #: than NEST_MIN_OPS stay), into private functions ``@__irt_nest_<func>_<k>`` (plain
-#: calls): LLVM inlines them back when they are compiled with their caller, and the
+#: calls): LLVM inlines them back when they are compiled with their caller (the tier-up;
+#: the JIT's first tier keeps them out of line: ``abi.NEST_PREFIX``), and the
 #: JIT's code generation may compile them in other threads (runtime/codegen.py
 #: ``plan``); counted after the parallel loops are outlined. A gradient's function was otherwise one core's work: bench W7's, its
 #: ~60 small loops (the softmax, the bias sums, the filter flips) and the col2im
@@ -796,7 +803,6 @@ def outline_parallel_loops(module: ModuleOp) -> int:
 NEST_FUNCTION_MIN_OPS = 500
 NEST_OPS = 150
 NEST_MIN_OPS = 40
-NEST_PREFIX = "__irt_nest_"
 #: on an outlined run whose loads and stores never overlap (``_reads_apart``):
 #: kept by convert-func-to-llvm, turned into alias scopes by define-parallel-dispatchers
 READS_APART_ATTR = "irt.reads_apart"
@@ -891,7 +897,7 @@ def outline_ops(ops: list[Operation], fn: Operation, name: str) -> tuple[Operati
     arg_types = [v.type for v in caps]
     res_types = [r.type for r in outs]
     entry = Block(arg_types=arg_types)
-    _bind_free_values(entry, caps, entry.args, consts, inside_ids, None)
+    _bind_free_values(entry, caps, entry.args, consts, inside, None)
     call = func.CallOp(name, caps, res_types)
     call.location = ops[0].location
     block = ops[0].parent_block()

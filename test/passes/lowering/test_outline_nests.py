@@ -106,3 +106,21 @@ def test_compiled_outlined_matches_numpy(small_thresholds, monkeypatch, threshol
     exe.optimize()  # the full level, where the outlined runs may be compiled apart
     d, m = exe["f"](x, y)
     np.testing.assert_allclose(d, ed, rtol=1e-5)
+
+
+def test_first_tier_compiles_the_outlined_nests_out_of_line(small_thresholds):
+    """The JIT's first tier makes every outlined nest ``noinline`` (LLVM would otherwise
+    simplify it alone, then again inlined in its caller); the tier-up compiles the
+    text as it is, where LLVM inlines them back."""
+    from irtoolkit.runtime.translate import first_tier_text
+
+    exe = irtoolkit.compile(irtoolkit.parse(PROGRAM, "outline_tiers.mlir"))
+    full = exe.llvm_ir
+    defines = {line.split("@", 1)[1].split("(", 1)[0].strip('"'): line
+               for line in first_tier_text(full).split("\n") if line.startswith("define ")}
+    nests = {n for n in defines if n.startswith(loop_to_cf.NEST_PREFIX)}
+    assert nests
+    assert {n for n, line in defines.items() if line.endswith(" noinline")} >= nests
+    assert not any(line.startswith("define ") and loop_to_cf.NEST_PREFIX in line and "noinline" in line
+                   for line in full.split("\n"))
+    assert "noinline" not in defines["__irt_fn_f"]

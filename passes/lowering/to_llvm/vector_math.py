@@ -87,7 +87,7 @@ from xdsl.passes import ModulePass
 
 from irtoolkit.abi import KERNEL_PREFIX
 from irtoolkit.classtest import instance_test
-from irtoolkit.passes.lowering.to_llvm.common import Lowering, call_op
+from irtoolkit.passes.lowering.to_llvm.common import Lowering, become, call_properties
 
 # False: expand_math_intrinsics keeps the libm intrinsic calls (debugging, comparisons).
 ENABLED = True
@@ -990,15 +990,10 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
         name = kernels.get(key)
         if name is None:
             name = kernels[key] = _kernel_function(module, op).sym_name.data
-        old = op.results[0]
-        call = call_op(name, args, old.type)
-        call.location = op.location
-        op.parent.insert_op_before(call, op)
-        new = call.results[0]
-        new.name_hint = old.name_hint
-        old.replace_all_uses_with(new)
-        op.detach()
-        op.drop_all_references()  # (erase would replace its results' uses: there are none)
+        # the call becomes a call of the kernel where it stands, of its arguments
+        if len(args) != len(op.operands):  # (operand bundles: not passed to the kernel)
+            op.operands = args
+        become(op, llvm.CallOp, call_properties(name, args, op.results[0].type))
         count += 1
     return count
 

@@ -892,10 +892,13 @@ def _kernel_of(op: Operation, choices: dict | None = None):
     if choices is None:
         choice = _choose_kernel(called, t, arg_types)
     else:
-        key = (called, t, arg_types)
-        choice = choices.get(key)
-        if choice is None:
-            choice = choices[key] = _choose_kernel(called, t, arg_types)
+        # (types by identity, without hashing them: kept with the choice, so that
+        # their ids stay their own)
+        key = (called, id(t), *map(id, arg_types))
+        found = choices.get(key)
+        if found is None:
+            found = choices[key] = (_choose_kernel(called, t, arg_types), t, arg_types)
+        choice = found[0]
     if not choice:
         return None
     return choice[0], choice[1], called, args

@@ -145,8 +145,10 @@ class ElidingPrinter(Printer):
             index = names.get(hint, 0)
             name = f"{hint}_{index}" if index != 0 else hint
             names[hint] = index + 1
-        else:
-            name = self._get_new_valid_name_id()
+        else:  # (``_get_new_valid_name_id``, inlined: most values of a lowered module have no hint)
+            ids = self._next_valid_name_id
+            name = str(ids[-1])
+            ids[-1] += 1
         self._ssa_values[value] = name
         return name
 

@@ -474,7 +474,8 @@ def loop_cost(block: Block, costs: dict | None = None) -> int:
     if costs is None:
         costs = {}
     total = 0
-    for op in block.ops:
+    op = block.first_op
+    while op is not None:  # (the ops linked list read directly: no iterator call per op)
         if op.regions:
             if isinstance(op, loop.ForOp):
                 total += _trips(op) * sum(loop_cost(b, costs) for b in op.body.blocks)
@@ -486,6 +487,7 @@ def loop_cost(block: Block, costs: dict | None = None) -> int:
             if cost is None:
                 cost = costs[cls] = cost_of(cls)
             total += cost
+        op = op._next_op  # pyright: ignore[reportPrivateUsage]
     return max(total, 1)
 
 

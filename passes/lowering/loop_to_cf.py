@@ -466,20 +466,29 @@ def _trips(op: Operation) -> int:
     return _UNKNOWN_TRIPS if n is None else n
 
 
-def loop_cost(block: Block) -> int:
-    """Static cost of one execution of ``block`` (nested loops times their trips)."""
+def loop_cost(block: Block, costs: dict | None = None) -> int:
+    """Static cost of one execution of ``block`` (nested loops times their trips).
+    ``costs``: the cost of each op class met so far (asked once per class)."""
     from irtoolkit.dialects import loop
     from irtoolkit.dialects.elementwise import cost_of
 
+    if costs is None:
+        costs = {}
     total = 0
-    for op in block.ops:
+    op = block.first_op
+    while op is not None:  # (the ops linked list read directly: no iterator call per op)
         if op.regions:
             if isinstance(op, loop.ForOp):
-                total += _trips(op) * sum(loop_cost(b) for b in op.body.blocks)
+                total += _trips(op) * sum(loop_cost(b, costs) for b in op.body.blocks)
             else:
-                total += max((sum(loop_cost(b) for b in r.blocks) for r in op.regions), default=0)
+                total += max((sum(loop_cost(b, costs) for b in r.blocks) for r in op.regions), default=0)
         else:
-            total += cost_of(op)
+            cls = type(op)
+            cost = costs.get(cls)
+            if cost is None:
+                cost = costs[cls] = cost_of(cls)
+            total += cost
+        op = op._next_op  # pyright: ignore[reportPrivateUsage]
     return max(total, 1)
 
 
@@ -512,9 +521,11 @@ def parallel_kinds(op: Operation) -> list[str] | None:
     return None if plan is None else plan[0]
 
 
-def _parallel_plan(op: Operation) -> tuple[list[str], tuple[list[Operation], list[Operation]]] | None:
-    """``parallel_kinds(op)`` and the stores and loads of its nest (``_memory_of_nest``,
-    which outlining asks again: a walk of the nest), or None if ``op`` cannot be split."""
+def _parallel_plan(op: Operation) -> tuple[list[str], tuple[list[Operation], list[Operation]],
+                                           list[Operation]] | None:
+    """``parallel_kinds(op)``, the stores and loads of its nest (``_memory_of_nest``)
+    and the ops of the nest (``op.walk()``, which outlining asks again), or None if
+    ``op`` cannot be split."""
     from xdsl.dialects import memref
     from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, IndexType
 
@@ -552,7 +563,8 @@ def _parallel_plan(op: Operation) -> tuple[list[str], tuple[list[Operation], lis
         else:
             return None
         kinds.append("sum")
-    memory = _memory_of_nest(op)
+    inside = list(op.walk())
+    memory = _memory_of_nest(op, inside)
     if memory is None:
         return None
     stores, loads = memory
@@ -564,7 +576,7 @@ def _parallel_plan(op: Operation) -> tuple[list[str], tuple[list[Operation], lis
     for buf in stored & {_carried_source(o.memref, loop) for o in loads}:  # type: ignore[attr-defined]
         if not _own_slices(buf, [*stores, *loads], iv):
             return None
-    return kinds, memory
+    return kinds, memory, inside
 
 
 def _own_slices(buf: SSAValue, accesses: list[Operation], iv: SSAValue) -> bool:
@@ -589,11 +601,13 @@ def _own_slices(buf: SSAValue, accesses: list[Operation], iv: SSAValue) -> bool:
     return True
 
 
-def _memory_of_nest(op: Operation) -> tuple[list[Operation], list[Operation]] | None:
+def _memory_of_nest(op: Operation, inside: list[Operation] | None = None,
+                    ) -> tuple[list[Operation], list[Operation]] | None:
     """The stores and the loads of loop nest ``op``, or None if it holds an op that cannot leave its
     function (a call, an allocation, a run-time check: ``cf.assert``, a checked
     integer division, a loop with a dynamic step) or a buffer that an inner loop
-    or ``loop.if`` yields other than unchanged (its source would be unknown)."""
+    or ``loop.if`` yields other than unchanged (its source would be unknown).
+    ``inside``: the nest's ops (``op.walk()``), when known."""
     from xdsl.dialects import memref
     from xdsl.dialects.builtin import MemRefType
 
@@ -602,7 +616,8 @@ def _memory_of_nest(op: Operation) -> tuple[list[Operation], list[Operation]] | 
 
     stores: list[Operation] = []
     loads: list[Operation] = []
-    for inner in op.walk():
+    kinds: dict[type, str] = {}  # op class -> which of the tests below is about it (isinstance, once per class)
+    for inner in op.walk() if inside is None else inside:
         if inner is op:
             continue
         name = inner.name
@@ -612,19 +627,25 @@ def _memory_of_nest(op: Operation) -> tuple[list[Operation], list[Operation]] | 
             if name in checks.DIVISIONS and any(division_checks(inner)):
                 return None  # a run-time check cannot fail in a worker thread
             continue  # (a scalar op: none of the tests below is about it)
-        if isinstance(inner, loop.ForOp) and (_const_int(inner.step) or 0) <= 0:
-            return None
-        if isinstance(inner, loop.ForOp) and inner is not op:
-            ib = inner.body.block
+        cls = type(inner)
+        kind = kinds.get(cls)
+        if kind is None:
+            kind = kinds[cls] = next((k for k, c in (("for", loop.ForOp), ("if", loop.IfOp), ("store", memref.StoreOp),
+                                                     ("load", memref.LoadOp)) if issubclass(cls, c)), "")
+        if kind == "for":
+            if (_const_int(inner.step) or 0) <= 0:  # type: ignore[attr-defined]
+                return None
+            ib = inner.body.block  # type: ignore[attr-defined]
             it = ib.last_op
             for a, y in zip(ib.args[1:], it.operands if it is not None else []):
                 if isinstance(a.type, MemRefType) and y is not a:
                     return None
-        if isinstance(inner, loop.IfOp) and any(isinstance(r.type, MemRefType) for r in inner.results):
-            return None
-        if isinstance(inner, memref.StoreOp):
+        elif kind == "if":
+            if any(isinstance(r.type, MemRefType) for r in inner.results):
+                return None
+        elif kind == "store":
             stores.append(inner)
-        elif isinstance(inner, memref.LoadOp):
+        elif kind == "load":
             loads.append(inner)
     return stores, loads
 
@@ -643,26 +664,22 @@ def _reads_apart(stores: list[Operation], loads: list[Operation]) -> bool:
 
 def _free_values(inside: list[Operation], top: Operation | None) -> tuple[list[SSAValue], list[SSAValue], set[int]]:
     """Of the ops ``inside`` (whole nests, ``top``'s own operands left out): the
-    values they use that are defined elsewhere, constants apart (they are cloned
-    in), and the ops as a set."""
+    values they use that are defined elsewhere, in the order of their first use,
+    constants apart (they are cloned in), and the ids of the ops as a set."""
+    # (comprehensions over the ops' results and operands, no Python call per value:
+    # the values defined inside, then the operands that are not, first uses first)
+    defined = {r for o in inside for r in o.results}
+    defined.update(a for o in inside if o.regions for r in o.regions for b in r.blocks for a in b.args)
+    used = dict.fromkeys([v for o in inside if o is not top
+                          for v in o._operands])  # pyright: ignore[reportPrivateUsage]
     caps: list[SSAValue] = []
     consts: list[SSAValue] = []
-    seen: set[SSAValue] = set()
-    # what the ops hold, as sets of ids: an ancestor test per operand climbs the
-    # whole nest (and an op's hash is a Python call)
-    inside_ids = {id(o) for o in inside}
+    for v in used:
+        if v not in defined:
+            (consts if _is_constant(v.owner) else caps).append(v)
+    # what the ops hold, as a set of ids (an op's hash is a Python call)
+    inside_ids = set(map(id, inside))
     inside_ids.update(id(b) for o in inside if o.regions for r in o.regions for b in r.blocks)
-    for inner in inside:
-        if inner is top:
-            continue
-        for v in inner._operands:  # (without xDSL's operand view: asked of every op)  # pyright: ignore[reportPrivateUsage]
-            if id(v.owner) in inside_ids or v in seen:
-                continue
-            seen.add(v)
-            if _is_constant(v.owner):
-                consts.append(v)
-            else:
-                caps.append(v)
     return caps, consts, inside_ids
 
 
@@ -687,18 +704,20 @@ def _bind_free_values(entry: Block, caps: list[SSAValue], args: Sequence[SSAValu
 
 
 def outline_loop(op: Operation, kinds: list[str] | None, fn: Operation, name: str,
-                 cost: int | None = None) -> tuple[Operation, Operation, int]:
+                 cost: int | None = None, inside: list[Operation] | None = None,
+                 ) -> tuple[Operation, Operation, int]:
     """Move loop.for ``op`` (step 1, in function ``fn``) to a new private function
     ``name`` over ``[lo, hi)``; ``op`` becomes a call of it over its whole range,
     which may run on threads when ``kinds`` are given (how its iteration values
-    combine). Returns the function, the call and the function's number of ops
-    (with itself: as many as a walk of it gives)."""
+    combine). ``inside``: ``op.walk()``, when known. Returns the function, the
+    call and the function's number of ops (with itself: as many as a walk of it gives)."""
     from xdsl.dialects import func
     from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr, i64
 
     from irtoolkit.dialects import loop
 
-    inside = list(op.walk())
+    if inside is None:
+        inside = list(op.walk())
     caps, consts, _ = _free_values(inside, op)
     inits = list(op.iter_args)  # type: ignore[attr-defined]
     if cost is None:
@@ -757,7 +776,7 @@ def outline_parallel_loops(module: ModuleOp) -> int:
             if isinstance(op, loop.ForOp):
                 plan = _parallel_plan(op)
                 if plan is not None:
-                    kinds, memory = plan
+                    kinds, memory, inside = plan
                     trips = static_trips(op)
                     cost = loop_cost(op.body.block)
                     if trips is None or trips * cost >= PARALLEL_MIN_WORK:
@@ -767,7 +786,7 @@ def outline_parallel_loops(module: ModuleOp) -> int:
                             k += 1
                         taken.add(f"{base}_{k}")
                         apart = _reads_apart(*memory)
-                        worker, call, size = outline_loop(op, kinds, fn, f"{base}_{k}", cost)
+                        worker, call, size = outline_loop(op, kinds, fn, f"{base}_{k}", cost, inside)
                         if apart:
                             worker.attributes[READS_APART_ATTR] = UnitAttr()
                         same = next((w for w in workers.get(size, ()) if _same_function(worker, w)), None)

@@ -47,6 +47,8 @@ from irtoolkit.passes.lowering.to_llvm.common import (
     apply_handlers,
     constant_int,
     convert_type,
+    float_properties,
+    intrinsic_properties,
     intrinsic_suffix,
 )
 
@@ -174,17 +176,28 @@ def lower_int_binary(rw: Lowering, op: Operation) -> None:
 
 
 def lower_float_binary(rw: Lowering, op: Operation) -> None:
+    cls, flags = _FLOAT_BINARY[type(op)], _fastmath(op)
+    if rw.types_kept():
+        rw.become(cls, float_properties(flags))
+        return
     a, b = rw.operands()
-    res = rw.float_op(_FLOAT_BINARY[type(op)], a, b, _fastmath(op))
-    rw.replace([res])
+    rw.replace([rw.float_op(cls, a, b, flags)])
 
 
 def lower_remf(rw: Lowering, op: Operation) -> None:
+    flags = _fastmath(op)
+    if rw.types_kept():
+        rw.become(llvm.FRemOp, float_properties(flags))
+        return
     a, b = rw.operands()
-    rw.replace([rw.emit(llvm.FRemOp(a, b, _fastmath(op))).results[0]])
+    rw.replace([rw.emit(llvm.FRemOp(a, b, flags)).results[0]])
 
 
 def lower_float_intrinsic(rw: Lowering, op: Operation) -> None:
+    if rw.types_kept():
+        name = f"{_FLOAT_INTRINSIC[type(op)]}.{intrinsic_suffix(op.operands[0].type)}"
+        rw.become(llvm.CallIntrinsicOp, intrinsic_properties(name, 2))
+        return
     a, b = rw.operands()
     name = f"{_FLOAT_INTRINSIC[type(op)]}.{intrinsic_suffix(a.type)}"
     rw.replace([rw.intrinsic(name, [a, b], a.type)])  # type: ignore[list-item]
@@ -197,8 +210,12 @@ def lower_minmax_int(rw: Lowering, op: Operation) -> None:
 
 
 def lower_negf(rw: Lowering, op: arith.NegfOp) -> None:
+    flags = _fastmath(op)
+    if rw.types_kept():
+        rw.become(llvm.FNegOp, float_properties(flags))
+        return
     (a,) = rw.operands()
-    rw.replace([rw.emit(llvm.FNegOp(a, _fastmath(op))).results[0]])
+    rw.replace([rw.emit(llvm.FNegOp(a, flags)).results[0]])
 
 
 # --------------------------------------------------------------------------- division, shifts

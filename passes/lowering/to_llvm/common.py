@@ -87,6 +87,23 @@ def is_llvm_type(t: Attribute) -> bool:
     return False
 
 
+#: id -> type, of the types ``convert_type`` gives back as they are (asked for the
+#: operands and results of most ops: a lookup by id, without hashing the type)
+_KEPT_TYPES: dict[int, Attribute] = {}
+
+
+def keeps_type(t: Attribute) -> bool:
+    """``t`` is its own LLVM type (``convert_type(t) == t``)."""
+    if _KEPT_TYPES.get(id(t)) is t:
+        return True
+    if convert_type(t) != t:
+        return False
+    if len(_KEPT_TYPES) > 4096:  # (types made per op, as many programs' constants, do not pile up)
+        _KEPT_TYPES.clear()
+    _KEPT_TYPES[id(t)] = t  # (the type is kept: its id stays its own)
+    return True
+
+
 def convert_type(t: Attribute) -> Attribute | None:
     """The LLVM-dialect type of ``t`` (``t`` itself if already legal), None if none."""
     try:
@@ -453,9 +470,8 @@ class Lowering:
     def float_op(self, cls: type[Operation], a: SSAValue, b: SSAValue,
                  fastmath: llvm.FastMathAttr | None = None) -> SSAValue:
         """``cls`` (``llvm.fadd``, ``llvm.fmul``...: a binary float op with fast-math flags)."""
-        flags = _NO_FASTMATH if fastmath is None else fastmath
         return self.emit(cls.create(operands=[a, b], result_types=[a.type],
-                                    properties={"fastmathFlags": flags})).results[0]
+                                    properties=float_properties(fastmath))).results[0]
 
     def icmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
         t = a.type
@@ -476,12 +492,40 @@ class Lowering:
     def intrinsic(self, name: str, args: Sequence[SSAValue], result: Attribute | None) -> SSAValue | None:
         op = self.emit(llvm.CallIntrinsicOp.create(
             operands=args, result_types=[result] if result is not None else [],
-            properties=_intrinsic_properties(name, len(args))))
+            properties=intrinsic_properties(name, len(args))))
         return op.results[0] if op.results else None
 
     def call(self, callee: str, args: Sequence[SSAValue], result: Attribute | None) -> SSAValue | None:
         op = self.emit(call_op(callee, args, result))
         return op.results[0] if op.results else None
+
+    def types_kept(self) -> bool:
+        """Every operand and result of the op already has its LLVM type (as for
+        float arithmetic and math, most ops of a program): an op lowered to one
+        op with the same operands and result types can then :meth:`become` it."""
+        kept = _KEPT_TYPES  # (keeps_type's first test inlined: asked of most values)
+        op = self.op
+        for values in (op._operands, op.results):  # pyright: ignore[reportPrivateUsage]
+            for v in values:
+                t = v.type
+                if kept.get(id(t)) is not t and not keeps_type(t):
+                    return False
+        return True
+
+    def become(self, cls: type[Operation], properties: dict[str, Attribute]) -> None:
+        """Lower the op (whose types are kept: :meth:`types_kept`) to a ``cls`` op
+        of its operands (their LLVM values), result types and ``properties``, by
+        making it that op where it stands (:func:`become`)."""
+        op = self.op
+        if self.conversion is not None:
+            operands = op._operands  # pyright: ignore[reportPrivateUsage]
+            values = self.conversion.values
+            mapped = [values.get(v, v) for v in operands]
+            for v, new in zip(operands, mapped):
+                if new is not v:
+                    op.operands = mapped
+                    break
+        become(op, cls, properties)
 
     def replace(self, results: Sequence[SSAValue]) -> None:
         """Replace the op by ``results`` (LLVM-typed), casting back where types differ."""
@@ -510,27 +554,57 @@ class Lowering:
         op.erase()
 
 
+def become(op: Operation, cls: type[Operation], properties: dict[str, Attribute]) -> None:
+    """Make ``op`` a ``cls`` op where it stands, with ``properties`` (and
+    ``cls``'s defaults) and no attributes; its operands, results (their types,
+    uses and names) and location kept. The op ``cls.create`` would build from
+    the same operands, result types and properties, put in ``op``'s place,
+    without building one and moving every use of every result to it (which is
+    most of the cost of lowering an op). For ops without regions or successors.
+
+    (An xDSL op's state is its fields; its class gives the accessors, the
+    format and the verifier, read from the op's operands and properties: the
+    class of an op without regions can change as long as its operands and
+    results fit ``cls``'s definition, which the lowering that asks guarantees.)"""
+    assert not op.regions and not op._successors, op.name  # pyright: ignore[reportPrivateUsage]
+    op.__class__ = cls
+    op.properties = dict(properties)
+    op.attributes = {}
+    op.__post_init__()  # (cls's default properties and attributes, as its construction adds)
+
+
 # (callee, arity, result type) -> the properties of such a call (immutable attributes)
 _CALL_PROPERTIES: dict[tuple[str, int, Attribute | None], dict[str, Attribute]] = {}
 
 
 def call_op(callee: str, args: Sequence[SSAValue], result: Attribute | None = None) -> llvm.CallOp:
-    """``llvm.call @callee(args) -> result``, not inserted. A call like an earlier one
-    (callee, arity, result) is made from its properties: ~10 us, where CallOp()
-    (symbol, types, segments) is ~55."""
+    """``llvm.call @callee(args) -> result``, not inserted."""
+    return llvm.CallOp.create(operands=list(args), result_types=() if result is None else (result,),
+                              properties=call_properties(callee, args, result))
+
+
+def call_properties(callee: str, args: Sequence[SSAValue], result: Attribute | None = None,
+                    ) -> dict[str, Attribute]:
+    """The properties of ``llvm.call @callee(args) -> result`` as CallOp() makes
+    them, made once per (callee, arity, result): CallOp() (symbol, types,
+    segments) is ~55 us, a call built from its properties ~10."""
     key = (callee, len(args), result)
     properties = _CALL_PROPERTIES.get(key)
     if properties is None:
         op = llvm.CallOp(callee, *args, return_type=result)
+        op.drop_all_references()  # (built for its properties only: its uses go)
         # a copy: the op's own dict changes with it (redirect_symbols renames callees)
-        _CALL_PROPERTIES[key] = dict(op.properties)
-        return op
-    return llvm.CallOp.create(operands=list(args), result_types=() if result is None else (result,),
-                              properties=properties)
+        properties = _CALL_PROPERTIES[key] = dict(op.properties)
+    return properties
+
+
+def float_properties(fastmath: llvm.FastMathAttr | None) -> dict[str, Attribute]:
+    """The properties of a binary float op (``llvm.fadd``...) with these flags."""
+    return {"fastmathFlags": _NO_FASTMATH if fastmath is None else fastmath}
 
 
 @lru_cache(maxsize=1024)
-def _intrinsic_properties(name: str, n_args: int) -> dict:
+def intrinsic_properties(name: str, n_args: int) -> dict:
     """The properties of an ``llvm.call_intrinsic`` of ``name`` with ``n_args``
     arguments and no operand bundles, as its constructor makes them (shared:
     attributes are immutable, and ``create`` copies the dict)."""

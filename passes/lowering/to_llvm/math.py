@@ -23,7 +23,12 @@ from xdsl.passes import ModulePass
 
 from irtoolkit.diagnostics import op_error
 from irtoolkit.dialects.math import ClampFOp, IsFiniteOp, IsInfOp, IsNaNOp, IsNormalOp, SinCosOp
-from irtoolkit.passes.lowering.to_llvm.common import Lowering, apply_handlers, intrinsic_suffix
+from irtoolkit.passes.lowering.to_llvm.common import (
+    Lowering,
+    apply_handlers,
+    intrinsic_properties,
+    intrinsic_suffix,
+)
 
 # op class -> LLVM intrinsic base name (floating point, same types in and out)
 _FLOAT_INTRINSICS: dict[type[Operation], str] = {
@@ -75,9 +80,15 @@ _INT_INTRINSICS: dict[type[Operation], tuple[str, bool]] = {
 
 
 def lower_float_intrinsic(rw: Lowering, op: Operation) -> None:
+    base = _FLOAT_INTRINSICS[type(op)]
+    if rw.types_kept():
+        operands = op.operands
+        name = f"{base}.{intrinsic_suffix(operands[0].type)}"
+        rw.become(llvm.CallIntrinsicOp, intrinsic_properties(name, len(operands)))
+        return
     args = rw.operands()
     t = args[0].type
-    rw.replace([rw.intrinsic(f"{_FLOAT_INTRINSICS[type(op)]}.{intrinsic_suffix(t)}", args, t)])  # type: ignore[list-item]
+    rw.replace([rw.intrinsic(f"{base}.{intrinsic_suffix(t)}", args, t)])  # type: ignore[list-item]
 
 
 def lower_int_intrinsic(rw: Lowering, op: Operation) -> None:

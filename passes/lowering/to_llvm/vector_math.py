@@ -87,7 +87,7 @@ from xdsl.passes import ModulePass
 
 from irtoolkit.abi import KERNEL_PREFIX
 from irtoolkit.classtest import instance_test
-from irtoolkit.passes.lowering.to_llvm.common import Lowering, call_op
+from irtoolkit.passes.lowering.to_llvm.common import Lowering, become, call_properties
 
 # False: expand_math_intrinsics keeps the libm intrinsic calls (debugging, comparisons).
 ENABLED = True
@@ -892,10 +892,13 @@ def _kernel_of(op: Operation, choices: dict | None = None):
     if choices is None:
         choice = _choose_kernel(called, t, arg_types)
     else:
-        key = (called, t, arg_types)
-        choice = choices.get(key)
-        if choice is None:
-            choice = choices[key] = _choose_kernel(called, t, arg_types)
+        # (types by identity, without hashing them: kept with the choice, so that
+        # their ids stay their own)
+        key = (called, id(t), *map(id, arg_types))
+        found = choices.get(key)
+        if found is None:
+            found = choices[key] = (_choose_kernel(called, t, arg_types), t, arg_types)
+        choice = found[0]
     if not choice:
         return None
     return choice[0], choice[1], called, args
@@ -990,15 +993,10 @@ def expand_math_intrinsics(module: ModuleOp) -> int:
         name = kernels.get(key)
         if name is None:
             name = kernels[key] = _kernel_function(module, op).sym_name.data
-        old = op.results[0]
-        call = call_op(name, args, old.type)
-        call.location = op.location
-        op.parent.insert_op_before(call, op)
-        new = call.results[0]
-        new.name_hint = old.name_hint
-        old.replace_all_uses_with(new)
-        op.detach()
-        op.drop_all_references()  # (erase would replace its results' uses: there are none)
+        # the call becomes a call of the kernel where it stands, of its arguments
+        if len(args) != len(op.operands):  # (operand bundles: not passed to the kernel)
+            op.operands = args
+        become(op, llvm.CallOp, call_properties(name, args, op.results[0].type))
         count += 1
     return count
 

@@ -354,14 +354,34 @@ def _types_of(op: Operation) -> tuple:
     return tuple(map(_TYPE_OF, op._operands + op.results))
 
 
+# Marks the keys of ``passed`` that are a signature told by the identities
+# of its objects (``_identity_key``).
+_BY_IDENTITY = object()
+
+
+def _identity_key(op: Operation, types: tuple) -> tuple:
+    """``op``'s signature (its class, operand and result types, properties and
+    attributes) by the ids of its type and attribute objects: the ops a pass
+    builds share them (the 10k scaling program's ~43k ops have 24 to 375
+    such keys after each pass), and ids hash and compare in C, where a
+    signature's attributes hash by their dataclass ``__hash__`` (Python,
+    recursive) and compare by ``__eq__`` when they are equal but not the
+    same objects."""
+    properties, attributes = op.properties, op.attributes
+    return (_BY_IDENTITY, type(op), len(op._operands), *map(id, types), None, *properties,
+            *map(id, properties.values()), None, *attributes, *map(id, attributes.values()))
+
+
 def _signature_passed(op: Operation, types: tuple, passed: dict, remember: bool) -> bool | None:
     """Whether ``op``, whose operands' and results' types are ``types``, has a
     signature that verified before (None: it cannot be hashed), beside the
     one it keeps itself (``verify_module`` compares that first): the one of
-    the last op of its class that verified, then any in ``passed``."""
+    the last op of its class that verified, then any in ``passed`` (by the
+    identities of its objects, then by their values)."""
     cls = type(op)
     last = passed.get(cls)
-    if last is not None and last[1] == types and last[2] == op.properties and last[3] == op.attributes:
+    if ((last is not None and last[1] == types and last[2] == op.properties and last[3] == op.attributes)
+            or _identity_key(op, types) in passed):
         if remember:
             op.__dict__[_VERIFIED_STATE] = _state_of(op, types)
         return True
@@ -375,7 +395,11 @@ def _signature_passed(op: Operation, types: tuple, passed: dict, remember: bool)
 
 
 def _passed(op: Operation, types: tuple, passed: dict, remember: bool) -> None:
-    """``op``'s signature verified: the last of its class, and kept by the op when ``remember``."""
+    """``op``'s signature verified: the last of its class, known by its objects'
+    identities, and kept by the op when ``remember``."""
+    properties, attributes = op.properties, op.attributes
+    # (the objects themselves kept with it: their ids are not reused while it is known)
+    passed[_identity_key(op, types)] = (types, tuple(properties.values()), tuple(attributes.values()))
     state = passed[type(op)] = _state_of(op, types)
     if remember:
         op.__dict__[_VERIFIED_STATE] = state

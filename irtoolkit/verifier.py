@@ -218,7 +218,7 @@ def _check_llvm_callee(op: Operation, symbols: dict) -> None:
     global _LLVM_FUNC
     if _LLVM_FUNC is None:  # (an import statement costs ~1 us a call; this runs on every call op)
         from xdsl.dialects.llvm import FuncOp as _LLVM_FUNC
-    callee = op.callee
+    callee = op.properties.get("callee")  # (op.callee, without its descriptor's Python call)
     if callee is None:
         return
     # the verdict depends on the callee's name and the block of the call only
@@ -328,7 +328,6 @@ def _quick_checks(cls: type) -> tuple | None:
 
 
 _QUICK: dict[type, tuple | None] = {}
-_UNASKED = object()
 
 
 # An op's signature in the form that is the cheapest to compare with an op:
@@ -355,14 +354,34 @@ def _types_of(op: Operation) -> tuple:
     return tuple(map(_TYPE_OF, op._operands + op.results))
 
 
+# Marks the keys of ``passed`` that are a signature told by the identities
+# of its objects (``_identity_key``).
+_BY_IDENTITY = object()
+
+
+def _identity_key(op: Operation, types: tuple) -> tuple:
+    """``op``'s signature (its class, operand and result types, properties and
+    attributes) by the ids of its type and attribute objects: the ops a pass
+    builds share them (the 10k scaling program's ~43k ops have 24 to 375
+    such keys after each pass), and ids hash and compare in C, where a
+    signature's attributes hash by their dataclass ``__hash__`` (Python,
+    recursive) and compare by ``__eq__`` when they are equal but not the
+    same objects."""
+    properties, attributes = op.properties, op.attributes
+    return (_BY_IDENTITY, type(op), len(op._operands), *map(id, types), None, *properties,
+            *map(id, properties.values()), None, *attributes, *map(id, attributes.values()))
+
+
 def _signature_passed(op: Operation, types: tuple, passed: dict, remember: bool) -> bool | None:
     """Whether ``op``, whose operands' and results' types are ``types``, has a
     signature that verified before (None: it cannot be hashed), beside the
     one it keeps itself (``verify_module`` compares that first): the one of
-    the last op of its class that verified, then any in ``passed``."""
+    the last op of its class that verified, then any in ``passed`` (by the
+    identities of its objects, then by their values)."""
     cls = type(op)
     last = passed.get(cls)
-    if last is not None and last[1] == types and last[2] == op.properties and last[3] == op.attributes:
+    if ((last is not None and last[1] == types and last[2] == op.properties and last[3] == op.attributes)
+            or _identity_key(op, types) in passed):
         if remember:
             op.__dict__[_VERIFIED_STATE] = _state_of(op, types)
         return True
@@ -376,7 +395,11 @@ def _signature_passed(op: Operation, types: tuple, passed: dict, remember: bool)
 
 
 def _passed(op: Operation, types: tuple, passed: dict, remember: bool) -> None:
-    """``op``'s signature verified: the last of its class, and kept by the op when ``remember``."""
+    """``op``'s signature verified: the last of its class, known by its objects'
+    identities, and kept by the op when ``remember``."""
+    properties, attributes = op.properties, op.attributes
+    # (the objects themselves kept with it: their ids are not reused while it is known)
+    passed[_identity_key(op, types)] = (types, tuple(properties.values()), tuple(attributes.values()))
     state = passed[type(op)] = _state_of(op, types)
     if remember:
         op.__dict__[_VERIFIED_STATE] = state
@@ -520,7 +543,8 @@ def _walk_body(module, block_counts, dominance, visible, passed, symbols, rememb
         frame = stack[-1]
         op = frame[2]
         if op is None:
-            visible.difference_update(frame[3])  # leaving the block
+            if frame[3]:
+                visible.difference_update(frame[3])  # leaving the block
             block = next(frame[1], None)
             if block is None:
                 stack.pop()
@@ -532,10 +556,19 @@ def _walk_body(module, block_counts, dominance, visible, passed, symbols, rememb
                     _verify_regions(owner)
                 if stack and owner.results:  # its results dominate what follows it
                     visible.update(owner.results)
-                    stack[-1][3].extend(owner.results)
+                    if stack[-1][3] is not None:
+                        stack[-1][3].extend(owner.results)
                 continue
-            frame[3] = list(block.args)
-            visible.update(frame[3])
+            if frame[5] is not None:
+                # a block of an isolated op: only its own values (and those of the
+                # blocks in it) are visible in it, and none once it is left, so
+                # they go in a set of its own instead of being listed per op to
+                # be taken out of a shared one
+                visible = set(block.args)
+                frame[3] = None
+            else:
+                frame[3] = list(block.args)
+                visible.update(frame[3])
             frame[2] = block._first_op
             frame[4] = block._last_op
             continue
@@ -545,23 +578,28 @@ def _walk_body(module, block_counts, dominance, visible, passed, symbols, rememb
             # the usual op -- no regions or successors, not ending its block, its
             # operands defined above it, a signature that verified -- passes
             # verify_op's checks by those facts alone; any other goes through them
+            # (each field read once: this runs on every op)
             cls = type(op)
-            checks = quick.get(cls, _UNASKED)
-            if checks is _UNASKED:
+            try:
+                checks = quick[cls]
+            except KeyError:
                 checks = _quick_checks(cls)
-            if (checks is None or op is last or op.regions or op._successors
-                    or (not visible.issuperset(op._operands)
+            operands = op._operands
+            results = op.results
+            regions = op.regions
+            if (checks is None or op is last or regions or op._successors
+                    or (not visible.issuperset(operands)
                         and not _operands_dominate(op, visible, dominance, walked, isolated))
                     # (_same_since_verified, inline) or, when not, the signature verified before
-                    # (one tuple comparison: the fewest bytecodes, this runs on every op)
+                    # (one tuple comparison: the fewest bytecodes)
                     or (op.__dict__.get(verified_state)
-                        != (cls, types := tuple(map(type_of, op._operands + op.results)), op.properties,
+                        != (cls, types := tuple(map(type_of, operands + results)), op.properties,
                             op.attributes)
                         and not _signature_passed(op, types, passed, remember))):
                 if walked is not None:
-                    if not visible.issuperset(op._operands):
+                    if not visible.issuperset(operands):
                         _check_defined_inside(op, isolated[-1])
-                    if op.regions and op.has_trait(IsolatedFromAbove):
+                    if regions and op.has_trait(IsolatedFromAbove):
                         walked.add(op)
                 verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
             elif checks:  # (llvm.call's callee)
@@ -571,7 +609,7 @@ def _walk_body(module, block_counts, dominance, visible, passed, symbols, rememb
                 except Exception:  # raised again by verify_op's run of the same check, located
                     verify_op(op, block_counts, dominance, visible, passed, symbols, remember)
                     raise
-            if op.regions:
+            if regions:
                 frame[2] = op._next_op
                 if walked is not None and op in walked:  # an isolated op: what is visible inside
                     stack.append([op, _blocks_of(op), None, [], None, visible])
@@ -580,9 +618,10 @@ def _walk_body(module, block_counts, dominance, visible, passed, symbols, rememb
                 else:
                     stack.append([op, _blocks_of(op), None, [], None, None])
                 break
-            if op.results:
-                visible.update(op.results)
-                made_visible.extend(op.results)
+            if results:
+                visible.update(results)
+                if made_visible is not None:
+                    made_visible.extend(results)
             op = op._next_op
         else:
             frame[2] = None

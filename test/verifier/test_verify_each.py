@@ -157,3 +157,23 @@ def test_a_quick_path_op_broken_after_it_verified_is_caught(how, message, at):
     text = str(err.value)
     assert message in text and "(after pass 'corrupt-cfg')" in text
     assert at in text
+
+
+def test_a_signature_known_by_its_objects_keeps_them():
+    # the ops a pass builds share their type and attribute objects: a signature
+    # that verified is also known by their ids, which must not be reused by
+    # other objects while it is known (it keeps them)
+    from irtoolkit.verifier import _identity_key, verify_module
+
+    module = irt.parse(LLVM_PROGRAM)
+    signatures: dict = {}
+    verify_module(module, signatures)
+    fadd = next(op for op in module.walk() if op.name == "llvm.fadd")
+    types = tuple(v.type for v in (*fadd.operands, *fadd.results))
+    kept_types, kept_properties, _ = signatures[_identity_key(fadd, types)]
+    assert all(a is b for a, b in zip(kept_types, types, strict=True))
+    assert all(a is b for a, b in zip(kept_properties, fadd.properties.values(), strict=True))
+    # a property replaced by another object is not known by identity: verified again, and caught
+    fadd.properties["fastmathFlags"] = StringAttr("fast")
+    with pytest.raises(DiagnosticError, match="should be of base attribute llvm.fastmath"):
+        verify_module(module, signatures)

@@ -314,13 +314,6 @@ class Elementwise:
             return lambda B, *xs: B.emit1(cls(*xs))
         return self.scalar_of_kind(self.kind(op))
 
-    def has_scalar_for(self, op: Operation) -> bool:
-        """``scalar_for(op) is not None`` (without making the builder, unless a
-        subclass gives its own ``scalar_for``)."""
-        if type(self).scalar_for is not Elementwise.scalar_for:
-            return self.scalar_for(op) is not None
-        return not self.meanings or self.kind(op) in self.meanings
-
     def scalar_of_kind(self, kind: ElementKind | None) -> Callable[..., SSAValue] | None:
         """The scalar code for elements of that kind (see :meth:`scalar_for`), or None."""
         if kind is None:

@@ -65,6 +65,8 @@ from typing import Any, Protocol
 from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from irtoolkit.classtest import ClassMemo
+
 # ---------------------------------------------------------------------------
 # numpy, imported on first use
 
@@ -134,10 +136,6 @@ class ElementKind(enum.Enum):
 
 
 _TENSOR, _BY_WIDTH, _NO_KIND = object(), object(), object()
-#: type class -> its ElementKind, or one of the markers above; asked for nearly
-#: every op by the passes, where the isinstance tests against AnyFloat's many
-#: classes (abstract base classes: each test a Python call) were a hot spot
-_KIND_OF_CLASS: dict[type, object] = {}
 
 
 def _kind_of_class(cls: type) -> object:
@@ -151,22 +149,21 @@ def _kind_of_class(cls: type) -> object:
         kind = ElementKind.INTEGER
     else:
         kind = _NO_KIND
-    _KIND_OF_CLASS[cls] = kind
     return kind
+
+
+#: type class -> its ElementKind, or one of the markers above; asked for nearly
+#: every op by the passes, where the isinstance tests against AnyFloat's many
+#: classes (abstract base classes: each test a Python call) were a hot spot
+_KIND_OF_CLASS = ClassMemo(_kind_of_class)
 
 
 def element_kind(t: Attribute) -> ElementKind | None:
     """The kind of a scalar type or of the elements of a tensor type."""
-    try:  # (subscripts, not .get: no call to make for a known class)
-        kind = _KIND_OF_CLASS[type(t)]
-    except KeyError:
-        kind = _kind_of_class(type(t))
+    kind = _KIND_OF_CLASS[type(t)]
     if kind is _TENSOR:
         t = t.element_type  # type: ignore[attr-defined]  # (TensorType.get_element_type, without the call)
-        try:
-            kind = _KIND_OF_CLASS[type(t)]
-        except KeyError:
-            kind = _kind_of_class(type(t))
+        kind = _KIND_OF_CLASS[type(t)]
     if kind is _BY_WIDTH:
         return ElementKind.I1 if t.width.data == 1 else ElementKind.INTEGER  # type: ignore[attr-defined]
     return None if kind is _NO_KIND else kind  # type: ignore[return-value]

@@ -41,3 +41,12 @@ def test_class_answers_as_isinstance_per_class():
     assert ClassAnswers(arith.ConstantOp)[Subclass]
     assert ClassAnswers(arith.ConstantOp, func.ReturnOp)[func.ReturnOp]
     assert not ClassAnswers(arith.ConstantOp)[func.ReturnOp]
+
+
+def test_class_memo_answers_each_class_once():
+    from irtoolkit.classtest import ClassMemo
+
+    asked = []
+    memo = ClassMemo(lambda cls: asked.append(cls) or cls.__name__)
+    assert memo[int] == "int" and memo[int] == "int" and memo[str] == "str"
+    assert asked == [int, str]

@@ -66,7 +66,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from irtoolkit import xdsl_patches
-from irtoolkit.classtest import ClassAnswers, instance_test
+from irtoolkit.classtest import ClassAnswers, ClassMemo, instance_test
 from irtoolkit.xdsl_patches import build_simple_op
 from irtoolkit.dialects import tensor
 from irtoolkit.dialects.elementwise import ElementKind, Elementwise, element_kind, meaning_of
@@ -284,23 +284,12 @@ class CannotFuse(Exception):
 
 
 #: op class -> does it declare a ``COMBINER`` (is_reduction and fusable ask of every op)
-_COMBINES: dict[type, bool] = {}
-
-
-def _combines(cls: type) -> bool:
-    found = _COMBINES.get(cls)
-    if found is None:
-        found = _COMBINES[cls] = hasattr(cls, "COMBINER")
-    return found
+_COMBINES = ClassMemo(lambda cls: hasattr(cls, "COMBINER"))
 
 
 def is_reduction(op: Operation) -> bool:
     """A reduction a kernel can compute: it declares its ``COMBINER``."""
-    try:  # (a subscript: no call for a class asked about before, as nearly all are)
-        combines = _COMBINES[type(op)]
-    except KeyError:
-        combines = _combines(type(op))
-    return combines and _is_tensor(op.results[0].type)
+    return _COMBINES[type(op)] and _is_tensor(op.results[0].type)
 
 
 def fusable(op: Operation) -> bool:
@@ -331,12 +320,8 @@ def member_code(op: Operation) -> object:
     :func:`fusable`): :data:`REDUCTION`; a scalar op class (the op on the operands'
     scalars); or the scalar code ``Elementwise.scalar_for`` gives. The fusion analysis
     asks it of every op and keeps the answer for the kernel's members."""
-    try:  # (a subscript: no call for a class asked about before, as nearly all are)
-        combines = _COMBINES[type(op)]
-    except KeyError:
-        combines = _combines(type(op))
     results = op.results
-    if combines and tensor_class[type(results[0].type)]:
+    if _COMBINES[type(op)] and tensor_class[type(results[0].type)]:
         return REDUCTION
     meaning = meaning_of(op)
     if meaning is None or len(results) != 1:

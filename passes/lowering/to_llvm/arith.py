@@ -48,8 +48,8 @@ from irtoolkit.passes.lowering.to_llvm.common import (
     constant_int,
     convert_type,
     float_properties,
-    intrinsic_properties,
     intrinsic_suffix,
+    lower_to_intrinsic,
 )
 
 
@@ -194,13 +194,7 @@ def lower_remf(rw: Lowering, op: Operation) -> None:
 
 
 def lower_float_intrinsic(rw: Lowering, op: Operation) -> None:
-    if rw.types_kept():
-        name = f"{_FLOAT_INTRINSIC[type(op)]}.{intrinsic_suffix(op.operands[0].type)}"
-        rw.become(llvm.CallIntrinsicOp, intrinsic_properties(name, 2))
-        return
-    a, b = rw.operands()
-    name = f"{_FLOAT_INTRINSIC[type(op)]}.{intrinsic_suffix(a.type)}"
-    rw.replace([rw.intrinsic(name, [a, b], a.type)])  # type: ignore[list-item]
+    lower_to_intrinsic(rw, _FLOAT_INTRINSIC[type(op)])
 
 
 def lower_minmax_int(rw: Lowering, op: Operation) -> None:

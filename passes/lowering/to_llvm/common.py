@@ -573,6 +573,21 @@ def become(op: Operation, cls: type[Operation], properties: dict[str, Attribute]
     op.__post_init__()  # (cls's default properties and attributes, as its construction adds)
 
 
+def lower_to_intrinsic(rw: Lowering, base: str) -> None:
+    """Lower ``rw``'s op, whose operands and result are of one float type, to the
+    call of intrinsic ``base``.<its type's suffix> on its operands (where it stands
+    when its types are kept)."""
+    op = rw.op
+    if rw.types_kept():
+        operands = op._operands  # pyright: ignore[reportPrivateUsage]
+        name = f"{base}.{intrinsic_suffix(operands[0].type)}"
+        rw.become(llvm.CallIntrinsicOp, intrinsic_properties(name, len(operands)))
+        return
+    args = rw.operands()
+    t = args[0].type
+    rw.replace([rw.intrinsic(f"{base}.{intrinsic_suffix(t)}", args, t)])  # type: ignore[list-item]
+
+
 # (callee, arity, result type) -> the properties of such a call (immutable attributes)
 _CALL_PROPERTIES: dict[tuple[str, int, Attribute | None], dict[str, Attribute]] = {}
 

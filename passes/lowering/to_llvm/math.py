@@ -26,8 +26,8 @@ from irtoolkit.dialects.math import ClampFOp, IsFiniteOp, IsInfOp, IsNaNOp, IsNo
 from irtoolkit.passes.lowering.to_llvm.common import (
     Lowering,
     apply_handlers,
-    intrinsic_properties,
     intrinsic_suffix,
+    lower_to_intrinsic,
 )
 
 # op class -> LLVM intrinsic base name (floating point, same types in and out)
@@ -80,15 +80,7 @@ _INT_INTRINSICS: dict[type[Operation], tuple[str, bool]] = {
 
 
 def lower_float_intrinsic(rw: Lowering, op: Operation) -> None:
-    base = _FLOAT_INTRINSICS[type(op)]
-    if rw.types_kept():
-        operands = op.operands
-        name = f"{base}.{intrinsic_suffix(operands[0].type)}"
-        rw.become(llvm.CallIntrinsicOp, intrinsic_properties(name, len(operands)))
-        return
-    args = rw.operands()
-    t = args[0].type
-    rw.replace([rw.intrinsic(f"{base}.{intrinsic_suffix(t)}", args, t)])  # type: ignore[list-item]
+    lower_to_intrinsic(rw, _FLOAT_INTRINSICS[type(op)])
 
 
 def lower_int_intrinsic(rw: Lowering, op: Operation) -> None:

@@ -58,7 +58,7 @@ from xdsl.rewriter import Rewriter
 
 from irtoolkit import checks
 from irtoolkit.abi import NEST_PREFIX
-from irtoolkit.classtest import instance_test
+from irtoolkit.classtest import ClassMemo, instance_test
 from irtoolkit.diagnostics import op_error
 from irtoolkit.pipeline import option
 
@@ -466,28 +466,31 @@ def _trips(op: Operation) -> int:
     return _UNKNOWN_TRIPS if n is None else n
 
 
-def loop_cost(block: Block, costs: dict | None = None) -> int:
-    """Static cost of one execution of ``block`` (nested loops times their trips).
-    ``costs``: the cost of each op class met so far (asked once per class)."""
-    from irtoolkit.dialects import loop
+def _class_cost(cls: type) -> int:
     from irtoolkit.dialects.elementwise import cost_of
 
-    if costs is None:
-        costs = {}
+    return cost_of(cls)
+
+
+#: op class -> its declared cost (``cost_of``), by subscript: asked of every op of a nest
+_CLASS_COST = ClassMemo(_class_cost)
+
+
+def loop_cost(block: Block) -> int:
+    """Static cost of one execution of ``block`` (nested loops times their trips)."""
+    from irtoolkit.dialects import loop
+
+    costs = _CLASS_COST
     total = 0
     op = block.first_op
     while op is not None:  # (the ops linked list read directly: no iterator call per op)
         if op.regions:
             if isinstance(op, loop.ForOp):
-                total += _trips(op) * sum(loop_cost(b, costs) for b in op.body.blocks)
+                total += _trips(op) * sum(loop_cost(b) for b in op.body.blocks)
             else:
-                total += max((sum(loop_cost(b, costs) for b in r.blocks) for r in op.regions), default=0)
+                total += max((sum(loop_cost(b) for b in r.blocks) for r in op.regions), default=0)
         else:
-            cls = type(op)
-            cost = costs.get(cls)
-            if cost is None:
-                cost = costs[cls] = cost_of(cls)
-            total += cost
+            total += costs[type(op)]
         op = op._next_op  # pyright: ignore[reportPrivateUsage]
     return max(total, 1)
 
@@ -601,6 +604,20 @@ def _own_slices(buf: SSAValue, accesses: list[Operation], iv: SSAValue) -> bool:
     return True
 
 
+def _nest_op_kind(cls: type) -> str:
+    from xdsl.dialects import memref
+
+    from irtoolkit.dialects import loop
+
+    return next((k for k, c in (("for", loop.ForOp), ("if", loop.IfOp), ("store", memref.StoreOp),
+                                ("load", memref.LoadOp)) if issubclass(cls, c)), "")
+
+
+#: op class -> which of ``_memory_of_nest``'s tests is about its ops ("for", "if",
+#: "store", "load" or ""): isinstance against op classes is slow, asked once per class
+_NEST_OP_KIND = ClassMemo(_nest_op_kind)
+
+
 def _memory_of_nest(op: Operation, inside: list[Operation] | None = None,
                     ) -> tuple[list[Operation], list[Operation]] | None:
     """The stores and the loads of loop nest ``op``, or None if it holds an op that cannot leave its
@@ -608,15 +625,13 @@ def _memory_of_nest(op: Operation, inside: list[Operation] | None = None,
     integer division, a loop with a dynamic step) or a buffer that an inner loop
     or ``loop.if`` yields other than unchanged (its source would be unknown).
     ``inside``: the nest's ops (``op.walk()``), when known."""
-    from xdsl.dialects import memref
     from xdsl.dialects.builtin import MemRefType
 
-    from irtoolkit.dialects import loop
     from irtoolkit.passes.lowering.to_llvm.arith import division_checks
 
     stores: list[Operation] = []
     loads: list[Operation] = []
-    kinds: dict[type, str] = {}  # op class -> which of the tests below is about it (isinstance, once per class)
+    kinds = _NEST_OP_KIND
     for inner in op.walk() if inside is None else inside:
         if inner is op:
             continue
@@ -627,11 +642,7 @@ def _memory_of_nest(op: Operation, inside: list[Operation] | None = None,
             if name in checks.DIVISIONS and any(division_checks(inner)):
                 return None  # a run-time check cannot fail in a worker thread
             continue  # (a scalar op: none of the tests below is about it)
-        cls = type(inner)
-        kind = kinds.get(cls)
-        if kind is None:
-            kind = kinds[cls] = next((k for k, c in (("for", loop.ForOp), ("if", loop.IfOp), ("store", memref.StoreOp),
-                                                     ("load", memref.LoadOp)) if issubclass(cls, c)), "")
+        kind = kinds[type(inner)]
         if kind == "for":
             if (_const_int(inner.step) or 0) <= 0:  # type: ignore[attr-defined]
                 return None

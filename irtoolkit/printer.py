@@ -48,10 +48,14 @@ class ElidingPrinter(Printer):
             return
         super().print_attribute(attribute)
 
+    def _writes_directly(self) -> bool:
+        """Whether ops may be written as their direct texts: not when printing
+        generically, with debug info or with diagnostics attached."""
+        return not (self.print_generic_format or self.print_debuginfo or self.diagnostic.op_messages)
+
     def print_op(self, op: Operation) -> None:
         direct = _DIRECT.get(op.name)
-        if (direct is None or self.print_generic_format or self.print_debuginfo
-                or self.diagnostic.op_messages):
+        if direct is None or not self._writes_directly():
             super().print_op(op)
             return
         text = direct(self, op)
@@ -65,8 +69,7 @@ class ElidingPrinter(Printer):
         """xDSL's ``print_block``, with the runs of ops that have a direct text
         (nearly all of a lowered module's) written at once: one string per run,
         the newlines and indentation as ``_print_new_line`` writes them."""
-        if (not print_block_terminator or self.print_generic_format or self.print_debuginfo
-                or self.diagnostic.op_messages):
+        if not print_block_terminator or not self._writes_directly():
             super().print_block(block, print_block_args, print_block_terminator)
             return
         if print_block_args:  # (as xDSL's)

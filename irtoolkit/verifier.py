@@ -14,6 +14,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpI
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from irtoolkit import xdsl_patches
+from irtoolkit.classtest import ClassMemo
 from irtoolkit.dialects.func import verify_function
 from irtoolkit.diagnostics import Diagnostic, DiagnosticError, location_of, op_error
 from irtoolkit.dominance import DominanceChecker
@@ -315,19 +316,14 @@ def _quick_checks(cls: type) -> tuple | None:
     (then: the symbol-use checks that still run on it, see
     ``_signature_verified``): signature-verified, and no extra check but
     one of ``_SIGNATURE_EXTRA_CHECKS``."""
-    try:
-        return _QUICK[cls]
-    except KeyError:
-        pass
     checks = _signature_verified(cls)
     name = getattr(cls, "name", None)
     if name in _EXTRA_CHECKS and name not in _SIGNATURE_EXTRA_CHECKS:
         checks = None
-    _QUICK[cls] = checks
     return checks
 
 
-_QUICK: dict[type, tuple | None] = {}
+_QUICK = ClassMemo(_quick_checks)
 
 
 # An op's signature in the form that is the cheapest to compare with an op:
@@ -580,10 +576,7 @@ def _walk_body(module, block_counts, dominance, visible, passed, symbols, rememb
             # verify_op's checks by those facts alone; any other goes through them
             # (each field read once: this runs on every op)
             cls = type(op)
-            try:
-                checks = quick[cls]
-            except KeyError:
-                checks = _quick_checks(cls)
+            checks = quick[cls]
             operands = op._operands
             results = op.results
             regions = op.regions

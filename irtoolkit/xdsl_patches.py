@@ -92,6 +92,8 @@ import operator
 import re
 from contextvars import ContextVar
 
+from irtoolkit.classtest import ClassMemo
+
 _APPLIED: list[bool] = []
 #: what each patch replaced ("Class.method" -> xDSL's function), for the tests
 ORIGINALS: dict[str, object] = {}
@@ -929,7 +931,7 @@ def _clone_without_regions(self, value_mapper=None, block_mapper=None, *,
     that keeps xDSL's ``create``) is built by ``_init_simple_op`` as ``create`` would,
     without xDSL's generator expressions, ``result_types`` tuple and keyword hops."""
     cls = type(self)
-    if self.regions or not _plain_create(cls):
+    if self.regions or not _PLAIN_CREATE[cls]:
         return _XDSL_CLONE_WITHOUT_REGIONS(self, value_mapper, block_mapper,
                                            clone_name_hints=clone_name_hints,
                                            clone_operands=clone_operands)
@@ -957,14 +959,7 @@ def _clone_without_regions(self, value_mapper=None, block_mapper=None, *,
 
 
 #: op class -> whether it has xDSL's ``Operation.create``
-_PLAIN_CREATE: dict[type, bool] = {}
-
-
-def _plain_create(cls) -> bool:
-    plain = _PLAIN_CREATE.get(cls)
-    if plain is None:
-        plain = _PLAIN_CREATE[cls] = getattr(cls.create, "__func__", None) is _XDSL_CREATE
-    return plain
+_PLAIN_CREATE = ClassMemo(lambda cls: getattr(cls.create, "__func__", None) is _XDSL_CREATE)
 
 
 _XDSL_CLONE = None
@@ -1238,7 +1233,7 @@ def build_simple_op(cls, operands, result_types):
     without regions and successors (its default properties and attributes filled in
     by its ``__post_init__``), straight to ``_init_simple_op``: the kernels build a
     scalar op per member this way once they have seen that the class's own
-    constructor makes the same op (``kernel._simple_class``). ``apply()`` must have
+    constructor makes the same op (``kernel._builds_simply``). ``apply()`` must have
     run (the parser and the pipelines run it)."""
     op = cls.__new__(cls)
     _init_simple_op(op, operands, result_types, {}, {})

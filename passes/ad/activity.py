@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
+from irtoolkit.classtest import ClassMemo
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.emit import is_float_like
 from irtoolkit.passes.ad.rules import is_nondiff, is_structural, jvp_rule, no_rule_message, rule_inputs, vjp_rule
@@ -37,6 +38,23 @@ def body_ops(block: Block) -> list[Operation]:
     return ops
 
 
+def _treatment_of_class(mode: str, cls: type) -> str:
+    """What a varied input does to the results of an op of class ``cls`` in an
+    ``Activity`` of ``mode``, the same for all ops of its class (remembered per analysis
+    in ``Activity._treatments``: the rule tables are looked up once per class):
+    "nondiff" or "structural" (nothing), "derivative" (they are varied: a call or an op
+    with a rule) or "no rule" (an error)."""
+    if is_nondiff(cls):
+        return "nondiff"
+    if issubclass(cls, func.CallOp):
+        return "derivative"
+    if is_structural(cls):
+        return "structural"
+    if (jvp_rule(cls) if mode == "forward" else vjp_rule(cls)) is None:
+        return "no rule"
+    return "derivative"
+
+
 class Activity:
     """Varied (and, after :meth:`backward`, useful) values of one function body."""
 
@@ -46,8 +64,9 @@ class Activity:
         self.useful: set[SSAValue] = set()
         # loop.for -> carried positions whose adjoint is nonzero (reverse mode)
         self.carried: dict[Operation, list[int]] = {}
-        # op class -> what the analysis does with an active op of it (see _treatment)
-        self._treatments: dict[type, str] = {}
+        # op class -> what the analysis does with an active op of it (see _treatment_of_class;
+        # a function of the mode, not a method: the memo holds no reference to the analysis)
+        self._treatments = ClassMemo(functools.partial(_treatment_of_class, mode))
         self._forward_block(block)
 
     # -- varied ------------------------------------------------------------
@@ -74,32 +93,11 @@ class Activity:
                 break
         else:
             return
-        treatment = self._treatment(op)
+        treatment = self._treatments[type(op)]
         if treatment == "derivative":
             self._mark(op.results)
         elif treatment == "no rule":
             raise op_error(op, no_rule_message(op))
-
-    def _treatment(self, op: Operation) -> str:
-        """What a varied input does to the results of ``op``, the same for all ops of its
-        class (remembered per analysis: the rule tables are looked up once per class):
-        "nondiff" or "structural" (nothing), "derivative" (they are varied: a call or an
-        op with a rule) or "no rule" (an error)."""
-        cls = type(op)
-        treatment = self._treatments.get(cls)
-        if treatment is None:
-            if is_nondiff(cls):
-                treatment = "nondiff"
-            elif issubclass(cls, func.CallOp):
-                treatment = "derivative"
-            elif is_structural(cls):
-                treatment = "structural"
-            elif (jvp_rule(cls) if self.mode == "forward" else vjp_rule(cls)) is None:
-                treatment = "no rule"
-            else:
-                treatment = "derivative"
-            self._treatments[cls] = treatment
-        return treatment
 
     def _forward_regions(self, op: Operation) -> bool:
         """Varied values through the regions of ``op``; True when that is all
@@ -172,7 +170,7 @@ class Activity:
                     break
             else:
                 return
-            if self._treatment(op) != "nondiff":
+            if self._treatments[type(op)] != "nondiff":
                 self._use(op.operands)
             return
         loop = _loop()

@@ -29,6 +29,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IndexType, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
+from irtoolkit.classtest import ClassMemo
 from irtoolkit.diagnostics import op_error
 from irtoolkit.passes.ad.activity import Activity, body_ops
 from irtoolkit.passes.ad.emit import DYN, Emitter, const_int
@@ -150,7 +151,7 @@ class ReverseGen:
         self.fn = fn
         self.act = act
         self.residual_loops: list[tuple[Operation, int, int]] = []  # see residuals.py
-        self.rules: dict[type, object] = {}  # op class -> its rule (see rule_of)
+        self.rules = ClassMemo(self._rule_of_class)  # op class -> its rule (see rule_of)
 
     # -- whole function ----------------------------------------------------------
     def build(self, mode: str, name: str, wrt: list[int]) -> func.FuncOp:
@@ -362,19 +363,15 @@ class ReverseGen:
     def rule_of(self, op: Operation):
         """The VJP rule of ``op``, ``_CALL``, ``_NONDIFF`` or None (no rule), looked up once per
         op class by this generator (the rule tables do not change while it runs)."""
-        cls = type(op)
-        try:
-            return self.rules[cls]
-        except KeyError:
-            pass
+        return self.rules[type(op)]
+
+    @staticmethod
+    def _rule_of_class(cls: type):
         if issubclass(cls, func.CallOp):
-            rule = _CALL
-        elif is_nondiff(cls):
-            rule = _NONDIFF
-        else:
-            rule = vjp_rule(cls)
-        self.rules[cls] = rule
-        return rule
+            return _CALL
+        if is_nondiff(cls):
+            return _NONDIFF
+        return vjp_rule(cls)
 
     def reverse_for(self, E: Emitter, op, vmap, amap: AdjointMap, info: TapeInfo) -> None:
         loop = _loop()

@@ -211,20 +211,34 @@ def load_rules() -> None:
     )
 
 
-def _lookup(table, op: Operation | type):
-    """The entry of the class of ``op`` or of its nearest base in ``table``, remembered
-    per class (as ``_listed``)."""
+def _by_class(table, op: Operation | type, answer: Callable[[Any, type], Any]):
+    """``answer(table, cls)`` for the class ``cls`` of ``op``, remembered per class (the
+    driver asks for every op; the key holds the table's identity and size, as the
+    tables only grow, and tests substitute whole tables)."""
     cls = op if isinstance(op, type) else type(op)
     key = (id(table), len(table), cls)
     try:
-        return _FOUND[key]
+        return _BY_CLASS[key]
     except KeyError:
         load_rules()
-        found = _FOUND[key] = next((table[c] for c in cls.__mro__ if c in table), None)
+        found = _BY_CLASS[key] = answer(table, cls)
         return found
 
 
-_FOUND: dict[tuple[int, int, type], Any] = {}
+_BY_CLASS: dict[tuple[int, int, type], Any] = {}
+
+
+def _nearest_entry(table: dict, cls: type):
+    return next((table[c] for c in cls.__mro__ if c in table), None)
+
+
+def _in_table(table: set[type], cls: type) -> bool:
+    return any(c in table for c in cls.__mro__)
+
+
+def _lookup(table, op: Operation | type):
+    """The entry of the class of ``op`` or of its nearest base in ``table``."""
+    return _by_class(table, op, _nearest_entry)
 
 
 def _rule(table, from_partials: Callable, op: Operation | type):
@@ -255,20 +269,8 @@ def no_rule_message(op: Operation | type) -> str:
 
 
 def _listed(table: set[type], op: Operation | type) -> bool:
-    """Whether the class of ``op`` or one of its bases is in ``table``, remembered per
-    class (the driver asks for every op; the key holds the table's identity and size,
-    as the tables only grow, and tests substitute whole tables)."""
-    cls = op if isinstance(op, type) else type(op)
-    key = (id(table), len(table), cls)
-    try:
-        return _LISTED[key]
-    except KeyError:
-        load_rules()
-        found = _LISTED[key] = any(c in table for c in cls.__mro__)
-        return found
-
-
-_LISTED: dict[tuple[int, int, type], bool] = {}
+    """Whether the class of ``op`` or one of its bases is in ``table``."""
+    return _by_class(table, op, _in_table)
 
 
 def is_nondiff(op: Operation | type) -> bool:
